@@ -1,0 +1,31 @@
+/** One group-key component: the rendered value, or null when the field was absent. */
+export type KeyPart = string | null;
+
+/**
+ * A map key for a group: each component length-prefixed (absent as `-`), so distinct tuples never
+ * collide whatever characters the values contain.
+ */
+export function encodeGroupKey(parts: readonly KeyPart[]): string {
+  let out = '';
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    out += p === null || p === undefined ? '-;' : `${p.length}:${p}`;
+  }
+  return out;
+}
+
+/** The result's `group_key`: `[field, value]` pairs of the present components, in group-by order. */
+export function groupKeyPairs(names: readonly string[], parts: readonly KeyPart[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i < names.length; i++) {
+    const p = parts[i];
+    if (p !== null && p !== undefined) out.push([names[i] as string, p]);
+  }
+  return out;
+}
+
+/** `field=value, ...` with `<none>` for absent values; `(no group-by)` without grouping. */
+export function renderGroupKey(names: readonly string[], parts: readonly KeyPart[]): string {
+  if (names.length === 0) return '(no group-by)';
+  return names.map((n, i) => `${n}=${parts[i] ?? '<none>'}`).join(', ');
+}

@@ -1,0 +1,32 @@
+export { popcount, orderedPrefix, percentileOf } from './aggregate.js';
+export { compileCorrelations, MAX_CHAIN_DEPTH, MAX_CORRELATION_REFS } from './compile.js';
+export type { CompileCorrelationsOptions, CompiledCorrelationSet, RuleIdentity } from './compile.js';
+export type {
+  AggregateKind,
+  CompiledCorrelation,
+  CompiledRef,
+  ParentLink,
+  RefTarget,
+  ResultHeader,
+} from './definition.js';
+export { canonicalJson, definitionHash } from './definition-hash.js';
+export { parseDurationMs, requireDurationMs } from './duration.js';
+export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
+export { numericValue, readField, renderScalar } from './field-value.js';
+export type { FieldReader } from './field-value.js';
+export { encodeGroupKey, groupKeyPairs, renderGroupKey } from './group-key.js';
+export type { KeyPart } from './group-key.js';
+export { CorrelationRuleOptionsSchema, DEFAULT_CORRELATION_SETTINGS, resolveRuleOptions } from './rule-options.js';
+export type {
+  CorrelationAction,
+  CorrelationDefaults,
+  CorrelationEventMode,
+  CorrelationRuleOptions,
+  ResolvedCorrelationOptions,
+} from './rule-options.js';
+export { compileRuleSetTest } from './temporal-expression.js';
+export type { RuleSetTest } from './temporal-expression.js';
+export { meetsThresholds, renderThresholds } from './threshold.js';
+export type { Thresholds } from './threshold.js';
+export { bucketOf, decideWindow, sessionOver, windowStart } from './window.js';
+export type { WindowBounds, WindowDecision, WindowMode, WindowShape } from './window.js';

@@ -1,0 +1,3 @@
+import { openEnds } from './open-ends.js';
+
+export const endswith = openEnds('endswith', true, false);

@@ -1,0 +1,3 @@
+import { compare } from './compare.js';
+
+export const gt = compare('gt');

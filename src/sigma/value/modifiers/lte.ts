@@ -1,0 +1,3 @@
+import { compare } from './compare.js';
+
+export const lte = compare('lte');

@@ -1,0 +1,4 @@
+import { regexFlag } from './regex-flag.js';
+
+/** Also registered as `multiline`. */
+export const m = regexFlag('m', 'm');

@@ -1,0 +1,3 @@
+import { openEnds } from './open-ends.js';
+
+export const startswith = openEnds('startswith', false, true);

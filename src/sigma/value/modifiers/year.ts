@@ -1,0 +1,3 @@
+import { timePart } from './time-part.js';
+
+export const year = timePart('year');

@@ -34,6 +34,8 @@ export type SigmaValue =
       readonly kind: 'regex';
       readonly pattern: string;
       readonly flags: { readonly i: boolean; readonly m: boolean; readonly s: boolean };
+      /** `re|expand`: names of the `%name%` placeholders written in `pattern`, for the pipelines. */
+      readonly placeholders?: readonly string[];
     }
   | { readonly kind: 'cidr'; readonly network: string }
   | { readonly kind: 'compare'; readonly op: CompareOp; readonly value: number; readonly timePart?: TimePart }

@@ -1,0 +1,12 @@
+// Helpers for the plain values YAML documents are converted into.
+
+export type PlainObject = Record<string, unknown>;
+
+export function isPlainObject(v: unknown): v is PlainObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Define an own enumerable property; unlike `o[k] = v` a `__proto__` key stays data. */
+export function setOwn(o: PlainObject, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}

@@ -1,0 +1,134 @@
+import type {
+  CorrelationGroupSnapshot,
+  CorrelationSummary,
+  DispositionSummary,
+  DynamicSourceInfo,
+  IncidentRecord,
+  IngestSummary,
+  JsonObject,
+  RiskEntity,
+  RulesRecord,
+  Silence,
+  StatusRecord,
+} from '../protocol/api-records.js';
+import type { CorrelationStateQuery, PageQuery, SilenceCreateBody, TailLevel } from '../protocol/api-requests.js';
+
+/**
+ * What the HTTP layer needs from the daemon. Optional surfaces of the contract are optional
+ * members: an absent member means the feature is off (or not built) and its routes answer the
+ * documented disabled response or empty listing. The composition root implements this.
+ */
+export interface DaemonFacade {
+  readiness(): { readonly ready: boolean };
+  status(): StatusRecord;
+  rules(): RulesRecord;
+  correlations(): readonly CorrelationSummary[];
+  /** Groups filtered by correlation id/name/title (`id`) and display-key substring (`group`). */
+  correlationState(filter: CorrelationStateQuery): {
+    readonly correlations: readonly CorrelationSummary[];
+    readonly groups: readonly CorrelationGroupSnapshot[];
+  };
+  /** Asynchronous: completion shows on /readyz and the reload counters. */
+  triggerReload(): 'triggered' | 'already_pending';
+  metrics(): Promise<{ readonly contentType: string; readonly text: string }>;
+
+  /** Present only with `--input http`. */
+  readonly ingest?: EventIngest;
+  /** Present with an alert pipeline group block; absent lists nothing. */
+  readonly incidents?: () => readonly IncidentRecord[];
+  /** Present with a risk accumulator; absent lists nothing. */
+  readonly riskEntities?: () => readonly RiskEntity[];
+  readonly silences: SilenceStore;
+  /** Present when pipelines declare dynamic sources. */
+  readonly sources?: DynamicSources;
+  readonly dispositions?: Dispositions;
+  readonly fieldObserver?: FieldObserver;
+  readonly schemaObserver?: SchemaObserver;
+  /** Present with `--discover-schemas`. */
+  readonly schemaDiscovery?: { suggestions(): JsonObject };
+  readonly tap?: LiveStream<TapRequest>;
+  readonly tail?: LiveStream<TailRequest>;
+}
+
+export interface EventIngest {
+  /**
+   * Queue raw lines (not parsed here) and resolve once committed. `oversized` counts lines that
+   * were rejected for size; the daemon counts them as parse errors.
+   */
+  ingest(batch: { readonly lines: readonly string[]; readonly oversized: number }, idempotencyKey?: string): Promise<IngestSummary>;
+}
+
+export type SilenceCreateResult =
+  | { readonly ok: true; readonly id: string }
+  | { readonly ok: false; readonly reason: 'invalid_regex'; readonly detail: string }
+  | { readonly ok: false; readonly reason: 'limit_reached' };
+
+export interface SilenceStore {
+  list(): readonly Silence[];
+  create(body: SilenceCreateBody): SilenceCreateResult;
+  remove(id: string): boolean;
+}
+
+export interface DynamicSources {
+  list(): readonly DynamicSourceInfo[];
+  /** Re-resolve one source, or all when `sourceId` is undefined. */
+  resolve(sourceId?: string): 'triggered' | 'already_pending';
+  invalidate(sourceId: string): void;
+}
+
+export interface Dispositions {
+  ratios(): JsonObject;
+  /** Records are unchecked JSON values; the loop validates each and reports rejects. */
+  ingest(records: readonly unknown[]): Promise<DispositionSummary>;
+}
+
+export interface FieldObserver {
+  report(page: PageQuery): JsonObject;
+  unknown(page: PageQuery): JsonObject;
+  missing(page: PageQuery): JsonObject;
+  reset(): JsonObject;
+}
+
+export interface SchemaObserver {
+  report(): JsonObject;
+  reset(): JsonObject;
+}
+
+export interface TapRequest {
+  readonly durationMs: number;
+  readonly limit?: number;
+  readonly stage: 'decoded' | 'raw';
+  readonly redact: readonly string[];
+}
+
+export interface TailRequest {
+  readonly durationMs?: number;
+  readonly limit?: number;
+  readonly level?: TailLevel;
+  /** Lower-cased substring of rule title or id. */
+  readonly rule?: string;
+}
+
+/** Where a live session writes: one JSON line per item, then a summary line. */
+export interface LiveSink {
+  /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
+  push(line: string): boolean;
+  /** Write the summary line and finish the response. */
+  end(summaryLine: string): void;
+  readonly closed: boolean;
+}
+
+export interface LiveStream<R> {
+  /** Largest accepted `duration` (tap: `daemon.tap.max_duration`); undefined = no maximum. */
+  readonly maxDurationMs?: number;
+  /** Start a session writing to `sink`; `close` is called when the client goes away. */
+  open(request: R, sink: LiveSink): { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
+}
+
+/** Rejection of `EventIngest.ingest` when the event channel is closed (shutdown); answered 503. */
+export class IngestClosedError extends Error {
+  override readonly name = 'IngestClosedError';
+  constructor(readonly accepted: number) {
+    super('event channel closed');
+  }
+}

@@ -1,0 +1,44 @@
+/** The server-neutral request/response interface every adapter implements and every handler uses. */
+
+export interface Req {
+  /** Upper-case method. */
+  readonly method: string;
+  /** Raw (percent-encoded) path without the query string. */
+  readonly path: string;
+  /** Decoded path parameters of the matched route. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** Lower-case header names; repeated headers joined with `, `. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The whole body, already read under the route's size cap. */
+  readonly body: Uint8Array;
+}
+
+export type Chunk = string | Uint8Array;
+
+export interface Res {
+  /** True once the response ended or the client went away. */
+  readonly closed: boolean;
+  /** True when the client went away before the response ended. */
+  readonly aborted: boolean;
+  /** Set the status; only before the first `write` or `end`. */
+  status(code: number): Res;
+  header(name: string, value: string): Res;
+  /** Send status, headers and (optionally) a last chunk, finishing the response. */
+  end(body?: Chunk): void;
+  /** Chunked write; false when the transport is backed up (wait for `onWritable`). */
+  write(chunk: Chunk): boolean;
+  /** Called once when a backed-up transport can take more data. */
+  onWritable(cb: () => void): void;
+  /** Called once if the client goes away before the response ended. */
+  onAbort(cb: () => void): void;
+}
+
+/** What an adapter needs from the application: a body cap per request, then the handling. */
+export interface HttpApp {
+  /** Largest body accepted for this method and path (a request above it gets 413). */
+  bodyLimit(method: string, path: string): number;
+  handle(req: Omit<Req, 'params'>, res: Res): Promise<void>;
+  /** Answer a body that went over `bodyLimit` (adapters stop reading it). */
+  rejectOversizedBody(res: Res): void;
+}

@@ -1,0 +1,23 @@
+export type { Chunk, HttpApp, Req, Res } from './handler.js';
+export type {
+  DaemonFacade,
+  DynamicSources,
+  Dispositions,
+  EventIngest,
+  FieldObserver,
+  LiveSink,
+  LiveStream,
+  SchemaObserver,
+  SilenceCreateResult,
+  SilenceStore,
+  TailRequest,
+  TapRequest,
+} from './facade.js';
+export { IngestClosedError } from './facade.js';
+export { FakeDaemonFacade, FakeLiveStream, type FakeFeatures } from './fake-facade.js';
+export { createHttpApp, defineRoute, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions, type Route, type RouteDef } from './router.js';
+export { ROUTES, INGEST_MAX_BODY_BYTES, LIVE_BUFFER_LINES, TAP_DEFAULT_DURATION_MS } from './routes.js';
+export { createNdjsonStream, type NdjsonStream, type NdjsonStreamOptions } from './ndjson-stream.js';
+export { MAX_LINE_BYTES, splitIngestLines } from './ingest-lines.js';
+export { inject, type InjectOptions, type InjectRequest, type InjectResponse } from './inject.js';
+export { sendError, sendJson } from './respond.js';

@@ -1,0 +1,310 @@
+import {
+  CorrelationStateQuery,
+  IdParams,
+  PageQuery,
+  SilenceCreateBody,
+  SourceIdParams,
+  SourceResolveBody,
+  TailQuery,
+  TapQuery,
+} from '../protocol/api-requests.js';
+import { parseDuration } from '../protocol/duration.js';
+import { parseDispositionBody } from './disposition-body.js';
+import { IngestClosedError, type LiveStream } from './facade.js';
+import type { Res } from './handler.js';
+import { splitIngestLines } from './ingest-lines.js';
+import { createNdjsonStream } from './ndjson-stream.js';
+import { sendError, sendJson } from './respond.js';
+import { defineRoute, type Route } from './router.js';
+import type { ApiErrorCode } from '../protocol/errors.js';
+
+/** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
+export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
+/** Lines a live session holds while its client is slow (then it drops and counts). */
+export const LIVE_BUFFER_LINES = 64;
+export const TAP_DEFAULT_DURATION_MS = 30_000;
+
+/** Every route of the contract's summary table (OTLP/gRPC aside, which is not HTTP/1.1). */
+export const ROUTES: readonly Route[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/healthz',
+    schema: {},
+    handle: (_req, res) => sendJson(res, 200, { status: 'ok' }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/readyz',
+    schema: {},
+    handle: (_req, res, d) =>
+      d.readiness().ready ? sendJson(res, 200, { status: 'ready', rules_loaded: true }) : sendError(res, 'not_ready'),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/metrics',
+    schema: {},
+    handle: async (_req, res, d) => {
+      const { contentType, text } = await d.metrics();
+      if (!res.closed) res.status(200).header('content-type', contentType).end(text);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/status',
+    schema: {},
+    handle: (_req, res, d) => sendJson(res, 200, d.status()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/rules',
+    schema: {},
+    handle: (_req, res, d) => sendJson(res, 200, d.rules()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/correlations',
+    schema: {},
+    handle: (_req, res, d) => {
+      const correlations = d.correlations();
+      sendJson(res, 200, { correlations, count: correlations.length });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/correlations/state',
+    schema: { query: CorrelationStateQuery },
+    handle: (req, res, d) => {
+      const { correlations, groups } = d.correlationState(req.input.query);
+      sendJson(res, 200, { correlations, groups, count: groups.length });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/incidents',
+    schema: {},
+    handle: (_req, res, d) => {
+      const incidents = d.incidents?.() ?? [];
+      sendJson(res, 200, { count: incidents.length, incidents });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/risk',
+    schema: {},
+    handle: (_req, res, d) => {
+      const entities = d.riskEntities?.() ?? [];
+      sendJson(res, 200, { count: entities.length, entities });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/silences',
+    schema: {},
+    handle: (_req, res, d) => {
+      const silences = d.silences.list();
+      sendJson(res, 200, { count: silences.length, silences });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/silences',
+    schema: { body: SilenceCreateBody, invalid: 'silence_matchers_missing' },
+    handle: (req, res, d) => {
+      const created = d.silences.create(req.input.body);
+      if (created.ok) return sendJson(res, 201, { status: 'created', id: created.id });
+      if (created.reason === 'invalid_regex') return sendError(res, 'silence_regex_invalid', { detail: created.detail });
+      return sendError(res, 'silences_limit_reached');
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/silences/{id}',
+    schema: { params: IdParams },
+    handle: (req, res, d) =>
+      d.silences.remove(req.input.params.id)
+        ? sendJson(res, 200, { status: 'deleted', id: req.input.params.id })
+        : sendError(res, 'silence_not_found', { id: req.input.params.id }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/dispositions',
+    schema: {},
+    feature: { select: (d) => d.dispositions, disabled: 'dispositions_disabled' },
+    handle: (_req, res, _d, dispositions) => sendJson(res, 200, dispositions.ratios()),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/dispositions',
+    schema: {},
+    feature: { select: (d) => d.dispositions, disabled: 'dispositions_disabled' },
+    handle: async (req, res, _d, dispositions) => {
+      const records = parseDispositionBody(req.body);
+      if (records === undefined) return sendError(res, 'disposition_body_invalid');
+      sendJson(res, 200, await dispositions.ingest(records));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/reload',
+    schema: {},
+    handle: (_req, res, d) =>
+      d.triggerReload() === 'triggered'
+        ? sendJson(res, 200, { status: 'reload_triggered' })
+        : sendError(res, 'reload_already_pending'),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/events',
+    schema: {},
+    feature: { select: (d) => d.ingest, disabled: 'ingest_disabled' },
+    maxBodyBytes: INGEST_MAX_BODY_BYTES,
+    handle: async (req, res, _d, ingest) => {
+      const batch = splitIngestLines(req.body);
+      const key = req.headers['idempotency-key'];
+      try {
+        const summary = await ingest.ingest(batch, key === undefined || key === '' ? undefined : key);
+        if (batch.oversized > 0) sendError(res, 'line_too_large', { ...summary });
+        else sendJson(res, 200, summary);
+      } catch (error) {
+        if (!(error instanceof IngestClosedError)) throw error;
+        sendError(res, 'event_channel_closed', { accepted: error.accepted });
+      }
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/sources',
+    schema: {},
+    handle: (_req, res, d) => sendJson(res, 200, { sources: d.sources?.list() ?? [] }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/sources/resolve',
+    schema: { body: SourceResolveBody },
+    feature: { select: (d) => d.sources, disabled: 'sources_not_configured' },
+    handle: (req, res, _d, sources) => {
+      const id = req.input.body.source_id;
+      if (sources.resolve(id) === 'already_pending') return sendError(res, 'resolve_already_pending');
+      sendJson(res, 200, id === undefined ? { status: 'resolve_triggered' } : { status: 'resolve_triggered', source_id: id });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/sources/resolve/{source_id}',
+    schema: { params: SourceIdParams },
+    feature: { select: (d) => d.sources, disabled: 'sources_not_configured' },
+    handle: (req, res, _d, sources) => {
+      const id = req.input.params.source_id;
+      if (sources.resolve(id) === 'already_pending') return sendError(res, 'resolve_already_pending', { source_id: id });
+      sendJson(res, 200, { status: 'resolve_triggered', source_id: id });
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/sources/cache/{source_id}',
+    schema: { params: SourceIdParams },
+    feature: { select: (d) => d.sources, disabled: 'sources_not_configured' },
+    handle: (req, res, _d, sources) => {
+      const id = req.input.params.source_id;
+      sources.invalidate(id);
+      sendJson(res, 200, { status: 'invalidated', source_id: id });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/fields',
+    schema: { query: PageQuery },
+    feature: { select: (d) => d.fieldObserver, disabled: 'fields_disabled' },
+    handle: (req, res, _d, fields) => sendJson(res, 200, fields.report(req.input.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/fields/unknown',
+    schema: { query: PageQuery },
+    feature: { select: (d) => d.fieldObserver, disabled: 'fields_disabled' },
+    handle: (req, res, _d, fields) => sendJson(res, 200, fields.unknown(req.input.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/fields/missing',
+    schema: { query: PageQuery },
+    feature: { select: (d) => d.fieldObserver, disabled: 'fields_disabled' },
+    handle: (req, res, _d, fields) => sendJson(res, 200, fields.missing(req.input.query)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/fields/observer',
+    schema: {},
+    feature: { select: (d) => d.fieldObserver, disabled: 'fields_disabled' },
+    handle: (_req, res, _d, fields) => sendJson(res, 200, fields.reset()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/schemas',
+    schema: {},
+    feature: { select: (d) => d.schemaObserver, disabled: 'schemas_disabled' },
+    handle: (_req, res, _d, schemas) => sendJson(res, 200, schemas.report()),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/api/v1/schemas',
+    schema: {},
+    feature: { select: (d) => d.schemaObserver, disabled: 'schemas_disabled' },
+    handle: (_req, res, _d, schemas) => sendJson(res, 200, schemas.reset()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/schemas/suggestions',
+    schema: {},
+    feature: { select: (d) => d.schemaDiscovery, disabled: 'suggestions_disabled' },
+    handle: (_req, res, _d, discovery) => sendJson(res, 200, discovery.suggestions()),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/tap',
+    schema: { query: TapQuery, invalid: 'tap_params_invalid' },
+    feature: { select: (d) => d.tap, disabled: 'tap_disabled' },
+    handle: (req, res, _d, tap) => {
+      const q = req.input.query;
+      const durationMs = q.duration === undefined ? TAP_DEFAULT_DURATION_MS : parseDuration(q.duration);
+      if (durationMs === undefined) return sendError(res, 'tap_params_invalid', { detail: 'duration is not a humantime value' });
+      if (tap.maxDurationMs !== undefined && durationMs > tap.maxDurationMs) {
+        return sendError(res, 'tap_params_invalid', { detail: 'duration above daemon.tap.max_duration' });
+      }
+      const redact = (q.redact ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+      openLive(res, tap, { durationMs, limit: q.limit, stage: q.stage ?? 'decoded', redact }, 'tap_capacity_reached');
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/detections/stream',
+    schema: { query: TailQuery, invalid: 'tail_params_invalid' },
+    feature: { select: (d) => d.tail, disabled: 'tail_disabled' },
+    handle: (req, res, _d, tail) => {
+      const q = req.input.query;
+      const durationMs = q.duration === undefined ? undefined : parseDuration(q.duration);
+      if (q.duration !== undefined && durationMs === undefined) {
+        return sendError(res, 'tail_params_invalid', { detail: 'duration is not a humantime value' });
+      }
+      const rule = q.rule?.trim().toLowerCase();
+      const request = { durationMs, limit: q.limit, level: q.level, rule: rule === '' ? undefined : rule };
+      openLive(res, tail, request, 'tail_capacity_reached');
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/logs',
+    schema: {},
+    handle: (_req, res) => sendError(res, 'otlp_disabled'),
+  }),
+];
+
+/** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */
+function openLive<R>(res: Res, live: LiveStream<R>, request: R, capacity: ApiErrorCode): void {
+  let close: (() => void) | undefined;
+  const stream = createNdjsonStream(res, { maxBufferedLines: LIVE_BUFFER_LINES, onClose: () => close?.() });
+  const opened = live.open(request, stream);
+  if (!opened.ok) return sendError(res, capacity);
+  close = () => opened.close();
+}
+

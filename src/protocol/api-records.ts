@@ -1,0 +1,163 @@
+import Type from 'typebox';
+
+/**
+ * Shapes of the records the HTTP API returns (`spec/interface.md`, "Resources and their fields").
+ * Records the contract only partly shows are open objects (`additionalProperties` allowed).
+ */
+
+export const CORRELATION_TYPES = [
+  'event_count',
+  'value_count',
+  'temporal',
+  'temporal_ordered',
+  'value_sum',
+  'value_avg',
+  'value_percentile',
+  'value_median',
+] as const;
+
+export const CorrelationType = Type.Union(CORRELATION_TYPES.map((t) => Type.Literal(t)));
+
+export const DynamicSourcesStatus = Type.Object({
+  total: Type.Integer(),
+  resolves_total: Type.Integer(),
+  errors_total: Type.Integer(),
+  cache_hits: Type.Integer(),
+});
+
+export const StatusRecord = Type.Object({
+  status: Type.String(),
+  detection_rules: Type.Integer(),
+  correlation_rules: Type.Integer(),
+  correlation_state_entries: Type.Integer(),
+  events_processed: Type.Integer(),
+  detection_matches: Type.Integer(),
+  correlation_matches: Type.Integer(),
+  uptime_seconds: Type.Number(),
+  dynamic_sources: Type.Optional(DynamicSourcesStatus),
+});
+export type StatusRecord = Type.Static<typeof StatusRecord>;
+
+export const RulesRecord = Type.Object({
+  detection_rules: Type.Integer(),
+  correlation_rules: Type.Integer(),
+  rules_path: Type.String(),
+});
+export type RulesRecord = Type.Static<typeof RulesRecord>;
+
+export const CorrelationSummary = Type.Object({
+  index: Type.Integer(),
+  id: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  title: Type.String(),
+  type: CorrelationType,
+  timespan_secs: Type.Integer(),
+  group_by: Type.Array(Type.String()),
+  rule_refs: Type.Array(Type.String()),
+  threshold: Type.String(),
+  active_groups: Type.Integer(),
+});
+export type CorrelationSummary = Type.Static<typeof CorrelationSummary>;
+
+export const CorrelationGroupSnapshot = Type.Object(
+  {
+    correlation_index: Type.Integer(),
+    correlation_id: Type.Optional(Type.String()),
+    correlation_name: Type.Optional(Type.String()),
+    correlation_title: Type.String(),
+    type: CorrelationType,
+    group_key: Type.Array(Type.Object({ field: Type.String(), value: Type.Optional(Type.Unknown()) })),
+    group_key_display: Type.String(),
+    got: Type.Optional(Type.Number()),
+    threshold: Type.String(),
+    met: Type.Boolean(),
+    entries: Type.Integer(),
+    earliest: Type.Optional(Type.Integer()),
+    latest: Type.Optional(Type.Integer()),
+    timespan_secs: Type.Integer(),
+    seconds_to_eviction: Type.Optional(Type.Integer()),
+    last_alert: Type.Optional(Type.Integer()),
+    suppression_remaining: Type.Optional(Type.Integer()),
+    window: Type.Record(Type.String(), Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+export type CorrelationGroupSnapshot = Type.Static<typeof CorrelationGroupSnapshot>;
+
+export const IncidentRecord = Type.Object(
+  {
+    incident_id: Type.String(),
+    state: Type.String(),
+    trigger: Type.String(),
+    first_seen: Type.Integer(),
+    last_seen: Type.Integer(),
+    max_level: Type.String(),
+    result_count: Type.Integer(),
+    rule_counts: Type.Record(Type.String(), Type.Integer()),
+    group_by: Type.Record(Type.String(), Type.String()),
+    refs: Type.Optional(Type.Array(Type.Object({ rule: Type.String(), level: Type.String() }))),
+  },
+  { additionalProperties: true },
+);
+export type IncidentRecord = Type.Static<typeof IncidentRecord>;
+
+export const RiskEntity = Type.Object({
+  entity_type: Type.String(),
+  entity_value: Type.String(),
+  score: Type.Number(),
+  tactic_count: Type.Integer(),
+  source_count: Type.Integer(),
+  result_count: Type.Integer(),
+  window_start: Type.Integer(),
+  window_end: Type.Integer(),
+  last_fired: Type.Optional(Type.Integer()),
+});
+export type RiskEntity = Type.Static<typeof RiskEntity>;
+
+export const SilenceMatcher = Type.Object(
+  {
+    selector: Type.String({ minLength: 1 }),
+    op: Type.Union([Type.Literal('='), Type.Literal('!='), Type.Literal('=~'), Type.Literal('!~')]),
+    value: Type.String(),
+  },
+  { additionalProperties: false },
+);
+export type SilenceMatcher = Type.Static<typeof SilenceMatcher>;
+
+export const Silence = Type.Object({
+  id: Type.String(),
+  matchers: Type.Array(SilenceMatcher),
+  starts_at: Type.Optional(Type.String()),
+  ends_at: Type.Optional(Type.String()),
+  created_by: Type.Optional(Type.String()),
+  comment: Type.Optional(Type.String()),
+  origin: Type.String(),
+  state: Type.String(),
+});
+export type Silence = Type.Static<typeof Silence>;
+
+export const DynamicSourceInfo = Type.Object({
+  source_id: Type.String(),
+  pipeline: Type.String(),
+  type: Type.String(),
+  refresh: Type.String(),
+  required: Type.Boolean(),
+});
+export type DynamicSourceInfo = Type.Static<typeof DynamicSourceInfo>;
+
+export const IngestSummary = Type.Object({ accepted: Type.Integer(), parse_errors: Type.Integer() });
+export type IngestSummary = Type.Static<typeof IngestSummary>;
+
+export const DispositionSummary = Type.Object(
+  {
+    accepted: Type.Integer(),
+    duplicate: Type.Integer(),
+    rejected: Type.Integer(),
+    errors: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+export type DispositionSummary = Type.Static<typeof DispositionSummary>;
+
+/** A JSON object the contract shows only in part (field and schema reports, ratio views). */
+export type JsonObject = Readonly<Record<string, unknown>>;

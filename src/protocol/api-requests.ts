@@ -1,0 +1,48 @@
+import Type from 'typebox';
+import { SilenceMatcher } from './api-records.js';
+
+/** Request shapes of the HTTP API: path parameters, query strings and JSON bodies. */
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
+export const SourceIdParams = Type.Object({ source_id: Type.String({ minLength: 1 }) });
+
+export const CorrelationStateQuery = Type.Object({
+  id: Type.Optional(Type.String()),
+  group: Type.Optional(Type.String()),
+});
+export type CorrelationStateQuery = Type.Static<typeof CorrelationStateQuery>;
+
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type PageQuery = Type.Static<typeof PageQuery>;
+
+export const TapQuery = Type.Object({
+  duration: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  stage: Type.Optional(Type.Union([Type.Literal('decoded'), Type.Literal('raw')])),
+  redact: Type.Optional(Type.String()),
+});
+
+export const TAIL_LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
+export const TailLevel = Type.Union(TAIL_LEVELS.map((l) => Type.Literal(l)));
+export type TailLevel = Type.Static<typeof TailLevel>;
+
+export const TailQuery = Type.Object({
+  duration: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  level: Type.Optional(TailLevel),
+  rule: Type.Optional(Type.String()),
+});
+
+export const SilenceCreateBody = Type.Object({
+  matchers: Type.Array(SilenceMatcher, { minItems: 1 }),
+  starts_at: Type.Optional(Type.String({ format: 'date-time' })),
+  ends_at: Type.Optional(Type.String({ format: 'date-time' })),
+  created_by: Type.Optional(Type.String()),
+  comment: Type.Optional(Type.String()),
+});
+export type SilenceCreateBody = Type.Static<typeof SilenceCreateBody>;
+
+export const SourceResolveBody = Type.Object({ source_id: Type.Optional(Type.String({ minLength: 1 })) });

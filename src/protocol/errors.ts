@@ -1,0 +1,170 @@
+/**
+ * The one catalogue of API errors: code → HTTP status, `error` message, optional `hint` and constant
+ * extra body fields. Entries with `contract` correspond to a row of the Errors table of
+ * `spec/interface.md` (the cell text of its Endpoint column); a test keeps both in step.
+ */
+export interface ApiErrorSpec {
+  readonly status: number;
+  readonly error: string;
+  readonly hint?: string;
+  /** Constant fields the contract puts beside `error` (e.g. `{status: 'resolve_already_pending'}`). */
+  readonly extra?: Readonly<Record<string, string | number | boolean>>;
+  /** Endpoint cell of the contract's Errors table row this entry answers. */
+  readonly contract?: string;
+}
+
+export const API_ERRORS = {
+  silence_matchers_missing: {
+    status: 400,
+    error: 'silence needs a non-empty matchers list',
+    contract: 'POST /api/v1/silences',
+  },
+  silence_regex_invalid: {
+    status: 400,
+    error: 'invalid regex in silence matcher',
+    contract: 'POST /api/v1/silences',
+  },
+  disposition_body_invalid: {
+    status: 400,
+    error: 'disposition body is neither JSON nor NDJSON',
+    contract: 'POST /api/v1/dispositions',
+  },
+  tap_params_invalid: {
+    status: 400,
+    error: 'invalid tap parameters',
+    hint: 'duration is a humantime value up to daemon.tap.max_duration, limit an integer, stage decoded or raw',
+    contract: 'GET /api/v1/tap',
+  },
+  tail_params_invalid: {
+    status: 400,
+    error: 'invalid detection tail parameters',
+    hint: 'level is one of informational, low, medium, high, critical; duration a humantime value; limit an integer',
+    contract: 'GET /api/v1/detections/stream',
+  },
+  silence_not_found: {
+    status: 404,
+    error: 'no such silence',
+    contract: 'DELETE /api/v1/silences/{id}',
+  },
+  sources_not_configured: {
+    status: 404,
+    error: 'no dynamic sources configured',
+    contract: 'POST /api/v1/sources/resolve/{source_id}',
+  },
+  tap_capacity_reached: {
+    status: 409,
+    error: 'tap session capacity reached',
+    hint: 'wait for a running tap session to end or raise daemon.tap.max_sessions',
+    contract: 'GET /api/v1/tap',
+  },
+  tail_capacity_reached: {
+    status: 409,
+    error: 'tail session capacity reached',
+    hint: 'wait for a running tail session to end or raise daemon.tail.max_sessions',
+    contract: 'GET /api/v1/detections/stream',
+  },
+  silences_limit_reached: {
+    status: 429,
+    error: 'max_silences reached',
+    hint: 'delete expired or unused silences first',
+    contract: 'POST /api/v1/silences',
+  },
+  resolve_already_pending: {
+    status: 429,
+    error: 'resolve already pending',
+    extra: { status: 'resolve_already_pending' },
+    contract: 'POST /api/v1/sources/resolve/{source_id}',
+  },
+  not_ready: {
+    status: 503,
+    error: 'rules not loaded',
+    extra: { status: 'starting', rules_loaded: false },
+    contract: 'GET /readyz',
+  },
+  dispositions_disabled: {
+    status: 503,
+    error: 'disposition feedback loop disabled',
+    hint: 'set daemon.dispositions.enabled: true, start with --enable-dispositions or configure daemon.dispositions.source',
+    contract: 'dispositions routes',
+  },
+  fields_disabled: {
+    status: 503,
+    error: 'field observation disabled',
+    hint: 'start the daemon with --observe-fields',
+    contract: '/api/v1/fields, /fields/unknown, /fields/missing, DELETE /fields/observer',
+  },
+  schemas_disabled: {
+    status: 503,
+    error: 'schema observation disabled',
+    hint: 'start the daemon with --observe-schemas or --discover-schemas',
+    contract: '/api/v1/schemas (GET, DELETE)',
+  },
+  suggestions_disabled: {
+    status: 503,
+    error: 'schema discovery disabled',
+    hint: 'start the daemon with --discover-schemas',
+    contract: '/api/v1/schemas/suggestions',
+  },
+  tap_disabled: {
+    status: 503,
+    error: 'event tap disabled',
+    hint: 'set daemon.tap.enabled: true or start with --enable-tap',
+    contract: 'GET /api/v1/tap',
+  },
+  tail_disabled: {
+    status: 503,
+    error: 'detection tail disabled',
+    hint: 'set daemon.tail.enabled: true or start with --enable-tail',
+    contract: 'GET /api/v1/detections/stream',
+  },
+  // Beyond the contract's table (its "not shown" cases, decided in daemon-semantics §3.5, §15, §18).
+  ingest_disabled: {
+    status: 404,
+    error: 'event ingestion not enabled (start with --input http)',
+    hint: 'start the daemon with --input http',
+  },
+  line_too_large: { status: 413, error: 'line exceeds maximum size', extra: { max_bytes: 1_048_576 } },
+  event_channel_closed: { status: 503, error: 'event channel closed' },
+  reload_already_pending: {
+    status: 429,
+    error: 'reload already pending',
+    extra: { status: 'reload_already_pending' },
+  },
+  otlp_disabled: {
+    status: 503,
+    error: 'OTLP ingest disabled',
+    hint: 'OTLP ingest needs a build with feature daemon-otlp',
+  },
+  route_not_found: { status: 404, error: 'no such route' },
+  method_not_allowed: { status: 405, error: 'method not allowed' },
+  body_too_large: { status: 413, error: 'request body too large' },
+  body_malformed: { status: 400, error: 'request body is not valid JSON' },
+  request_invalid: { status: 400, error: 'invalid request' },
+  internal_error: { status: 500, error: 'internal error' },
+} as const satisfies Readonly<Record<string, ApiErrorSpec>>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** The JSON body of an error response: always `error`, optional `hint`, then detail fields. */
+export interface ApiErrorBody {
+  readonly error: string;
+  readonly hint?: string;
+  readonly [detail: string]: unknown;
+}
+
+export interface ApiErrorResponse {
+  readonly status: number;
+  readonly body: ApiErrorBody;
+}
+
+/** Build the response of catalogue entry `code`; `detail` adds request-specific fields. */
+export function apiError(code: ApiErrorCode, detail?: Readonly<Record<string, unknown>>): ApiErrorResponse {
+  const spec: ApiErrorSpec = API_ERRORS[code];
+  const body: ApiErrorBody = {
+    ...spec.extra,
+    ...detail,
+    error: spec.error,
+    ...(spec.hint !== undefined ? { hint: spec.hint } : {}),
+  };
+  return { status: spec.status, body };
+}

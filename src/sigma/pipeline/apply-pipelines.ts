@@ -1,0 +1,83 @@
+// Entry point for rules: combine pipelines by priority, then run their items on one rule with fresh
+// per-rule state. Pure: the input AST is never mutated.
+import type { SigmaError, SigmaWarning } from '../errors.js';
+import { runItems } from './run-items.js';
+import type { AnyRule, Pipeline, RunState, VarValue } from './types.js';
+
+export interface PipelineResult<D extends AnyRule = AnyRule> {
+  readonly doc: D;
+  readonly errors: readonly SigmaError[];
+  readonly warnings: readonly SigmaWarning[];
+  /** Pipeline state (`set_state`) at the end of this rule's run. */
+  readonly state: ReadonlyMap<string, unknown>;
+  /** Ids of the processing items that were applied to the rule. */
+  readonly applied: ReadonlySet<string>;
+  /**
+   * Search identifiers removed because `drop_detection_item` emptied them; the compiler treats them
+   * as absent condition nodes (pass to `resolveSelectors`).
+   */
+  readonly absentIdentifiers: ReadonlySet<string>;
+}
+
+/** Stable sort by priority (lower runs first; equal priorities keep their given order). */
+export function sortPipelines(pipelines: readonly Pipeline[]): readonly Pipeline[] {
+  return pipelines
+    .map((p, i) => ({ p, i }))
+    .sort((a, b) => a.p.priority - b.p.priority || a.i - b.i)
+    .map(({ p }) => p);
+}
+
+/** Merged `vars` of the sorted pipelines; a later pipeline wins. */
+export function mergeVars(sorted: readonly Pipeline[]): Readonly<Record<string, VarValue>> {
+  return Object.assign({}, ...sorted.map((p) => p.vars)) as Record<string, VarValue>;
+}
+
+/** Returns a copy of `pipeline` with some variables replaced (e.g. by a list resolved at load time). */
+export function withVars(pipeline: Pipeline, vars: Readonly<Record<string, VarValue>>): Pipeline {
+  return { ...pipeline, vars: { ...pipeline.vars, ...vars } };
+}
+
+export interface ApplyOptions {
+  /** Resolves a correlation's rule references so `logsource` conditions can look at the referenced rules. */
+  readonly resolveRule?: (reference: string) => AnyRule | undefined;
+}
+
+export function applyPipelines<D extends AnyRule>(
+  doc: D,
+  pipelines: readonly Pipeline[],
+  options: ApplyOptions = {},
+): PipelineResult<D> {
+  const sorted = sortPipelines(pipelines);
+  const run: RunState = {
+    vars: mergeVars(sorted),
+    state: new Map(),
+    applied: new Set(),
+    itemApplied: new WeakMap(),
+    fieldApplied: new Map(),
+    absent: new Set(),
+    errors: [],
+    warnings: [],
+    resolveRule: options.resolveRule ?? (() => undefined),
+  };
+  const out = runItems(
+    sorted.flatMap((p) => p.items),
+    doc,
+    run,
+  );
+  if (out.kind === 'detection' && run.absent.size > 0 && out.detections.size === 0) {
+    run.warnings.push({
+      code: 'pipeline_all_detections_dropped',
+      message: 'every detection of the rule was dropped by the pipeline; the rule cannot match',
+      loc: { file: out.file, doc: out.doc, ...(out.id !== undefined ? { ruleId: out.id } : {}), path: ['detection'] },
+    });
+  }
+  return {
+    // Transformations keep the document kind: detection rules stay detection rules.
+    doc: out as D,
+    errors: run.errors,
+    warnings: run.warnings,
+    state: run.state,
+    applied: run.applied,
+    absentIdentifiers: run.absent,
+  };
+}

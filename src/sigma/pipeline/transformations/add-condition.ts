@@ -1,0 +1,74 @@
+// Adds a search identifier built from a detection mapping and ANDs it (or its negation) in front of
+// every condition. With `template`, `$category`/`$product`/`$service` in string values come from the
+// rule's logsource. Correlation rules have no detection and are left alone.
+import Type from 'typebox';
+import type { Static } from 'typebox';
+import type { Detection, DetectionItem, DetectionRule, Scalar } from '../../ast.js';
+import { SigmaError } from '../../errors.js';
+import { buildDetectionItem } from '../../value/index.js';
+import type { ApplyContext, Transformation } from '../types.js';
+
+export const type = 'add_condition';
+
+const Value = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]);
+
+export const params = Type.Object(
+  {
+    conditions: Type.Record(Type.String(), Type.Union([Value, Type.Array(Value)])),
+    negated: Type.Optional(Type.Boolean()),
+    template: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+type Params = Static<typeof params>;
+
+export function create(p: Params): Transformation {
+  if (Object.keys(p.conditions).length === 0) throw new Error("'conditions' must not be empty");
+  return {
+    apply: (doc, ctx) => (doc.kind === 'detection' ? addCondition(doc, p, ctx) : doc),
+  };
+}
+
+function addCondition(doc: DetectionRule, p: Params, ctx: ApplyContext): DetectionRule {
+  const detection = buildDetection(doc, p, ctx);
+  if (!detection) return doc;
+  const id = p.name ?? freeName(doc);
+  const prefix = p.negated === true ? `not ${id} and ` : `${id} and `;
+  const detections = new Map(doc.detections);
+  detections.set(id, detection);
+  return { ...doc, detections, condition: doc.condition.map((c) => `${prefix}(${c})`) };
+}
+
+/** `_cond_<n>`: the leading underscore keeps it out of `them`; a counter keeps the run deterministic. */
+function freeName(doc: DetectionRule): string {
+  let n = 1;
+  while (doc.detections.has(`_cond_${n}`)) n++;
+  return `_cond_${n}`;
+}
+
+function buildDetection(doc: DetectionRule, p: Params, ctx: ApplyContext): Detection | undefined {
+  const substitute = (v: Scalar): Scalar =>
+    p.template === true && typeof v === 'string'
+      ? v.replace(/\$(category|product|service)\b/g, (m, key: 'category' | 'product' | 'service') => doc.logsource[key] ?? m)
+      : v;
+  const children: DetectionItem[] = [];
+  for (const [key, raw] of Object.entries(p.conditions)) {
+    const [field = '', ...modifiers] = key.split('|');
+    const values = (Array.isArray(raw) ? raw : [raw]).map(substitute);
+    try {
+      children.push(
+        buildDetectionItem(field === '' ? null : field, modifiers, values, {
+          file: doc.file,
+          doc: doc.doc,
+          ...(doc.id !== undefined ? { ruleId: doc.id } : {}),
+          path: ['detection', key],
+        }).item,
+      );
+    } catch (e) {
+      ctx.fail('pipeline_add_condition', e instanceof SigmaError ? e.message : String(e));
+      return undefined;
+    }
+  }
+  return { kind: 'detection', linking: 'and', children };
+}

@@ -1,0 +1,22 @@
+// External placeholder values from a command's output: disabled (security-sensitive, opt-in only).
+import Type from 'typebox';
+import type { Static } from 'typebox';
+import type { Transformation } from '../types.js';
+import { PlaceholderSelection } from './placeholder-selection.js';
+import { ExternalSource, unsupportedPlaceholders } from './unsupported-placeholders.js';
+
+export const type = 'command_placeholders';
+
+export const params = Type.Object(
+  {
+    cmd: Type.Union([Type.String(), Type.Array(Type.String())]),
+    timeout: Type.Optional(Type.Number()),
+    ...ExternalSource,
+    ...PlaceholderSelection,
+  },
+  { additionalProperties: false },
+);
+
+export function create(p: Static<typeof params>): Transformation {
+  return unsupportedPlaceholders(type, 'loads values from an external source, which is not enabled', p);
+}

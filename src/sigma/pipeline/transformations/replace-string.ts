@@ -1,0 +1,74 @@
+// Regex substitution on string values (and numbers, as text). Default mode edits the plain rendering
+// and re-parses it, so wildcards can appear or vanish; `skip_special` edits literal parts only, and
+// with `interpret_special` wildcards in the replacement become wildcards.
+import Type from 'typebox';
+import type { Static } from 'typebox';
+import type { SigmaValue, StringPart } from '../../ast.js';
+import { parsePlain, plainString, renderPlain } from '../plain-string.js';
+import { compileSearch, pythonReplacer } from '../python-regex.js';
+import type { Transformation } from '../types.js';
+import { mapItemValues } from '../walk.js';
+
+export const type = 'replace_string';
+
+export const params = Type.Object(
+  {
+    regex: Type.String(),
+    replacement: Type.String(),
+    skip_special: Type.Optional(Type.Boolean()),
+    interpret_special: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const escapeSpecial = (s: string): string => s.replace(/[*?\\]/g, '\\$&');
+
+export function create(p: Static<typeof params>): Transformation {
+  const re = compileSearch(p.regex);
+  const replacer = pythonReplacer(p.replacement);
+  /** Replaces in `text`; with `escapeRest`, unmatched text is escaped so only the replacement is re-parsed. */
+  const replace = (text: string, escapeRest: boolean): string => {
+    if (!escapeRest) return text.replace(re, replacer);
+    let out = '';
+    let last = 0;
+    for (const m of text.matchAll(re)) {
+      out += escapeSpecial(text.slice(last, m.index)) + replacer(m[0], ...m.slice(1), m.index, text, ...(m.groups ? [m.groups] : []));
+      last = m.index + m[0].length;
+    }
+    return out + escapeSpecial(text.slice(last));
+  };
+  const literalParts = (parts: readonly StringPart[]): readonly StringPart[] | undefined => {
+    let changed = false;
+    const out: StringPart[] = [];
+    for (const part of parts) {
+      if (part.t !== 'lit') {
+        out.push(part);
+        continue;
+      }
+      const next = p.interpret_special === true ? replace(part.s, true) : part.s.replace(re, replacer);
+      if (next === (p.interpret_special === true ? escapeSpecial(part.s) : part.s)) {
+        out.push(part);
+        continue;
+      }
+      changed = true;
+      if (p.interpret_special === true) out.push(...parsePlain(next));
+      else if (next !== '') out.push({ t: 'lit', s: next });
+    }
+    return changed ? out : undefined;
+  };
+  const onValue = (v: SigmaValue): SigmaValue | undefined => {
+    if (v.kind === 'number') {
+      const next = v.raw.replace(re, replacer);
+      return next === v.raw ? undefined : plainString(next);
+    }
+    if (v.kind !== 'string') return undefined;
+    if (p.skip_special === true) {
+      const parts = literalParts(v.parts);
+      return parts ? { ...v, parts } : undefined;
+    }
+    const rendered = renderPlain(v.parts);
+    const next = rendered.replace(re, replacer);
+    return next === rendered ? undefined : plainString(next, v.cased);
+  };
+  return { apply: (doc, ctx) => mapItemValues(doc, ctx, onValue) };
+}

@@ -1,3 +1,4 @@
+import { concat } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
 
 /** An in-memory adapter: runs a request through the app without a socket (tests, tooling). */
@@ -120,16 +121,4 @@ class InjectRes implements Res {
       json: () => JSON.parse(text) as unknown,
     });
   }
-}
-
-export function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const c of chunks) size += c.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

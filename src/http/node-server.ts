@@ -1,0 +1,132 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
+import type { Chunk, HttpApp, Res } from './handler.js';
+import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
+import type { ListenAddress } from './listen-address.js';
+import { OpenResponses } from './open-responses.js';
+import { prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
+
+/** The node:http adapter: used where uWS cannot load, and the base for mTLS and gRPC fronts. */
+export async function listenNode(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
+  const open = new OpenResponses<NodeRes>();
+  const server = createServer((req, res) => serve(app, open, req, res));
+  if (address.kind === 'unix') await prepareUnixSocketPath(address.path);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const done = () => {
+      server.off('error', reject);
+      resolve();
+    };
+    if (address.kind === 'unix') server.listen(address.path, done);
+    else server.listen(address.port, address.host, done);
+  });
+  if (address.kind === 'unix') await restrictUnixSocket(address.path);
+  const info = server.address();
+  const bound: ListenAddress =
+    address.kind === 'tcp' && info !== null && typeof info === 'object' ? { kind: 'tcp', host: address.host, port: info.port } : address;
+  return {
+    address: bound,
+    async close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await open.drain(graceMs, (r) => r.cut());
+      server.closeAllConnections();
+      await closed;
+      if (address.kind === 'unix') await removeUnixSocket(address.path);
+    },
+  };
+}
+
+function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage, res: ServerResponse): void {
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const rawQuery = q === -1 ? '' : url.slice(q + 1);
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  const r = new NodeRes(res, open);
+  const dispatch = (body: Uint8Array): void => {
+    void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
+  };
+  const limit = app.bodyLimit(method, path);
+  switch (announcedBody(headers, limit)) {
+    case 'none':
+      req.resume();
+      return dispatch(EMPTY_BODY);
+    case 'too_large':
+      req.resume();
+      return app.rejectOversizedBody(r);
+    case 'read': {
+      const buffer = new BodyBuffer(limit);
+      const onData = (chunk: Buffer): void => {
+        if (buffer.push(chunk)) return;
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.resume();
+        app.rejectOversizedBody(r);
+      };
+      const onEnd = (): void => dispatch(buffer.result());
+      req.on('data', onData);
+      req.on('end', onEnd);
+    }
+  }
+}
+
+class NodeRes implements Res {
+  private started = false;
+  private abortedFlag = false;
+  private readonly abortHandlers: (() => void)[] = [];
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly open: OpenResponses<NodeRes>,
+  ) {
+    open.add(this);
+    res.on('close', () => {
+      open.delete(this);
+      if (res.writableFinished) return;
+      this.abortedFlag = true;
+      for (const cb of this.abortHandlers) cb();
+    });
+  }
+
+  get closed(): boolean {
+    return this.res.writableEnded || this.abortedFlag;
+  }
+  get aborted(): boolean {
+    return this.abortedFlag;
+  }
+  status(code: number): Res {
+    if (!this.started) this.res.statusCode = code;
+    return this;
+  }
+  header(name: string, value: string): Res {
+    if (!this.started) this.res.setHeader(name, value);
+    return this;
+  }
+  write(chunk: Chunk): boolean {
+    if (this.closed) return false;
+    this.started = true;
+    return this.res.write(chunk);
+  }
+  end(body?: Chunk): void {
+    if (this.closed) return;
+    this.started = true;
+    this.open.delete(this);
+    if (body === undefined) this.res.end();
+    else this.res.end(body);
+  }
+  onWritable(cb: () => void): void {
+    this.res.once('drain', () => {
+      if (!this.closed) cb();
+    });
+  }
+  onAbort(cb: () => void): void {
+    this.abortHandlers.push(cb);
+  }
+  /** Destroy the connection (shutdown); the close event then runs the abort handlers. */
+  cut(): void {
+    if (!this.closed) this.res.destroy();
+  }
+}

@@ -1,0 +1,160 @@
+import { STATUS_CODES } from 'node:http';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
+import type { Chunk, HttpApp, Res } from './handler.js';
+import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
+import type { ListenAddress } from './listen-address.js';
+import { OpenResponses } from './open-responses.js';
+import { prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
+
+type Uws = typeof import('uWebSockets.js');
+
+/**
+ * The uWebSockets.js adapter (the fast path). Loaded lazily so a process where the native binary
+ * cannot load can still use the node:http adapter. uWS rules: onAborted always attached, request
+ * data copied before anything async, raw query read first, writes corked, path parameters decoded
+ * by the router, unix socket files unlinked by us.
+ */
+export async function listenUws(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
+  const uws: Uws = (await import('uWebSockets.js')).default;
+  const open = new OpenResponses<UwsRes>();
+  const uApp = uws.App();
+  uApp.any('/*', (res, req) => {
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      const prev = headers[k];
+      headers[k] = prev === undefined ? v : `${prev}, ${v}`;
+    });
+    const r = new UwsRes(res, open);
+    const dispatch = (body: Uint8Array): void => {
+      void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
+    };
+    const limit = app.bodyLimit(method, path);
+    switch (announcedBody(headers, limit)) {
+      case 'none':
+        return dispatch(EMPTY_BODY);
+      case 'too_large':
+        return app.rejectOversizedBody(r);
+      case 'read': {
+        const buffer = new BodyBuffer(limit);
+        res.onData((ab, isLast) => {
+          if (r.closed) return;
+          if (!buffer.push(new Uint8Array(ab))) return app.rejectOversizedBody(r);
+          if (isLast) dispatch(buffer.result());
+        });
+      }
+    }
+  });
+
+  const bound = await bind(uws, uApp, address);
+  return {
+    address: bound.address,
+    async close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
+      uws.us_listen_socket_close(bound.socket);
+      await open.drain(graceMs, (r) => r.cut());
+      closeApp(uApp);
+      if (address.kind === 'unix') await removeUnixSocket(address.path);
+    },
+  };
+}
+
+async function bind(
+  uws: Uws,
+  uApp: TemplatedApp,
+  address: ListenAddress,
+): Promise<{ socket: us_listen_socket; address: ListenAddress }> {
+  if (address.kind === 'unix') {
+    await prepareUnixSocketPath(address.path);
+    const socket = await new Promise<us_listen_socket | false>((resolve) => uApp.listen_unix(resolve, address.path));
+    if (socket === false) throw new Error(`cannot listen on unix://${address.path}`);
+    await restrictUnixSocket(address.path);
+    return { socket, address };
+  }
+  const socket = await new Promise<us_listen_socket | false>((resolve) => uApp.listen(address.host, address.port, resolve));
+  if (socket === false) throw new Error(`cannot listen on ${address.host}:${address.port}`);
+  return { socket, address: { kind: 'tcp', host: address.host, port: uws.us_socket_local_port(socket) } };
+}
+
+/** `close()` exists on the native app of this build but not in its type declarations. */
+function closeApp(uApp: TemplatedApp): void {
+  const closable = uApp as TemplatedApp & { close?: () => void };
+  closable.close?.();
+}
+
+class UwsRes implements Res {
+  private code = 200;
+  private readonly headers = new Map<string, string>();
+  private started = false;
+  private ended = false;
+  private abortedFlag = false;
+  private readonly abortHandlers: (() => void)[] = [];
+
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly open: OpenResponses<UwsRes>,
+  ) {
+    open.add(this);
+    res.onAborted(() => {
+      this.abortedFlag = true;
+      open.delete(this);
+      for (const cb of this.abortHandlers) cb();
+    });
+  }
+
+  get closed(): boolean {
+    return this.ended || this.abortedFlag;
+  }
+  get aborted(): boolean {
+    return this.abortedFlag;
+  }
+  status(code: number): Res {
+    this.code = code;
+    return this;
+  }
+  header(name: string, value: string): Res {
+    this.headers.set(name.toLowerCase(), value);
+    return this;
+  }
+  write(chunk: Chunk): boolean {
+    if (this.closed) return false;
+    let ok = false;
+    this.res.cork(() => {
+      this.head();
+      ok = this.res.write(chunk);
+    });
+    return ok;
+  }
+  end(body?: Chunk): void {
+    if (this.closed) return;
+    this.ended = true;
+    this.open.delete(this);
+    const closeConnection = this.headers.get('connection') === 'close';
+    this.headers.delete('connection');
+    this.res.cork(() => {
+      this.head();
+      this.res.end(body ?? '', closeConnection);
+    });
+  }
+  onWritable(cb: () => void): void {
+    this.res.onWritable(() => {
+      if (!this.closed) cb();
+      return true;
+    });
+  }
+  onAbort(cb: () => void): void {
+    this.abortHandlers.push(cb);
+  }
+  /** Force the connection closed (shutdown); uWS then runs the abort handlers. */
+  cut(): void {
+    if (!this.closed) this.res.close();
+  }
+  private head(): void {
+    if (this.started) return;
+    this.started = true;
+    this.res.writeStatus(`${this.code} ${STATUS_CODES[this.code] ?? ''}`);
+    for (const [k, v] of this.headers) this.res.writeHeader(k, v);
+  }
+}

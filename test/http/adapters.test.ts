@@ -1,0 +1,149 @@
+import { stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
+import type { HttpServer } from '../../src/http/http-server.js';
+import type { ListenAddress } from '../../src/http/listen-address.js';
+import { listenNode } from '../../src/http/node-server.js';
+import { createHttpApp } from '../../src/http/router.js';
+import { ROUTES } from '../../src/http/routes.js';
+import { listenUws } from '../../src/http/uws-server.js';
+import type { HttpApp } from '../../src/http/handler.js';
+import { send } from './client.js';
+import { checkCase, DISABLED_CASES } from './route-suite.js';
+
+const ADAPTERS: readonly [string, (app: HttpApp, a: ListenAddress) => Promise<HttpServer>][] = [
+  ['uWebSockets.js', listenUws],
+  ['node:http', listenNode],
+];
+
+for (const [name, listen] of ADAPTERS) {
+  describe(`${name} adapter on an ephemeral TCP port`, () => {
+    let server: HttpServer;
+    let facade: FakeDaemonFacade;
+    beforeAll(async () => {
+      facade = new FakeDaemonFacade({ httpInput: true, tap: true });
+      server = await listen(createHttpApp(ROUTES, new FakeDaemonFacade(), { maxBodyBytes: 4096 }), { kind: 'tcp', host: '127.0.0.1', port: 0 });
+    });
+    afterAll(() => server.close(100));
+
+    it('reports the port the system chose', () => {
+      expect(server.address.kind).toBe('tcp');
+      expect(server.address.kind === 'tcp' && server.address.port > 0).toBe(true);
+    });
+
+    for (const c of DISABLED_CASES) it(c.name, () => checkCase((r) => send(server.address, r), c));
+
+    it('answers 413 JSON for a body over the cap (announced and chunked)', async () => {
+      const announced = await send(server.address, { method: 'POST', url: '/api/v1/silences', body: 'x'.repeat(5000) });
+      expect(announced.status).toBe(413);
+      expect(JSON.parse(announced.text)).toMatchObject({ error: 'request body too large' });
+      const chunked = await send(server.address, {
+        method: 'POST',
+        url: '/api/v1/silences',
+        headers: { 'transfer-encoding': 'chunked' },
+        body: 'x'.repeat(5000),
+      });
+      expect(chunked.status).toBe(413);
+    });
+
+    it('reads a chunked JSON body under the cap', async () => {
+      const res = await send(server.address, {
+        method: 'POST',
+        url: '/api/v1/silences',
+        headers: { 'transfer-encoding': 'chunked' },
+        body: JSON.stringify({ matchers: [{ selector: 'rule', op: '=', value: 'x' }] }),
+      });
+      expect(res.status).toBe(201);
+    });
+
+    it('decodes percent-encoded path parameters and raw query values', async () => {
+      const res = await send(server.address, { method: 'DELETE', url: '/api/v1/silences/a%2Fb%20c' });
+      expect(JSON.parse(res.text)).toMatchObject({ id: 'a/b c' });
+    });
+
+    describe('with ingest and tap on', () => {
+      let live: HttpServer;
+      beforeAll(async () => {
+        live = await listen(createHttpApp(ROUTES, facade), { kind: 'tcp', host: '127.0.0.1', port: 0 });
+      });
+      afterAll(() => live.close(100));
+
+      it('ingests an NDJSON body', async () => {
+        const res = await send(live.address, { method: 'POST', url: '/api/v1/events', body: '{"a":1}\n{"b":2}\n' });
+        expect(res.status).toBe(200);
+        expect(JSON.parse(res.text)).toEqual({ accepted: 2, parse_errors: 0 });
+      });
+
+      it('streams a tap session as chunked NDJSON ending with the summary', async () => {
+        const pending = send(live.address, { method: 'GET', url: '/api/v1/tap?limit=2&stage=raw' });
+        const session = await waitFor(() => facade.tap?.sessions.at(-1));
+        expect(session.request).toMatchObject({ limit: 2, stage: 'raw', durationMs: 30_000 });
+        session.sink.push('{"n":1}');
+        session.sink.push('{"n":2}');
+        session.sink.end('{"svc_tap_summary":{"captured":2,"dropped":0,"duration_ms":1,"stage":"raw"}}');
+        const res = await pending;
+        expect(res.status).toBe(200);
+        expect(res.headers['content-type']).toBe('application/x-ndjson');
+        expect(res.text.trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
+          { n: 1 },
+          { n: 2 },
+          { svc_tap_summary: { captured: 2, dropped: 0, duration_ms: 1, stage: 'raw' } },
+        ]);
+      });
+
+      it('tears the session down when the client goes away', async () => {
+        const before = facade.tap?.sessions.length ?? 0;
+        const pending = send(live.address, { method: 'GET', url: '/api/v1/tap' }, (_chunk, abort) => abort());
+        const session = await waitFor(() => facade.tap?.sessions[before]);
+        session.sink.push('{"n":1}');
+        await pending;
+        await waitFor(() => (session.closed ? true : undefined));
+        expect(session.sink.push('{"n":2}')).toBe(false);
+      });
+    });
+  });
+
+  describe(`${name} adapter on a unix socket`, () => {
+    let dir: string;
+    let server: HttpServer;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'sigmad-http-'));
+      server = await listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path: join(dir, 'api.sock') });
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    it('creates the socket with mode 0600, serves, and unlinks it on close', async () => {
+      const path = join(dir, 'api.sock');
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+      const res = await send(server.address, { method: 'GET', url: '/healthz' });
+      expect(JSON.parse(res.text)).toEqual({ status: 'ok' });
+      await server.close(100);
+      await expect(stat(path)).rejects.toThrow(/ENOENT/);
+    });
+
+    it('refuses a path where another process listens and replaces a stale file', async () => {
+      const path = join(dir, 'busy.sock');
+      const first = await listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path });
+      await expect(listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path })).rejects.toThrow(/in use/);
+      await first.close(100);
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(path, '');
+      const second = await listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path });
+      expect((await send(second.address, { method: 'GET', url: '/healthz' })).status).toBe(200);
+      await second.close(100);
+    });
+  });
+}
+
+/** Poll (on the event loop, no wall-clock sleeps) until `get` yields a value. */
+async function waitFor<T>(get: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 10_000; i++) {
+    const v = get();
+    if (v !== undefined) return v;
+    await new Promise<void>((r) => setImmediate(r));
+  }
+  throw new Error('condition not reached');
+}

@@ -1,2 +1,15 @@
-export { parseRuleText } from './parse-rule-text.js';
+export { applyFilters } from './apply-filters.js';
+export type { FilterApplication } from './apply-filters.js';
+export { parseBooleanish } from './booleanish.js';
+export { CorrelationOptionsSchema } from './correlation-options.js';
+export type { CorrelationOptions } from './correlation-options.js';
 export type { LoadResult } from './load-result.js';
+export { loadRules } from './load-rules.js';
+export type { RuleSource } from './load-rules.js';
+export { logsourceContains } from './logsource.js';
+export { parseRuleText } from './parse-rule-text.js';
+export { MAX_CHAIN_DEPTH, orderByReferences, resolveReferences } from './references.js';
+export type { ReferenceResult } from './references.js';
+export { buildRuleIndex, findRule } from './rule-index.js';
+export type { ReferencableRule, RuleIndex } from './rule-index.js';
+export { parseTimespan } from './timespan.js';

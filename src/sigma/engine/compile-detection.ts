@@ -1,0 +1,186 @@
+// Detection definitions and items → matcher trees. Everything that can be decided from the rule is decided
+// here (lowercasing, regex and glob compilation, CIDR parsing, Set building); problems become SigmaErrors
+// that name the item, so the rule is rejected instead of misbehaving at run time.
+import type { Detection, DetectionItem, SigmaValue, SourceLoc, StringPart } from '../ast.js';
+import { SigmaError } from '../errors.js';
+import { parseNetwork } from './cidr.js';
+import type { FieldTable } from './eval-scope.js';
+import {
+  DetectionGroup,
+  ExistsItem,
+  FieldItem,
+  KeywordItem,
+  NegatedItem,
+  type DetectionMatcher,
+} from './item-matchers.js';
+import type { LeafMatcher } from './leaf-matcher.js';
+import { translateRegex } from './regex-translate.js';
+import { compileText, normaliseParts, TextSet } from './text-matchers.js';
+import {
+  AnyOfValues,
+  BoolEquals,
+  CidrContains,
+  FieldRefMatcher,
+  IsNull,
+  NumberEquals,
+  NumberSet,
+  NumericCompare,
+  RegexSearch,
+  TimePartEquals,
+} from './value-matchers.js';
+
+/** From this many exact values on one item, a Set lookup replaces the loop. */
+const SET_THRESHOLD = 4;
+
+export interface DetectionContext {
+  readonly fields: FieldTable;
+  readonly loc: SourceLoc;
+}
+
+function fail(code: string, message: string, item: DetectionItem, ctx: DetectionContext): never {
+  throw new SigmaError('compile', code, message, item.loc ?? ctx.loc);
+}
+
+/**
+ * Keyword strings are searched as substrings (§2.7): add the missing `*` at either end unless the item
+ * asked for an anchored end with `startswith`/`endswith`.
+ */
+function keywordParts(parts: readonly StringPart[], modifiers: readonly string[]): StringPart[] {
+  const out = [...parts];
+  if (!modifiers.includes('startswith') && out[0]?.t !== 'any') out.unshift({ t: 'any' });
+  if (!modifiers.includes('endswith') && out[out.length - 1]?.t !== 'any') out.push({ t: 'any' });
+  return out;
+}
+
+function textValue(parts: readonly StringPart[], item: DetectionItem, ctx: DetectionContext, cased: boolean): LeafMatcher {
+  const ph = parts.find((p) => p.t === 'ph');
+  if (ph?.t === 'ph') fail('UnresolvedPlaceholder', `placeholder %${ph.name}% was not resolved by any pipeline`, item, ctx);
+  const shaped = item.field === null ? keywordParts(parts, item.modifiers) : parts;
+  return compileText(normaliseParts(shaped), cased);
+}
+
+function literalParts(s: string): StringPart[] {
+  return [{ t: 'lit', s }];
+}
+
+function compileValue(v: SigmaValue, item: DetectionItem, ctx: DetectionContext): LeafMatcher {
+  const keyword = item.field === null;
+  switch (v.kind) {
+    case 'string':
+      return textValue(v.parts, item, ctx, v.cased);
+    case 'number':
+      return keyword ? textValue(literalParts(String(v.value)), item, ctx, false) : new NumberEquals(v.value);
+    case 'bool':
+      return keyword ? textValue(literalParts(String(v.value)), item, ctx, false) : new BoolEquals(v.value);
+    case 'null':
+      if (keyword) fail('InvalidKeywordItem', 'a null keyword must be bound to a field', item, ctx);
+      return new IsNull();
+    case 'regex': {
+      if (v.placeholders !== undefined && v.placeholders.length > 0) {
+        fail('UnresolvedPlaceholder', `placeholder %${v.placeholders[0] as string}% was not resolved by any pipeline`, item, ctx);
+      }
+      const t = translateRegex(v.pattern, v.flags);
+      if (!t.ok) fail('InvalidRegex', `${t.error} in /${v.pattern}/`, item, ctx);
+      return new RegexSearch(t.re);
+    }
+    case 'cidr': {
+      const net = parseNetwork(v.network);
+      if (net === undefined) fail('InvalidCidr', `'${v.network}' is not an IP network`, item, ctx);
+      return new CidrContains(net);
+    }
+    case 'compare':
+      return new NumericCompare(v.op, v.value, v.timePart ?? null);
+    case 'timepart':
+      return new TimePartEquals(v.part, v.value);
+    case 'exists':
+      return fail('InvalidExistsItem', '`exists` must be the only kind of value of a field item', item, ctx);
+    case 'fieldref':
+      if (keyword) fail('InvalidKeywordItem', '`fieldref` must be applied to a field', item, ctx);
+      return new FieldRefMatcher(ctx.fields.slot(v.field), v.mode, v.cased);
+    case 'expansion':
+      return new AnyOfValues(v.alternatives.map((a) => compileValue(a, item, ctx)));
+    default: {
+      const never: never = v;
+      throw new Error(`unknown value kind ${String(never)}`);
+    }
+  }
+}
+
+/** The single literal of an exact string value, if it is one. */
+function exactLiteral(v: SigmaValue): { s: string; cased: boolean } | undefined {
+  if (v.kind !== 'string') return undefined;
+  const parts = normaliseParts(v.parts);
+  if (parts.length === 0) return { s: '', cased: v.cased };
+  const p = parts[0];
+  return parts.length === 1 && p?.t === 'lit' ? { s: p.s, cased: v.cased } : undefined;
+}
+
+/** OR-linked field values: exact strings and numbers beyond the threshold collapse into Set lookups. */
+function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx: DetectionContext): LeafMatcher[] {
+  const folded = new Set<string>();
+  const cased = new Set<string>();
+  const numbers = new Set<number>();
+  for (const v of values) {
+    const lit = exactLiteral(v);
+    if (lit) (lit.cased ? cased : folded).add(lit.cased ? lit.s : lit.s.toLowerCase());
+    else if (v.kind === 'number') numbers.add(v.value);
+  }
+  const useFolded = folded.size >= SET_THRESHOLD;
+  const useCased = cased.size >= SET_THRESHOLD;
+  const useNumbers = numbers.size >= SET_THRESHOLD;
+  const out: LeafMatcher[] = [];
+  if (useFolded) out.push(new TextSet(folded, false));
+  if (useCased) out.push(new TextSet(cased, true));
+  if (useNumbers) out.push(new NumberSet(numbers));
+  for (const v of values) {
+    const lit = exactLiteral(v);
+    if (lit && (lit.cased ? useCased : useFolded)) continue;
+    if (v.kind === 'number' && useNumbers) continue;
+    out.push(compileValue(v, item, ctx));
+  }
+  return out;
+}
+
+function compileItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
+  const positive = compilePositiveItem(item, ctx);
+  if (!item.negated) return positive;
+  const field = item.field ?? 'keyword';
+  const slot = item.field === null ? -1 : ctx.fields.slot(item.field);
+  const kind = positive instanceof ExistsItem ? 'exists' : item.values[0] === undefined ? 'null' : kindOfFirst(positive);
+  return new NegatedItem(field, slot, positive, kind);
+}
+
+function kindOfFirst(m: DetectionMatcher): 'keyword' | LeafMatcher['kind'] {
+  if (m instanceof KeywordItem) return 'keyword';
+  if (m instanceof FieldItem) return m.matchers[0]?.kind ?? 'null';
+  return 'exact';
+}
+
+function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
+  const all = item.linking === 'and';
+  if (item.field === null) {
+    if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
+    if (item.values.some((v) => v.kind === 'exists')) fail('InvalidKeywordItem', '`exists` must be applied to a field', item, ctx);
+    return new KeywordItem(
+      item.values.map((v) => compileValue(v, item, ctx)),
+      all,
+    );
+  }
+  const slot = ctx.fields.slot(item.field);
+  const first = item.values[0];
+  if (first?.kind === 'exists') {
+    if (item.values.some((v) => v.kind !== 'exists')) compileValue(first, item, ctx);
+    return new ExistsItem(item.field, slot, first.value);
+  }
+  // An empty value list means "field is null" (pySigma).
+  if (first === undefined) return new FieldItem(item.field, slot, [new IsNull()], false);
+  const matchers = all ? item.values.map((v) => compileValue(v, item, ctx)) : compileOrValues(item.values, item, ctx);
+  return new FieldItem(item.field, slot, matchers, all);
+}
+
+/** Compile one search identifier's definition. */
+export function compileDetection(d: Detection, ctx: DetectionContext): DetectionMatcher {
+  const children = d.children.map((c) => (c.kind === 'item' ? compileItem(c, ctx) : compileDetection(c, ctx)));
+  if (children.length === 1) return children[0] as DetectionMatcher;
+  return new DetectionGroup(d.linking === 'and', children);
+}

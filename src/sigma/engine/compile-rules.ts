@@ -1,0 +1,101 @@
+// Rule set → Engine. Each rule compiles on its own: a rule with an error is reported (naming file, rule and
+// path) and left out, the others compile. Load-time work happens here once: conditions parsed and
+// resolved, matchers built, witnesses chosen, the candidate index and logsource groups built.
+import type { ConditionNode, DetectionRule, SourceLoc } from '../ast.js';
+import { conditionIdentifiers, parseCondition, resolveSelectors } from '../condition/index.js';
+import { SigmaError, type SigmaWarning } from '../errors.js';
+import { CandidateIndex } from './candidate-index.js';
+import { compileDetection } from './compile-detection.js';
+import { compileConditions } from './condition-program.js';
+import { RuleProgram, SigmaEngine, type CompiledRule, type Engine } from './engine.js';
+import { EvalScope, FieldTable } from './eval-scope.js';
+import { FieldPath } from './field-path.js';
+import { LogsourceRouter } from './logsource-router.js';
+import { chooseWitness, type Witness } from './witness.js';
+
+export interface CompileOptions {
+  /** Restrict keyword (field-less) search to these fields instead of the whole event (§5.8). */
+  readonly keywordFields?: readonly string[];
+}
+
+export interface CompileResult {
+  readonly engine: Engine;
+  readonly errors: SigmaError[];
+  readonly warnings: SigmaWarning[];
+}
+
+function ruleLoc(rule: DetectionRule, path: readonly (string | number)[]): SourceLoc {
+  return { file: rule.file, doc: rule.doc, ruleId: rule.id ?? rule.title, path };
+}
+
+/** Give an error without a location the rule's, keeping code and message. */
+function located(e: unknown, loc: SourceLoc): SigmaError {
+  if (e instanceof SigmaError) return e.loc !== undefined ? e : new SigmaError(e.area, e.code, e.message, loc, { cause: e });
+  return new SigmaError('compile', 'InternalError', e instanceof Error ? e.message : String(e), loc, { cause: e });
+}
+
+interface RuleParts {
+  readonly program: RuleProgram;
+  readonly witness: Witness | null;
+}
+
+function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWarning[]): RuleParts {
+  const names = [...rule.detections.keys()];
+  const conditions: ConditionNode[] = [];
+  rule.condition.forEach((text, i) => {
+    const loc = ruleLoc(rule, rule.condition.length === 1 ? ['detection', 'condition'] : ['detection', 'condition', i]);
+    try {
+      const resolved = resolveSelectors(parseCondition(text), names);
+      if (resolved !== null) conditions.push(resolved);
+    } catch (e) {
+      throw located(e, loc);
+    }
+  });
+  const detections = names.map((name) => {
+    const d = rule.detections.get(name);
+    if (d === undefined) throw new Error(`identifier ${name} vanished`);
+    return compileDetection(d, { fields, loc: ruleLoc(rule, ['detection', name]) });
+  });
+  if (conditions.length === 0) {
+    warnings.push({
+      code: 'ConditionPruned',
+      message: 'the whole condition was pruned (empty selectors or dropped items): the rule never matches',
+      loc: ruleLoc(rule, ['detection', 'condition']),
+    });
+    return { program: new RuleProgram(detections, names, [], null), witness: [] };
+  }
+  const referenced = new Set(conditions.flatMap((c) => conditionIdentifiers(c)));
+  const indexOf = new Map(names.map((n, i) => [n, i] as const));
+  const refIdx = names.flatMap((n, i) => (referenced.has(n) ? [i] : []));
+  return {
+    program: new RuleProgram(detections, names, refIdx, compileConditions(conditions, indexOf)),
+    witness: chooseWitness(conditions, rule.detections),
+  };
+}
+
+export function compileRules(rules: readonly DetectionRule[], options: CompileOptions = {}): CompileResult {
+  const fields = new FieldTable((name) => new FieldPath(name));
+  const errors: SigmaError[] = [];
+  const warnings: SigmaWarning[] = [];
+  const compiled: CompiledRule[] = [];
+  const programs: RuleProgram[] = [];
+  const witnesses: (Witness | null)[] = [];
+  for (const rule of rules) {
+    let parts: RuleParts;
+    try {
+      parts = compileRule(rule, fields, warnings);
+    } catch (e) {
+      errors.push(located(e, ruleLoc(rule, ['detection'])));
+      continue;
+    }
+    compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
+    programs.push(parts.program);
+    witnesses.push(parts.witness);
+  }
+  const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
+  const index = new CandidateIndex(witnesses, fields);
+  const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
+  const maxIds = programs.reduce((m, p) => Math.max(m, p.detections.length), 0);
+  const scope = new EvalScope(fields.paths, keywordSlots, maxIds);
+  return { engine: new SigmaEngine(compiled, programs, scope, index, router), errors, warnings };
+}

@@ -1,0 +1,128 @@
+// The evaluator over a compiled rule set: route by logsource, probe the candidate index, evaluate the
+// candidates' conditions; only for rules that matched, a second pass collects what matched.
+import type { DetectionRule, Level } from '../ast.js';
+import type { CandidateIndex } from './candidate-index.js';
+import { ruleBits } from './candidate-index.js';
+import type { ConditionProgram } from './condition-program.js';
+import { MEMO_TRUE, MEMO_UNKNOWN, type EvalScope } from './eval-scope.js';
+import type { DetectionMatcher, MatchedField } from './item-matchers.js';
+import type { EngineStats, EventLogsource, LogsourceRouter } from './logsource-router.js';
+import { MutableStats } from './logsource-router.js';
+
+export interface CompiledRule {
+  /** Position in `Engine.rules`. */
+  readonly index: number;
+  readonly rule: DetectionRule;
+  readonly title: string;
+  readonly id: string | undefined;
+  readonly level: Level | undefined;
+  readonly tags: readonly string[];
+}
+
+export interface Match {
+  readonly rule: CompiledRule;
+  /** Identifiers referenced by the condition that were true, in document order. */
+  readonly matchedSelections: readonly string[];
+  /** Event field/value pairs that satisfied the items of those identifiers. */
+  readonly matchedFields: readonly MatchedField[];
+}
+
+export interface EvalContext {
+  readonly logsource?: EventLogsource;
+}
+
+export interface Engine {
+  readonly rules: readonly CompiledRule[];
+  readonly stats: EngineStats;
+  /** Matches in rule order; a shared frozen empty array when nothing matches. */
+  evaluate(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[];
+  /** Same result without the candidate index (every rule evaluated): the index's oracle. */
+  evaluateWithoutIndex(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[];
+}
+
+/** What the evaluator needs of one compiled rule. */
+export class RuleProgram {
+  constructor(
+    /** Matchers by identifier index (document order). */
+    readonly detections: readonly DetectionMatcher[],
+    readonly names: readonly string[],
+    /** Identifier indices the (resolved) condition references, ascending. */
+    readonly referenced: readonly number[],
+    /** Null when the whole condition was pruned: the rule never matches. */
+    readonly condition: ConditionProgram | null,
+  ) {}
+}
+
+const NO_MATCHES: readonly Match[] = Object.freeze([]);
+
+export class SigmaEngine implements Engine {
+  readonly stats = new MutableStats();
+  private readonly bits: Uint32Array;
+
+  constructor(
+    readonly rules: readonly CompiledRule[],
+    private readonly programs: readonly RuleProgram[],
+    private readonly scope: EvalScope,
+    private readonly index: CandidateIndex,
+    private readonly router: LogsourceRouter,
+  ) {
+    this.bits = ruleBits(rules.length);
+  }
+
+  evaluate(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[] {
+    const scope = this.scope;
+    scope.begin(event);
+    const skip = this.router.route(ctx?.logsource, this.stats);
+    const bits = this.bits;
+    this.index.probe(scope, bits);
+    let out: Match[] | null = null;
+    for (let w = 0; w < bits.length; w++) {
+      let word = bits[w] as number;
+      while (word !== 0) {
+        const low = word & -word;
+        const rule = w * 32 + (31 - Math.clz32(low));
+        word ^= low;
+        if (skip !== null && skip[rule] === 1) continue;
+        if (this.matches(rule)) (out ??= []).push(this.describe(rule));
+      }
+    }
+    return out ?? NO_MATCHES;
+  }
+
+  evaluateWithoutIndex(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[] {
+    const scope = this.scope;
+    scope.begin(event);
+    const skip = this.router.route(ctx?.logsource, this.stats);
+    let out: Match[] | null = null;
+    for (let rule = 0; rule < this.programs.length; rule++) {
+      if (skip !== null && skip[rule] === 1) continue;
+      if (this.matches(rule)) (out ??= []).push(this.describe(rule));
+    }
+    return out ?? NO_MATCHES;
+  }
+
+  private matches(rule: number): boolean {
+    const p = this.programs[rule] as RuleProgram;
+    if (p.condition === null) return false;
+    this.scope.memo.fill(MEMO_UNKNOWN, 0, p.detections.length);
+    return p.condition.eval(this.scope, p.detections);
+  }
+
+  /** The detailed pass for a rule that matched (its memo is still filled). */
+  private describe(rule: number): Match {
+    const p = this.programs[rule] as RuleProgram;
+    const scope = this.scope;
+    const matchedSelections: string[] = [];
+    const matchedFields: MatchedField[] = [];
+    for (const i of p.referenced) {
+      const d = p.detections[i] as DetectionMatcher;
+      const known = scope.memo[i];
+      const ok = known === MEMO_UNKNOWN ? d.matches(scope) : known === MEMO_TRUE;
+      if (!ok) continue;
+      const name = p.names[i] as string;
+      matchedSelections.push(name);
+      d.explain(scope, name, matchedFields);
+    }
+    return { rule: this.rules[rule] as CompiledRule, matchedSelections, matchedFields };
+  }
+}

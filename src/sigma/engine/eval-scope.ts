@@ -1,0 +1,102 @@
+// Per-event working memory owned by one engine and reused for every event: resolved field values (each
+// resolved at most once per event), the keyword leaves, lowercased text and the identifier memo. Reusing
+// it is what keeps a non-matching evaluation free of allocations.
+import { LowerCache, textOf } from './event-text.js';
+import { ABSENT, collectKeywordLeaves, type FieldPath } from './field-path.js';
+import { IpParser } from './cidr.js';
+
+/** Field names used by a rule set, numbered so per-event caches are plain arrays. */
+export class FieldTable {
+  readonly paths: FieldPath[] = [];
+  private readonly slots = new Map<string, number>();
+  constructor(private readonly makePath: (name: string) => FieldPath) {}
+
+  slot(name: string): number {
+    let s = this.slots.get(name);
+    if (s === undefined) {
+      s = this.paths.length;
+      this.paths.push(this.makePath(name));
+      this.slots.set(name, s);
+    }
+    return s;
+  }
+}
+
+/** Identifier memo states: not evaluated yet for this rule and event, true, false. */
+export const MEMO_UNKNOWN = 0;
+export const MEMO_TRUE = 1;
+export const MEMO_FALSE = 2;
+
+export class EvalScope {
+  event: unknown = undefined;
+  readonly lower = new LowerCache();
+  readonly ip = new IpParser();
+  /** Identifier results of the rule being evaluated (MEMO_*). */
+  memo: Int8Array = new Int8Array(0);
+  private epoch = 0;
+  private stamps: Float64Array;
+  private readonly raws: unknown[] = [];
+  private readonly pools: unknown[][] = [];
+  private keywordEpoch = -1;
+  private readonly kwLeaves: unknown[] = [];
+  private readonly kwLower: string[] = [];
+
+  constructor(
+    private readonly paths: readonly FieldPath[],
+    /** Fields the keyword search is restricted to, or null for the whole event. */
+    private readonly keywordSlots: readonly number[] | null,
+    maxIdentifiers: number,
+  ) {
+    this.stamps = new Float64Array(paths.length).fill(-1);
+    for (let i = 0; i < paths.length; i++) {
+      this.raws.push(ABSENT);
+      this.pools.push([]);
+    }
+    this.memo = new Int8Array(maxIdentifiers);
+  }
+
+  begin(event: unknown): void {
+    this.event = event;
+    this.epoch++;
+  }
+
+  /** The value of field `slot` in the current event (see FieldPath.resolve), cached for the event. */
+  resolve(slot: number): unknown {
+    if (this.stamps[slot] === this.epoch) return this.raws[slot];
+    const v = (this.paths[slot] as FieldPath).resolve(this.event, this.pools[slot] as unknown[]);
+    this.raws[slot] = v;
+    this.stamps[slot] = this.epoch;
+    return v;
+  }
+
+  /** Whether `value` is a fan-out buffer owned by this scope (it must be copied before it escapes). */
+  isPooled(value: unknown): boolean {
+    return Array.isArray(value) && this.pools.includes(value);
+  }
+
+  /** Scalar leaves searched by keyword items, collected once per event; `keywordLower` is parallel. */
+  keywordLeaves(): readonly unknown[] {
+    if (this.keywordEpoch === this.epoch) return this.kwLeaves;
+    this.keywordEpoch = this.epoch;
+    const leaves = this.kwLeaves;
+    leaves.length = 0;
+    if (this.keywordSlots === null) collectKeywordLeaves(this.event, leaves, 0);
+    else {
+      for (let i = 0; i < this.keywordSlots.length; i++) {
+        const v = this.resolve(this.keywordSlots[i] as number);
+        if (v !== ABSENT) collectKeywordLeaves(v, leaves, 0);
+      }
+    }
+    const lower = this.kwLower;
+    lower.length = leaves.length;
+    for (let i = 0; i < leaves.length; i++) {
+      const l = leaves[i];
+      lower[i] = typeof l === 'string' ? l.toLowerCase() : (textOf(l) as string);
+    }
+    return leaves;
+  }
+
+  keywordLower(i: number): string {
+    return this.kwLower[i] as string;
+  }
+}

@@ -1,0 +1,98 @@
+// The one place that decides how a Sigma field name finds values in an event (§5.1): an exact top-level key
+// wins, otherwise the dotted path is walked; arrays met on the way fan out; leaf arrays stay as they are and
+// mean "any element". Every matcher and the candidate index go through here so they see the same values.
+
+/** The field does not resolve in this event. */
+export const ABSENT: unique symbol = Symbol('absent');
+export type Absent = typeof ABSENT;
+
+/** JSON nesting limit for fan-out and keyword search (§4.6). */
+export const MAX_DEPTH = 64;
+
+/** An own property of a JSON-like object, or ABSENT (inherited members such as `toString` are not fields). */
+export function ownValue(obj: object, key: string): unknown {
+  const v = (obj as Record<string, unknown>)[key];
+  if (v === undefined || typeof v === 'function') return ABSENT;
+  if (typeof v === 'object' && v !== null && !Object.hasOwn(obj, key)) return ABSENT;
+  return v;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export class FieldPath {
+  readonly name: string;
+  readonly segments: readonly string[];
+
+  constructor(name: string) {
+    this.name = name;
+    this.segments = name.split('.');
+  }
+
+  /**
+   * The value at this path: a scalar, an object, an array (the event's own, or `pool` refilled with the
+   * fan-out results when the path crosses arrays), or ABSENT. `pool` belongs to the caller and is reused.
+   */
+  resolve(event: unknown, pool: unknown[]): unknown {
+    if (!isRecord(event)) return ABSENT;
+    const flat = ownValue(event, this.name);
+    if (flat !== ABSENT || this.segments.length === 1) return flat;
+    let cur: unknown = event;
+    const segs = this.segments;
+    for (let i = 0; i < segs.length; i++) {
+      if (Array.isArray(cur)) {
+        pool.length = 0;
+        fanOut(cur, segs, i, pool, 0);
+        return pool.length === 0 ? ABSENT : pool;
+      }
+      if (!isRecord(cur)) return ABSENT;
+      cur = ownValue(cur, segs[i] as string);
+      if (cur === ABSENT) return ABSENT;
+    }
+    return cur;
+  }
+}
+
+/** Apply the rest of the path (from `from`) to every element, collecting what resolves. */
+function fanOut(arr: readonly unknown[], segs: readonly string[], from: number, out: unknown[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  for (let k = 0; k < arr.length; k++) {
+    let cur: unknown = arr[k];
+    let i = from;
+    for (; i < segs.length; i++) {
+      if (Array.isArray(cur)) break;
+      if (!isRecord(cur)) {
+        cur = ABSENT;
+        break;
+      }
+      cur = ownValue(cur, segs[i] as string);
+      if (cur === ABSENT) break;
+    }
+    if (cur === ABSENT) continue;
+    if (i < segs.length) fanOut(cur as readonly unknown[], segs, i, out, depth + 1);
+    else out.push(cur);
+  }
+}
+
+/**
+ * Refill `out` with every scalar leaf the keyword search looks at (§5.8): strings, numbers and booleans,
+ * through objects (values only, never keys) and arrays, skipping nulls, at most MAX_DEPTH levels deep.
+ */
+export function collectKeywordLeaves(value: unknown, out: unknown[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  const t = typeof value;
+  if (t === 'string' || t === 'number' || t === 'boolean') {
+    out.push(value);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) collectKeywordLeaves(value[i], out, depth + 1);
+    return;
+  }
+  const rec = value as Record<string, unknown>;
+  for (const k in rec) {
+    if (Object.hasOwn(rec, k)) collectKeywordLeaves(rec[k], out, depth + 1);
+  }
+}

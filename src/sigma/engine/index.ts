@@ -1,0 +1,6 @@
+export { compileRules, type CompileOptions, type CompileResult } from './compile-rules.js';
+export type { CompiledRule, Engine, EvalContext, Match } from './engine.js';
+export type { MatchedField } from './item-matchers.js';
+export type { MatcherKind } from './leaf-matcher.js';
+export type { EngineStats, EventLogsource } from './logsource-router.js';
+export { ABSENT, FieldPath, collectKeywordLeaves } from './field-path.js';

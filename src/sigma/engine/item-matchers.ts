@@ -1,0 +1,196 @@
+// Detection items and definitions as matcher trees (§2.2, §2.3, §2.7–2.9, §5.2–5.6). Each node answers
+// `matches` on the hot path and, for rules that matched, `explain` lists the field/value pairs that
+// satisfied it (a second, slower pass that may allocate).
+import type { EvalScope } from './eval-scope.js';
+import { ABSENT, MAX_DEPTH } from './field-path.js';
+import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
+
+/** One event field/value pair that satisfied an item of a matched rule. */
+export interface MatchedField {
+  /** Event field name; `keyword` for keyword items. */
+  readonly field: string;
+  /** The event value that satisfied the item; null when absence satisfied it. */
+  readonly value: unknown;
+  /** Search identifier the item belongs to. */
+  readonly selection: string;
+  readonly matcher: MatcherKind;
+  /** The item is negated (`|neq`). */
+  readonly negated: boolean;
+}
+
+export interface DetectionMatcher {
+  matches(scope: EvalScope): boolean;
+  /** Append the pairs that satisfied this (already true) node. */
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void;
+}
+
+const NOT_FOUND: unique symbol = Symbol('not-found');
+
+/** Copy fan-out buffers so a reported value never aliases the scope's reused arrays. */
+function reportable(scope: EvalScope, value: unknown): unknown {
+  if (value === ABSENT) return null;
+  return scope.isPooled(value) ? [...(value as unknown[])] : value;
+}
+
+/** `field|mods: values` — leaves of the field tested against each value; OR or AND (`|all`) linking. */
+export class FieldItem implements DetectionMatcher {
+  readonly needsLower: boolean;
+  readonly absentResult: boolean;
+  /** Index of the matcher that satisfied the last successful `findLeaf`. */
+  private hit = 0;
+
+  constructor(
+    readonly field: string,
+    readonly slot: number,
+    readonly matchers: readonly LeafMatcher[],
+    readonly all: boolean,
+  ) {
+    this.needsLower = matchers.some((m) => m.needsLower);
+    this.absentResult = all ? matchers.every((m) => m.matchesAbsent) : matchers.some((m) => m.matchesAbsent);
+  }
+
+  matches(scope: EvalScope): boolean {
+    const raw = scope.resolve(this.slot);
+    if (raw === ABSENT) return this.absentResult;
+    const ms = this.matchers;
+    if (!this.all) return this.findLeaf(raw, 0, ms.length, scope, 0) !== NOT_FOUND;
+    for (let i = 0; i < ms.length; i++) {
+      if (this.findLeaf(raw, i, i + 1, scope, 0) === NOT_FOUND) return false;
+    }
+    return true;
+  }
+
+  /** First leaf of `value` satisfying one of matchers [from, to); arrays mean any element. */
+  private findLeaf(value: unknown, from: number, to: number, scope: EvalScope, depth: number): unknown {
+    if (Array.isArray(value)) {
+      if (depth > MAX_DEPTH) return NOT_FOUND;
+      for (let i = 0; i < value.length; i++) {
+        const found = this.findLeaf(value[i], from, to, scope, depth + 1);
+        if (found !== NOT_FOUND) return found;
+      }
+      return NOT_FOUND;
+    }
+    const lower = this.needsLower ? scope.lower.lowerOf(value) : undefined;
+    const ms = this.matchers;
+    for (let i = from; i < to; i++) {
+      if ((ms[i] as LeafMatcher).test(value, lower, scope)) {
+        this.hit = i;
+        return value;
+      }
+    }
+    return NOT_FOUND;
+  }
+
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
+    const raw = scope.resolve(this.slot);
+    const ms = this.matchers;
+    if (raw === ABSENT) {
+      const m = ms.find((x) => x.matchesAbsent);
+      out.push({ field: this.field, value: null, selection, matcher: m?.kind ?? 'null', negated: false });
+      return;
+    }
+    const ranges: [number, number][] = this.all ? ms.map((_, i) => [i, i + 1]) : [[0, ms.length]];
+    for (const [from, to] of ranges) {
+      const leaf = this.findLeaf(raw, from, to, scope, 0);
+      if (leaf === NOT_FOUND) continue;
+      const matcher = (ms[this.hit] as LeafMatcher).kind;
+      out.push({ field: this.field, value: leaf, selection, matcher, negated: false });
+    }
+  }
+}
+
+/** Field-less values searched in every scalar leaf of the event (§2.7, §5.8). */
+export class KeywordItem implements DetectionMatcher {
+  readonly needsLower: boolean;
+  constructor(
+    readonly matchers: readonly LeafMatcher[],
+    readonly all: boolean,
+  ) {
+    this.needsLower = matchers.some((m) => m.needsLower);
+  }
+
+  matches(scope: EvalScope): boolean {
+    const ms = this.matchers;
+    if (!this.all) return this.find(0, ms.length, scope) >= 0;
+    for (let i = 0; i < ms.length; i++) if (this.find(i, i + 1, scope) < 0) return false;
+    return true;
+  }
+
+  /** Index of the first keyword leaf satisfying one of matchers [from, to), or -1. */
+  private find(from: number, to: number, scope: EvalScope): number {
+    const leaves = scope.keywordLeaves();
+    const ms = this.matchers;
+    for (let k = 0; k < leaves.length; k++) {
+      const leaf = leaves[k];
+      const lower = this.needsLower ? scope.keywordLower(k) : undefined;
+      for (let i = from; i < to; i++) if ((ms[i] as LeafMatcher).test(leaf, lower, scope)) return k;
+    }
+    return -1;
+  }
+
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
+    const ms = this.matchers;
+    const ranges: [number, number][] = this.all ? ms.map((_, i) => [i, i + 1]) : [[0, ms.length]];
+    for (const [from, to] of ranges) {
+      const k = this.find(from, to, scope);
+      if (k >= 0) out.push({ field: 'keyword', value: scope.keywordLeaves()[k], selection, matcher: 'keyword', negated: false });
+    }
+  }
+}
+
+/** `Field|exists: bool` — presence, a present null included (§3.3.12). */
+export class ExistsItem implements DetectionMatcher {
+  constructor(
+    readonly field: string,
+    readonly slot: number,
+    readonly expected: boolean,
+  ) {}
+  matches(scope: EvalScope): boolean {
+    return (scope.resolve(this.slot) !== ABSENT) === this.expected;
+  }
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
+    const value = reportable(scope, scope.resolve(this.slot));
+    out.push({ field: this.field, value, selection, matcher: 'exists', negated: false });
+  }
+}
+
+/** `|neq`: the whole item negated, so an absent field satisfies it (§3.3.10). */
+export class NegatedItem implements DetectionMatcher {
+  constructor(
+    readonly field: string,
+    readonly slot: number,
+    readonly inner: DetectionMatcher,
+    readonly kind: MatcherKind,
+  ) {}
+  matches(scope: EvalScope): boolean {
+    return !this.inner.matches(scope);
+  }
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
+    const value = this.slot < 0 ? null : reportable(scope, scope.resolve(this.slot));
+    out.push({ field: this.field, value, selection, matcher: this.kind, negated: true });
+  }
+}
+
+/** A mapping (AND of items) or a list (OR of definitions). */
+export class DetectionGroup implements DetectionMatcher {
+  constructor(
+    readonly all: boolean,
+    readonly children: readonly DetectionMatcher[],
+  ) {}
+  matches(scope: EvalScope): boolean {
+    const cs = this.children;
+    if (this.all) {
+      for (let i = 0; i < cs.length; i++) if (!(cs[i] as DetectionMatcher).matches(scope)) return false;
+      return true;
+    }
+    for (let i = 0; i < cs.length; i++) if ((cs[i] as DetectionMatcher).matches(scope)) return true;
+    return false;
+  }
+  explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
+    for (const c of this.children) {
+      if (!c.matches(scope)) continue;
+      c.explain(scope, selection, out);
+      if (!this.all) return;
+    }
+  }
+}

@@ -1,7 +1,9 @@
-// pySigma's "plain rendering" of a Sigma string (what replace_string, map_string and match_string see)
-// and its inverse. Only wildcards are escaped when rendering, as in pySigma, so a literal backslash right
-// before a wildcard does not survive a round trip (a documented pySigma quirk we keep).
+// pySigma's "plain rendering" of a Sigma string (`SigmaString.to_plain`), which is what replace_string,
+// map_string and match_string see. Unlike the value module's `printSigmaString` it escapes only
+// wildcards, so a literal backslash right before a wildcard does not survive a round trip: pipelines
+// written for pySigma expect exactly this text (a documented quirk we keep).
 import type { Scalar, SigmaValue, StringPart } from '../ast.js';
+import { literalParts, parseSigmaString } from '../value/index.js';
 
 type StringValue = Extract<SigmaValue, { kind: 'string' }>;
 
@@ -33,38 +35,13 @@ export function renderPlain(parts: readonly StringPart[]): string {
   return out;
 }
 
-/** Parses `*`, `?` and the escapes `\*`, `\?`, `\\`; any other backslash is literal. */
-export function parsePlain(text: string): readonly StringPart[] {
-  const parts: StringPart[] = [];
-  let lit = '';
-  const flush = (): void => {
-    if (lit !== '') parts.push({ t: 'lit', s: lit });
-    lit = '';
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] ?? '';
-    const next = text[i + 1];
-    if (c === '\\' && (next === '*' || next === '?' || next === '\\')) {
-      lit += next;
-      i++;
-    } else if (c === '*' || c === '?') {
-      flush();
-      parts.push({ t: c === '*' ? 'any' : 'one' });
-    } else {
-      lit += c;
-    }
-  }
-  flush();
-  return parts;
-}
-
 /** Literal text only (no wildcards), as one string value. */
 export function literalString(text: string, cased = false): StringValue {
-  return { kind: 'string', parts: text === '' ? [] : [{ t: 'lit', s: text }], cased };
+  return { kind: 'string', parts: literalParts(text), cased };
 }
 
 export function plainString(text: string, cased = false): StringValue {
-  return { kind: 'string', parts: parsePlain(text), cased };
+  return { kind: 'string', parts: parseSigmaString(text), cased };
 }
 
 /** A YAML scalar as a plain Sigma value (strings parsed for wildcards), as the loader does without modifiers. */
@@ -73,10 +50,6 @@ export function scalarValue(v: Scalar): SigmaValue {
   if (typeof v === 'string') return plainString(v);
   if (typeof v === 'number') return { kind: 'number', value: v, raw: String(v) };
   return { kind: 'bool', value: v };
-}
-
-export function hasWildcard(parts: readonly StringPart[]): boolean {
-  return parts.some((p) => p.t === 'any' || p.t === 'one');
 }
 
 /** Structural equality of two values (Sigma typing: a string never equals a number). */

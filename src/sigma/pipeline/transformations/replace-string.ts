@@ -4,7 +4,8 @@
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { SigmaValue, StringPart } from '../../ast.js';
-import { parsePlain, plainString, renderPlain } from '../plain-string.js';
+import { normaliseParts, parseSigmaString } from '../../value/index.js';
+import { plainString, renderPlain } from '../plain-string.js';
 import { compileSearch, pythonReplacer } from '../python-regex.js';
 import type { Transformation } from '../types.js';
 import { mapItemValues } from '../walk.js';
@@ -51,10 +52,10 @@ export function create(p: Static<typeof params>): Transformation {
         continue;
       }
       changed = true;
-      if (p.interpret_special === true) out.push(...parsePlain(next));
+      if (p.interpret_special === true) out.push(...parseSigmaString(next));
       else if (next !== '') out.push({ t: 'lit', s: next });
     }
-    return changed ? out : undefined;
+    return changed ? normaliseParts(out) : undefined;
   };
   const onValue = (v: SigmaValue): SigmaValue | undefined => {
     if (v.kind === 'number') {

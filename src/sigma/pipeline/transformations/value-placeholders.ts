@@ -3,7 +3,7 @@
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { SigmaValue, StringPart } from '../../ast.js';
-import { parsePlain } from '../plain-string.js';
+import { normaliseParts, parseSigmaString } from '../../value/index.js';
 import type { Transformation } from '../types.js';
 import { mapItemValues } from '../walk.js';
 import { PlaceholderSelection, placeholderFilter } from './placeholder-selection.js';
@@ -30,10 +30,10 @@ export function create(p: Static<typeof params>): Transformation {
             ctx.fail('pipeline_unknown_variable', `placeholder '%${part.name}%' has no pipeline variable`);
             return undefined;
           }
-          const options = (Array.isArray(value) ? value : [value]).map((o: string | number) => parsePlain(String(o)));
+          const options = (Array.isArray(value) ? value : [value]).map((o: string | number) => parseSigmaString(String(o)));
           variants = variants.flatMap((parts) => options.map((o) => [...parts, ...o]));
         }
-        return variants.map((parts) => ({ ...v, parts }));
+        return variants.map((parts) => ({ ...v, parts: normaliseParts(parts) }));
       }),
   };
 }

@@ -1,7 +1,7 @@
 // A string value contains a `*` or `?` wildcard.
 import Type from 'typebox';
 import type { Static } from 'typebox';
-import { hasWildcard } from '../../plain-string.js';
+import { hasWildcards } from '../../../value/index.js';
 import type { ItemPredicate } from '../../types.js';
 import { Cond, quantify } from './value-quantifier.js';
 
@@ -10,5 +10,5 @@ export const type = 'contains_wildcard';
 export const params = Type.Object({ cond: Cond }, { additionalProperties: false });
 
 export function create(p: Static<typeof params>): ItemPredicate {
-  return (item) => quantify(p.cond, item, (v) => v.kind === 'string' && hasWildcard(v.parts));
+  return (item) => quantify(p.cond, item, (v) => v.kind === 'string' && hasWildcards(v.parts));
 }

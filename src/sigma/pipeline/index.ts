@@ -1,0 +1,12 @@
+export { applyPipelines, mergeVars, sortPipelines, withVars } from './apply-pipelines.js';
+export type { ApplyOptions, PipelineResult } from './apply-pipelines.js';
+export { parsePipelineText, parsePipelineValue } from './parse-pipeline.js';
+export type { ParsedPipeline } from './parse-pipeline.js';
+export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './resolve-pipeline.js';
+export type { BuiltinPipelineInfo } from './resolve-pipeline.js';
+export { builtinPipelines } from './builtin/registry.js';
+export type { BuiltinPipeline } from './builtin/builtin-pipeline.js';
+export { transformations } from './transformations/registry.js';
+export { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/registry.js';
+export { NULL_KEY } from './yaml-source.js';
+export type { AnyRule, Pipeline, ProcessingItem, VarValue } from './types.js';

@@ -64,4 +64,13 @@ describe('IP networks', () => {
       }),
     );
   });
+
+  it('parses arbitrary text without throwing and only accepts what it can print back', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('1', '0', '9', 'f', ':', '.', '/', '2', '5', 'x') , maxLength: 20 }), (text) => {
+        const n = parseIpNetwork(text);
+        if (n) expect(parseIpNetwork(formatIpNetwork(n))).toEqual(n);
+      }),
+    );
+  });
 });

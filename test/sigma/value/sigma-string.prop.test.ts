@@ -28,6 +28,15 @@ describe('Sigma string properties', () => {
     );
   });
 
+  it('parse yields normalised parts (no empty or adjacent literals)', () => {
+    fc.assert(
+      fc.property(specialText, (text) => {
+        const parts = parseSigmaString(text);
+        expect(normaliseParts(parts)).toEqual(parts);
+      }),
+    );
+  });
+
   it('placeholder syntax round-trips through print and expand', () => {
     const name = fc.string({ unit: fc.constantFrom('a', 'B', '_', '1'), minLength: 1, maxLength: 4 });
     // A literal may not end in a backslash right before a placeholder: the syntax cannot express that.

@@ -47,6 +47,11 @@ export class LineSplitter {
     this.max = options.maxLineBytes ?? MAX_LINE_BYTES;
   }
 
+  /** Bytes held for the incomplete current line (never more than the limit plus one). */
+  get bufferedBytes(): number {
+    return this.discarding ? 0 : this.pendingBytes;
+  }
+
   push(chunk: string | Uint8Array): LineFrame[] {
     const bytes = typeof chunk === 'string' ? this.encodeText(chunk) : chunk;
     const out: LineFrame[] = [];

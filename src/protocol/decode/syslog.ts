@@ -30,9 +30,10 @@ function setIfAbsent(event: JsonEvent, key: string, value: string | undefined): 
  */
 export function decodeSyslog(line: string, options: SyslogOptions): JsonEvent {
   const header = parseSyslogHeader(line, options);
-  let message = header.message;
-  if (options.stripBom !== false && message.startsWith('\ufeff')) message = message.slice(1);
-  message = message.trim();
+  // RFC 5424 messages may start with a UTF-8 BOM; JS `trim()` would drop it too, so keep it explicitly.
+  const raw = header.message;
+  const keptBom = options.stripBom === false && raw.startsWith('\ufeff') ? '\ufeff' : '';
+  const message = keptBom + raw.slice(raw.startsWith('\ufeff') ? 1 : 0).trim();
   const body = parseJsonObject(message);
   if (body !== undefined) {
     const event: JsonEvent = { ...body };

@@ -1,0 +1,161 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
+import type { Chunk, Res } from '../../src/http/handler.js';
+import { inject } from '../../src/http/inject.js';
+import { createNdjsonStream } from '../../src/http/ndjson-stream.js';
+import { createHttpApp } from '../../src/http/router.js';
+import { ROUTES } from '../../src/http/routes.js';
+
+/** A response whose transport takes `capacity` chunks, then backs up until `drain()`. */
+class SlowRes implements Res {
+  readonly written: string[] = [];
+  ended = false;
+  abortedFlag = false;
+  private writable: (() => void) | undefined;
+  private readonly abortHandlers: (() => void)[] = [];
+  private room: number;
+  constructor(private readonly capacity: number) {
+    this.room = capacity;
+  }
+  get closed() {
+    return this.ended || this.abortedFlag;
+  }
+  get aborted() {
+    return this.abortedFlag;
+  }
+  status() {
+    return this;
+  }
+  header() {
+    return this;
+  }
+  write(chunk: Chunk) {
+    this.written.push(String(chunk));
+    this.room -= 1;
+    return this.room > 0;
+  }
+  end(body?: Chunk) {
+    if (body !== undefined) this.written.push(String(body));
+    this.ended = true;
+  }
+  onWritable(cb: () => void) {
+    this.writable = cb;
+  }
+  onAbort(cb: () => void) {
+    this.abortHandlers.push(cb);
+  }
+  drain() {
+    this.room = this.capacity;
+    const cb = this.writable;
+    this.writable = undefined;
+    cb?.();
+  }
+  abort() {
+    this.abortedFlag = true;
+    for (const cb of this.abortHandlers) cb();
+  }
+}
+
+describe('chunked NDJSON stream', () => {
+  it('buffers while backed up, drops beyond the bound, and keeps line order', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 4 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.array(fc.oneof(fc.constant('push' as const), fc.constant('drain' as const)), { maxLength: 60 }),
+        (capacity, bound, ops) => {
+          const res = new SlowRes(capacity);
+          const stream = createNdjsonStream(res, { maxBufferedLines: bound, onClose: () => undefined });
+          const kept: string[] = [];
+          let n = 0;
+          for (const op of ops) {
+            if (op === 'drain') res.drain();
+            else {
+              const line = String(n++);
+              if (stream.push(line)) kept.push(line);
+            }
+          }
+          stream.end('summary');
+          for (let i = 0; i < 100 && !res.ended; i++) res.drain();
+          expect(res.ended).toBe(true);
+          expect(res.written).toEqual([...kept.map((l) => `${l}\n`), 'summary\n']);
+          expect(stream.dropped).toBe(n - kept.length);
+        },
+      ),
+    );
+  });
+
+  it('calls the teardown and refuses lines once the client went away', () => {
+    const res = new SlowRes(10);
+    let closed = 0;
+    const stream = createNdjsonStream(res, { maxBufferedLines: 4, onClose: () => (closed += 1) });
+    expect(stream.push('a')).toBe(true);
+    res.abort();
+    expect(closed).toBe(1);
+    expect(stream.closed).toBe(true);
+    expect(stream.push('b')).toBe(false);
+  });
+});
+
+describe('tap and tail routes', () => {
+  const setup = () => {
+    const facade = new FakeDaemonFacade({ tap: true, tail: true });
+    return { facade, app: createHttpApp(ROUTES, facade) };
+  };
+
+  it.each([
+    ['/api/v1/tap?stage=bogus'],
+    ['/api/v1/tap?duration=10parsecs'],
+    ['/api/v1/tap?duration=6m'],
+    ['/api/v1/tap?limit=many'],
+  ])('tap answers 400 for %s', async (url) => {
+    const { app } = setup();
+    const res = await inject(app, { method: 'GET', url });
+    expect(res.status).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'invalid tap parameters' });
+  });
+
+  it.each([['/api/v1/detections/stream?level=severe'], ['/api/v1/detections/stream?duration=soon'], ['/api/v1/detections/stream?limit=-1']])(
+    'tail answers 400 for %s',
+    async (url) => {
+      const { app } = setup();
+      const res = await inject(app, { method: 'GET', url });
+      expect(res.status).toBe(400);
+      expect(res.json()).toMatchObject({ error: 'invalid detection tail parameters' });
+    },
+  );
+
+  it('passes parsed tap parameters to the session', async () => {
+    const { facade, app } = setup();
+    const done = inject(app, { method: 'GET', url: '/api/v1/tap?duration=1m30s&limit=5&redact=user.name,%20,host' });
+    const session = facade.tap?.sessions[0];
+    expect(session?.request).toEqual({ durationMs: 90_000, limit: 5, stage: 'decoded', redact: ['user.name', 'host'] });
+    session?.sink.end('{"svc_tap_summary":{}}');
+    expect((await done).text).toBe('{"svc_tap_summary":{}}\n');
+  });
+
+  it('passes tail filters (rule lower-cased and trimmed) to the session', async () => {
+    const { facade, app } = setup();
+    const done = inject(app, { method: 'GET', url: '/api/v1/detections/stream?level=high&rule=%20Mimikatz%20' });
+    const session = facade.tail?.sessions[0];
+    expect(session?.request).toEqual({ durationMs: undefined, limit: undefined, level: 'high', rule: 'mimikatz' });
+    session?.sink.push('{"rule_title":"x"}');
+    session?.sink.end('{"svc_tail_summary":{"streamed":1,"dropped":0}}');
+    expect((await done).headers['content-type']).toBe('application/x-ndjson');
+  });
+
+  it.each([
+    ['/api/v1/tap', 'tap session capacity reached'],
+    ['/api/v1/detections/stream', 'tail session capacity reached'],
+  ])('%s answers 409 once max_sessions sessions run', async (url, error) => {
+    const { app } = setup();
+    const aborts = [new AbortController(), new AbortController()];
+    const running = aborts.map((a) => inject(app, { method: 'GET', url }, { signal: a.signal }));
+    const third = await inject(app, { method: 'GET', url });
+    expect(third.status).toBe(409);
+    expect(third.json()).toMatchObject({ error });
+    for (const a of aborts) a.abort();
+    expect((await Promise.all(running)).every((r) => r.aborted)).toBe(true);
+  });
+});

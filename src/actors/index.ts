@@ -1,0 +1,1 @@
+export type { ActorKind, AnyActorKind, StateCodec, Transition } from './kind.js';

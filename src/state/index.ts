@@ -1,0 +1,37 @@
+export { ActorHost } from './actor-host.js';
+export type { ActorHostOptions, DefinitionUpdate } from './actor-host.js';
+export { applyTransition, countStates, createKindRegistry, createStateMaps, DEFINITIONS_KIND } from './actor-states.js';
+export type { KindRegistry, StateMaps } from './actor-states.js';
+export { noCrash } from './crash-points.js';
+export type { CrashHook, CrashPoint } from './crash-points.js';
+export { decideDefinitionChange, dropChangedDefinitions, hasDefinitionChange } from './definitions.js';
+export type { DefinitionChange, DefinitionsEvent } from './definitions.js';
+export { lastResultIdInFile, scanFileTail } from './file-tail.js';
+export type { FileTail } from './file-tail.js';
+export { inspectStateDir, inspectStore } from './inspect-state.js';
+export type { StateReport } from './inspect-state.js';
+export { MemoryBackend } from './memory-backend.js';
+export { openLmdbStateStore, openMemoryStateStore } from './open-state-store.js';
+export { deliverOutboxOnce, reconcileFileSink } from './outbox-delivery.js';
+export type { DeliverOptions } from './outbox-delivery.js';
+export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk, SnapshotHeader } from './records.js';
+export type { JournalDraft, OutboxDraft } from './records.js';
+export { recover } from './recover.js';
+export type { Recovered, RecoverOptions, RecoverProgress, RecoverStats } from './recover.js';
+export { resultIdForInput, resultIdForTimer } from './result-id.js';
+export { decideSnapshot, DEFAULT_SNAPSHOT_POLICY } from './snapshot-policy.js';
+export type { SnapshotPolicy, SnapshotReason } from './snapshot-policy.js';
+export type { SnapshotInput, SnapshotKindInput } from './snapshot-tables.js';
+export { StateCorruptionError } from './state-errors.js';
+export type { StateCorruptionCode } from './state-errors.js';
+export { StateStore } from './state-store.js';
+export type {
+  CommitBatch,
+  CommitResult,
+  IdempotencyLookup,
+  IdempotencyRetention,
+  RecoverMode,
+  ReplayStats,
+  SnapshotBase,
+  StateStoreOptions,
+} from './state-store.js';

@@ -1,0 +1,17 @@
+import { LmdbBackend } from './lmdb-backend.js';
+import { MemoryBackend } from './memory-backend.js';
+import { StateStore } from './state-store.js';
+import type { StateStoreOptions } from './state-store.js';
+
+/** `--state-db DIR`: the LMDB environment at `dir` (created when missing). */
+export function openLmdbStateStore(dir: string, options: StateStoreOptions = {}): Promise<StateStore> {
+  return StateStore.open(new LmdbBackend(dir), options);
+}
+
+/**
+ * No `--state-db`: the same journal, outbox and snapshot semantics in memory, so the daemon always
+ * takes one path. Passing a `backend` again reopens it (tests simulate a restart this way).
+ */
+export function openMemoryStateStore(options: StateStoreOptions & { readonly backend?: MemoryBackend } = {}): Promise<StateStore> {
+  return StateStore.open(options.backend ?? new MemoryBackend(), options);
+}

@@ -10,7 +10,6 @@ export type {
   ResultHeader,
 } from './definition.js';
 export { canonicalJson, definitionHash } from './definition-hash.js';
-export { parseDurationMs, requireDurationMs } from './duration.js';
 export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
 export { numericValue, readField, renderScalar } from './field-value.js';
 export type { FieldReader } from './field-value.js';

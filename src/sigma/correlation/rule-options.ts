@@ -2,8 +2,17 @@ import Type from 'typebox';
 import Compile from 'typebox/compile';
 import type { SigmaWarning } from '../errors.js';
 import { SigmaError } from '../errors.js';
-import { requireDurationMs } from './duration.js';
+import { parseDuration } from '../../protocol/duration.js';
 import type { WindowMode } from './window.js';
+
+/** Durations of extension keys use the daemon's duration syntax (`30s`, `5m`, `1h30m`). */
+function requireDurationMs(text: string, key: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) {
+    throw new SigmaError('correlation', 'bad_duration', `correlation option ${key}: '${text}' is not a duration like 30s or 5m`);
+  }
+  return ms;
+}
 
 export type CorrelationAction = 'alert' | 'reset';
 export type CorrelationEventMode = 'none' | 'full' | 'refs';

@@ -14,7 +14,7 @@ export interface WindowBounds {
 }
 
 export interface WindowShape {
-  readonly mode: WindowMode;
+  readonly window: WindowMode;
   readonly timespanMs: number;
   readonly gapMs: number;
 }
@@ -31,7 +31,7 @@ export function bucketOf(ts: number, timespanMs: number): number {
  */
 export function decideWindow(w: WindowShape, b: WindowBounds, ts: number): WindowDecision {
   if (b.mark < 0) return 'extend';
-  switch (w.mode) {
+  switch (w.window) {
     case 'sliding':
       return ts < b.mark - w.timespanMs ? 'late' : 'extend';
     case 'tumbling': {
@@ -46,7 +46,7 @@ export function decideWindow(w: WindowShape, b: WindowBounds, ts: number): Windo
       return b.earliest - ts > w.gapMs || b.latest - ts > w.timespanMs ? 'late' : 'extend';
     }
     default: {
-      const never: never = w.mode;
+      const never: never = w.window;
       return never;
     }
   }
@@ -57,7 +57,7 @@ export function decideWindow(w: WindowShape, b: WindowBounds, ts: number): Windo
  * before it are dropped. Session windows end as a whole (`sessionOver`), never trim from the front.
  */
 export function windowStart(w: WindowShape, mark: number): number {
-  switch (w.mode) {
+  switch (w.window) {
     case 'sliding':
       return mark - w.timespanMs;
     case 'tumbling':
@@ -65,7 +65,7 @@ export function windowStart(w: WindowShape, mark: number): number {
     case 'session':
       return -Infinity;
     default: {
-      const never: never = w.mode;
+      const never: never = w.window;
       return never;
     }
   }

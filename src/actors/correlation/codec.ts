@@ -1,0 +1,128 @@
+import Type from 'typebox';
+import Compile from 'typebox/compile';
+import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
+import { encodeGroupKey } from '../../sigma/correlation/index.js';
+import { HitValueSchema, KeptEventSchema } from './events.js';
+import type { GroupState } from './state.js';
+import { keepsRules, keepsValues, NO_ENTRIES } from './state.js';
+
+/** Layout version of the encoded snapshot; an unknown version means starting fresh. */
+export const CORRELATION_CODEC_VERSION = 1;
+
+const PhaseSchema = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('accumulating'),
+  Type.Literal('fired'),
+  Type.Literal('suppressed'),
+  Type.Literal('expired'),
+  Type.Literal('evicted'),
+]);
+
+/** One group as plain data; `corr` is the definition hash, so state survives reloads of unchanged rules. */
+export const EncodedGroupSchema = Type.Object(
+  {
+    corr: Type.String(),
+    key: Type.Array(Type.Union([Type.String(), Type.Null()])),
+    mark: Type.Integer({ minimum: -1 }),
+    ts: Type.Array(Type.Integer({ minimum: 0 })),
+    rules: Type.Array(Type.Integer()),
+    values: Type.Array(HitValueSchema),
+    kept: Type.Array(KeptEventSchema),
+    last_alert: Type.Integer({ minimum: -1 }),
+    phase: PhaseSchema,
+  },
+  { additionalProperties: false },
+);
+export type EncodedGroup = Type.Static<typeof EncodedGroupSchema>;
+
+export const EncodedSnapshotSchema = Type.Object(
+  { version: Type.Integer(), groups: Type.Array(Type.Unknown()) },
+  { additionalProperties: false },
+);
+export type EncodedSnapshot = Type.Static<typeof EncodedSnapshotSchema>;
+
+const checkSnapshot = Compile(EncodedSnapshotSchema);
+const checkGroup = Compile(EncodedGroupSchema);
+
+export interface DecodedSnapshot {
+  readonly groups: readonly GroupState[];
+  /** Entries dropped: unknown or changed definition, or not rebuildable. */
+  readonly skipped: number;
+  /** Set when the whole snapshot was unusable and the caller starts fresh. */
+  readonly fresh?: 'unknown_version' | 'malformed';
+}
+
+function compareGroups(a: GroupState, b: GroupState): number {
+  if (a.def.index !== b.def.index) return a.def.index - b.def.index;
+  const ka = encodeGroupKey(a.key);
+  const kb = encodeGroupKey(b.key);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** All groups as plain data in a deterministic order (correlation index, then group key). */
+export function encode(groups: readonly GroupState[]): EncodedSnapshot {
+  const sorted = [...groups].sort(compareGroups);
+  return {
+    version: CORRELATION_CODEC_VERSION,
+    groups: sorted.map(
+      (g): EncodedGroup => ({
+        corr: g.def.hash,
+        key: [...g.key],
+        mark: g.mark,
+        ts: [...g.ts],
+        rules: [...g.rules],
+        values: [...g.values],
+        kept: g.kept.map((k) => ({ ...k })),
+        last_alert: g.lastAlert,
+        phase: g.phase,
+      }),
+    ),
+  };
+}
+
+function ascending(ts: readonly number[]): boolean {
+  for (let i = 1; i < ts.length; i++) if ((ts[i] as number) < (ts[i - 1] as number)) return false;
+  return true;
+}
+
+function rebuild(e: EncodedGroup, def: CompiledCorrelation): GroupState | undefined {
+  const n = e.ts.length;
+  const shapeOk =
+    e.key.length === def.groupBy.length &&
+    ascending(e.ts) &&
+    e.rules.length === (keepsRules(def) ? n : 0) &&
+    e.values.length === (keepsValues(def) ? n : 0) &&
+    e.phase !== 'expired' &&
+    e.phase !== 'evicted';
+  if (!shapeOk) return undefined;
+  const list = <T>(xs: readonly T[]): readonly T[] => (xs.length === 0 ? NO_ENTRIES : xs);
+  return {
+    def,
+    key: e.key,
+    mark: e.mark,
+    ts: list(e.ts),
+    rules: list(e.rules),
+    values: list(e.values),
+    kept: list(e.kept),
+    lastAlert: e.last_alert,
+    phase: e.phase,
+  };
+}
+
+/**
+ * Rebuild groups from `encode`'s output against the loaded definitions (`byHash`). Entries of unknown
+ * or changed correlations, and entries that do not check, are skipped and counted.
+ */
+export function decode(data: unknown, byHash: (hash: string) => CompiledCorrelation | undefined): DecodedSnapshot {
+  if (!checkSnapshot.Check(data)) return { groups: [], skipped: 0, fresh: 'malformed' };
+  if (data.version !== CORRELATION_CODEC_VERSION) return { groups: [], skipped: 0, fresh: 'unknown_version' };
+  const groups: GroupState[] = [];
+  let skipped = 0;
+  for (const raw of data.groups) {
+    const def = checkGroup.Check(raw) ? byHash(raw.corr) : undefined;
+    const g = def !== undefined && checkGroup.Check(raw) ? rebuild(raw, def) : undefined;
+    if (g === undefined) skipped++;
+    else groups.push(g);
+  }
+  return { groups, skipped };
+}

@@ -1,0 +1,249 @@
+import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
+import {
+  decideWindow,
+  meetsThresholds,
+  orderedPrefix,
+  percentileOf,
+  popcount,
+  sessionOver,
+  windowStart,
+} from '../../sigma/correlation/index.js';
+import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
+import type { GroupPhase, GroupState } from './state.js';
+import { keepsRules, keepsValues, NO_ENTRIES } from './state.js';
+
+/** A result to emit for this group: the aggregate that met the condition, at the group's time. */
+export interface EmitResult {
+  readonly type: 'emit_result';
+  readonly value: number;
+  readonly at: number;
+  readonly kept: readonly KeptEvent[];
+}
+export type GroupEffect = EmitResult;
+
+/** Why a transition did what it did. */
+export type TransitionReason = 'late' | 'not_met' | 'fired' | 'suppressed' | 'kept' | 'expired' | 'evicted' | 'final';
+
+export interface GroupTransition {
+  readonly state: GroupState;
+  readonly effects: readonly GroupEffect[];
+  readonly reason: TransitionReason;
+}
+
+const NO_EFFECTS: readonly GroupEffect[] = Object.freeze([]);
+
+/** The current aggregate of a group and whether its condition holds. */
+export interface GroupEvaluation {
+  readonly value: number | undefined;
+  readonly met: boolean;
+}
+
+function numbers(values: readonly HitValue[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === 'number') out.push(v);
+  }
+  return out;
+}
+
+function aggregate(s: GroupState): { value: number | undefined; fired: number } {
+  const def = s.def;
+  switch (def.aggregate) {
+    case 'count':
+      return { value: s.ts.length, fired: 0 };
+    case 'distinct': {
+      const seen = new Set<string>();
+      for (let i = 0; i < s.values.length; i++) {
+        const v = s.values[i];
+        if (typeof v === 'string') seen.add(v);
+      }
+      return { value: seen.size, fired: 0 };
+    }
+    case 'rules': {
+      let fired = 0;
+      for (let i = 0; i < s.rules.length; i++) fired |= s.rules[i] as number;
+      return { value: popcount(fired), fired };
+    }
+    case 'ordered': {
+      const n = orderedPrefix(s.ts, s.rules, def.refs.length);
+      return { value: n, fired: n >= 31 ? -1 : (1 << n) - 1 };
+    }
+    case 'sum': {
+      let sum = 0;
+      for (const v of numbers(s.values)) sum += v;
+      return { value: sum, fired: 0 };
+    }
+    case 'avg': {
+      const xs = numbers(s.values);
+      let sum = 0;
+      for (const v of xs) sum += v;
+      return { value: xs.length === 0 ? undefined : sum / xs.length, fired: 0 };
+    }
+    case 'percentile':
+      return { value: percentileOf(numbers(s.values).sort((a, b) => a - b), def.percentile), fired: 0 };
+    default: {
+      const never: never = def.aggregate;
+      return never;
+    }
+  }
+}
+
+/** Aggregate the group's window and test the correlation's condition on it. */
+export function evaluateGroup(s: GroupState): GroupEvaluation {
+  const { value, fired } = aggregate(s);
+  const test = s.def.ruleSetTest;
+  return { value, met: test !== null ? s.ts.length > 0 && test(fired) : meetsThresholds(s.def.ops, value) };
+}
+
+function suppressing(def: CompiledCorrelation, lastAlert: number, at: number): boolean {
+  return lastAlert >= 0 && def.suppressMs > 0 && at - lastAlert < def.suppressMs;
+}
+
+/** First index whose time is >= t (entries before it are older than t). */
+function lowerBound(ts: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ts[mid] as number) < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose time is > t: a new entry goes there, after its ties. */
+function upperBound(ts: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((ts[mid] as number) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** `src[from..]` with `item` inserted at `pos`, then `drop` entries removed at `anchor`. */
+function rebuild<T>(src: readonly T[], from: number, pos: number, item: T, drop: number, anchor: number): T[] {
+  const out = src.slice(from, pos);
+  out.push(item);
+  for (let i = pos; i < src.length; i++) out.push(src[i] as T);
+  if (drop > 0) out.splice(anchor, drop);
+  return out;
+}
+
+function keptAfter(kept: readonly KeptEvent[], start: number): readonly KeptEvent[] {
+  let i = 0;
+  while (i < kept.length && (kept[i] as KeptEvent).ts < start) i++;
+  return i === 0 ? kept : kept.length === i ? NO_ENTRIES : kept.slice(i);
+}
+
+function addKept(kept: readonly KeptEvent[], item: KeptEvent, max: number): readonly KeptEvent[] {
+  let pos = kept.length;
+  while (pos > 0 && (kept[pos - 1] as KeptEvent).ts > item.ts) pos--;
+  const out = kept.slice(0, pos);
+  out.push(item);
+  for (let i = pos; i < kept.length; i++) out.push(kept[i] as KeptEvent);
+  return out.length > max ? out.slice(out.length - max) : out;
+}
+
+function hit(s: GroupState, e: HitEvent): GroupTransition {
+  const def = s.def;
+  const n = s.ts.length;
+  const decision = decideWindow(
+    def,
+    { mark: s.mark, earliest: n > 0 ? s.ts[0] : undefined, latest: n > 0 ? s.ts[n - 1] : undefined },
+    e.at,
+  );
+  if (decision === 'late') return { state: s, effects: NO_EFFECTS, reason: 'late' };
+  const base = decision === 'reset' ? { ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES } : s;
+  const mark = Math.max(s.mark, e.at);
+  const start = windowStart(def, mark);
+  const from = lowerBound(base.ts, start);
+  const pos = upperBound(base.ts, e.at);
+  const size = base.ts.length - from + 1;
+  const cap = def.maxGroupEntries;
+  const drop = cap > 0 && size > cap ? size - cap : 0;
+  // A session keeps its first entry: it anchors the session's span.
+  const anchor = def.window === 'session' && cap > 1 ? 1 : 0;
+  let kept = keptAfter(base.kept, start);
+  if (e.kept !== undefined && def.eventMode !== 'none') kept = addKept(kept, e.kept, def.maxEvents);
+  const next: GroupState = {
+    def,
+    key: s.key,
+    mark,
+    ts: rebuild(base.ts, from, pos, e.at, drop, anchor),
+    rules: keepsRules(def) ? rebuild(base.rules, from, pos, e.rules, drop, anchor) : NO_ENTRIES,
+    values: keepsValues(def) ? rebuild(base.values, from, pos, e.value ?? null, drop, anchor) : NO_ENTRIES,
+    kept,
+    lastAlert: s.lastAlert,
+    phase: s.phase,
+  };
+  const { value, met } = evaluateGroup(next);
+  if (!met || value === undefined) return { state: { ...next, phase: 'accumulating' }, effects: NO_EFFECTS, reason: 'not_met' };
+  if (suppressing(def, s.lastAlert, mark)) {
+    return { state: { ...next, phase: 'suppressed' }, effects: NO_EFFECTS, reason: 'suppressed' };
+  }
+  const effect: EmitResult = { type: 'emit_result', value, at: mark, kept: next.kept };
+  const fired: GroupState =
+    def.action === 'reset'
+      ? { ...next, ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES, lastAlert: mark, phase: 'fired' }
+      : { ...next, lastAlert: mark, phase: 'fired' };
+  return { state: fired, effects: [effect], reason: 'fired' };
+}
+
+function tick(s: GroupState, now: number): GroupTransition {
+  const def = s.def;
+  const mark = Math.max(s.mark, now);
+  const n = s.ts.length;
+  let from: number;
+  if (def.window === 'session') from = n > 0 && sessionOver(def, s.ts[0] as number, s.ts[n - 1] as number, mark) ? n : 0;
+  else from = lowerBound(s.ts, windowStart(def, mark));
+  const keptFrom = from === n ? NO_ENTRIES : def.window === 'session' ? s.kept : keptAfter(s.kept, windowStart(def, mark));
+  const trimmed: GroupState =
+    from === 0 && mark === s.mark
+      ? s
+      : {
+          ...s,
+          mark,
+          ts: from === 0 ? s.ts : s.ts.slice(from),
+          rules: from === 0 || s.rules.length === 0 ? s.rules : s.rules.slice(from),
+          values: from === 0 || s.values.length === 0 ? s.values : s.values.slice(from),
+          kept: keptFrom,
+        };
+  if (trimmed.ts.length === 0 && !suppressing(def, s.lastAlert, mark)) {
+    return { state: { ...trimmed, kept: NO_ENTRIES, phase: 'expired' }, effects: NO_EFFECTS, reason: 'expired' };
+  }
+  return { state: trimmed, effects: NO_EFFECTS, reason: 'kept' };
+}
+
+function isFinal(phase: GroupPhase): boolean {
+  return phase === 'expired' || phase === 'evicted';
+}
+
+/**
+ * The correlation-group reducer: pure, deterministic, no clock. A `hit` places an entry by the window
+ * decision, trims the window, evaluates the condition and emits a result unless suppressed (`reset`
+ * clears the window after an emitted result). A `tick` advances the group's time, trims, and expires an
+ * empty group whose suppression has passed. `evicted` ends the group. Final states ignore events.
+ */
+export function transition(state: GroupState, event: CorrelationEvent): GroupTransition {
+  if (isFinal(state.phase)) return { state, effects: NO_EFFECTS, reason: 'final' };
+  switch (event.kind) {
+    case 'hit':
+      return hit(state, event);
+    case 'tick':
+      return tick(state, event.now);
+    case 'evicted':
+      return {
+        state: { ...state, ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES, phase: 'evicted' },
+        effects: NO_EFFECTS,
+        reason: 'evicted',
+      };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,287 @@
+import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } from '../../protocol/correlation-result.js';
+import type { CompiledCorrelation, FieldReader, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
+import {
+  DEFAULT_TIMESTAMP_FIELDS,
+  encodeGroupKey,
+  extractEventTime,
+  MAX_CHAIN_DEPTH,
+  numericValue,
+  readField,
+  renderGroupKey,
+  renderScalar,
+} from '../../sigma/correlation/index.js';
+import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
+import { snapshotGroup, summarize } from './introspect.js';
+import type { GroupTransition } from './reducer.js';
+import { transition } from './reducer.js';
+import { buildResult, eventIdOf } from './result.js';
+import type { GroupState } from './state.js';
+import { initial } from './state.js';
+
+export const DEFAULT_MAX_STATE_ENTRIES = 100_000;
+
+/** Something the daemon should log (and count); the runtime itself never logs. */
+export type CorrelationNotice =
+  | { readonly kind: 'state_cap_evicted'; readonly evicted: number; readonly cap: number }
+  | { readonly kind: 'chain_depth_exceeded'; readonly correlation: string; readonly depth: number };
+
+export interface CorrelationRuntimeOptions {
+  /** Full timestamp field list (see `buildTimestampFields`); defaults to the standard fields. */
+  readonly timestampFields?: readonly string[];
+  /** No parseable timestamp: use the caller's clock (`wallclock`, default) or leave correlations alone. */
+  readonly timestampFallback?: 'wallclock' | 'skip';
+  /** Live groups across all correlations; reaching it evicts by time, then the stalest down to 90 %. */
+  readonly maxStateEntries?: number;
+  readonly readField?: FieldReader;
+  readonly onNotice?: (notice: CorrelationNotice) => void;
+  /** Sees every group event before it is applied (the journal hook); `key` is the actor key. */
+  readonly record?: (key: string, event: CorrelationEvent) => void;
+}
+
+/** A matched detection rule as the engine reports it. */
+export interface MatchedRule {
+  readonly id?: string;
+  readonly name?: string;
+}
+
+export interface GroupFilter {
+  /** Correlation id, name or title (exact). */
+  readonly id?: string;
+  /** Substring of the rendered group key. */
+  readonly group?: string;
+}
+
+const NO_RESULTS: readonly CorrelationResult[] = Object.freeze([]);
+
+/** The journal actor key of a group: `corr:<id | name | title>:<group key>`. */
+export function actorKey(def: CompiledCorrelation, key: readonly KeyPart[]): string {
+  return `corr:${def.rule.id ?? def.rule.name ?? def.rule.title}:${encodeGroupKey(key)}`;
+}
+
+function lowestBit(mask: number): number {
+  return 31 - Math.clz32(mask & -mask);
+}
+
+function compareStaleness(a: GroupState, b: GroupState): number {
+  if (a.mark !== b.mark) return a.mark - b.mark;
+  if (a.def.index !== b.def.index) return a.def.index - b.def.index;
+  const ka = encodeGroupKey(a.key);
+  const kb = encodeGroupKey(b.key);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * All correlation groups of a rule set, driven by detection matches. Built on the pure group reducer:
+ * the only mutable state is the map of current group records, time comes in as arguments, and results
+ * come out in a deterministic order (correlations by index, each result followed by the results it
+ * causes up its chain).
+ */
+export class CorrelationRuntime {
+  private readonly defs: readonly CompiledCorrelation[];
+  private readonly groups: Map<string, GroupState>[];
+  /** Rule id or name → the correlations it feeds and its bit there. */
+  private readonly consumers = new Map<string, ParentLink[]>();
+  private readonly pendingMask: Int32Array;
+  private readonly touched: number[] = [];
+  private readonly fields: readonly string[];
+  private readonly fallback: 'wallclock' | 'skip';
+  private readonly cap: number;
+  private readonly read: FieldReader;
+  private readonly onNotice: ((n: CorrelationNotice) => void) | undefined;
+  private readonly record: ((key: string, e: CorrelationEvent) => void) | undefined;
+  private live = 0;
+
+  constructor(defs: readonly CompiledCorrelation[], options: CorrelationRuntimeOptions = {}) {
+    this.defs = defs;
+    this.groups = defs.map(() => new Map());
+    this.pendingMask = new Int32Array(defs.length);
+    this.fields = options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS;
+    this.fallback = options.timestampFallback ?? 'wallclock';
+    this.cap = Math.max(1, options.maxStateEntries ?? DEFAULT_MAX_STATE_ENTRIES);
+    this.read = options.readField ?? readField;
+    this.onNotice = options.onNotice;
+    this.record = options.record;
+    for (const def of defs) {
+      def.refs.forEach((r, bit) => {
+        if (r.target.kind !== 'detection') return;
+        for (const k of new Set([r.target.id, r.target.name])) {
+          if (k === undefined) continue;
+          const list = this.consumers.get(k) ?? [];
+          list.push({ index: def.index, bit });
+          this.consumers.set(k, list);
+        }
+      });
+    }
+  }
+
+  /** Live groups across all correlations (`svc_correlation_state_entries`). */
+  get stateEntries(): number {
+    return this.live;
+  }
+
+  /**
+   * Feed one event and the detection rules it matched. `nowMs` is the caller's clock, used only when
+   * the event has no usable timestamp and the fallback is `wallclock`.
+   */
+  onEvent(matched: readonly MatchedRule[], event: unknown, nowMs: number): readonly CorrelationResult[] {
+    const touched = this.touched;
+    for (let m = 0; m < matched.length; m++) {
+      const rule = matched[m] as MatchedRule;
+      const links = (rule.id !== undefined ? this.consumers.get(rule.id) : undefined) ??
+        (rule.name !== undefined ? this.consumers.get(rule.name) : undefined);
+      if (links === undefined) continue;
+      for (let i = 0; i < links.length; i++) {
+        const link = links[i] as ParentLink;
+        if (this.pendingMask[link.index] === 0) touched.push(link.index);
+        this.pendingMask[link.index] = (this.pendingMask[link.index] as number) | (1 << link.bit);
+      }
+    }
+    if (touched.length === 0) return NO_RESULTS;
+    const indexes = touched.slice().sort((a, b) => a - b);
+    const masks = indexes.map((i) => this.pendingMask[i] as number);
+    for (const i of indexes) this.pendingMask[i] = 0;
+    touched.length = 0;
+
+    const parsed = extractEventTime(event, this.fields, this.read);
+    if (parsed === undefined && this.fallback === 'skip') return NO_RESULTS;
+    const at = parsed ?? Math.max(0, Math.floor(nowMs));
+    this.enforceCap(at);
+    const results: CorrelationResult[] = [];
+    indexes.forEach((index, k) => this.hit(this.defs[index] as CompiledCorrelation, masks[k] as number, event, at, false, 1, results));
+    return results.length === 0 ? NO_RESULTS : results;
+  }
+
+  /** Advance every group's time to `now` (event time): trims windows, drops groups that expired. */
+  tick(now: number): void {
+    for (const map of this.groups) {
+      for (const [k, g] of map) {
+        const tr = this.apply(g, { kind: 'tick', now });
+        if (tr.state.phase === 'expired') {
+          map.delete(k);
+          this.live--;
+        } else map.set(k, tr.state);
+      }
+    }
+  }
+
+  /** Every live group, in no particular order (the codec sorts). */
+  snapshot(): readonly GroupState[] {
+    return this.groups.flatMap((m) => [...m.values()]);
+  }
+
+  /** Replace all state with decoded groups (which must belong to this runtime's definitions). */
+  restore(groups: readonly GroupState[]): void {
+    for (const m of this.groups) m.clear();
+    this.live = 0;
+    for (const g of groups) {
+      const map = this.groups[g.def.index];
+      if (map === undefined || this.defs[g.def.index] !== g.def) continue;
+      const k = encodeGroupKey(g.key);
+      if (!map.has(k)) this.live++;
+      map.set(k, g);
+    }
+  }
+
+  /** The loaded definition with this hash (for `decode`). */
+  definitionByHash(hash: string): CompiledCorrelation | undefined {
+    return this.defs.find((d) => d.hash === hash);
+  }
+
+  summaries(): CorrelationSummary[] {
+    return this.defs.map((d) => summarize(d, this.groups[d.index]?.size ?? 0));
+  }
+
+  /** Group snapshots sorted by correlation index, then rendered key. */
+  groupSnapshots(filter: GroupFilter = {}): CorrelationGroupSnapshot[] {
+    const out: CorrelationGroupSnapshot[] = [];
+    for (const def of this.defs) {
+      const r = def.rule;
+      if (filter.id !== undefined && filter.id !== r.id && filter.id !== r.name && filter.id !== r.title) continue;
+      const rows = [...(this.groups[def.index]?.values() ?? [])]
+        .map((g) => ({ g, display: renderGroupKey(def.groupBy, g.key) }))
+        .filter((x) => filter.group === undefined || x.display.includes(filter.group))
+        .sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
+      for (const { g } of rows) out.push(snapshotGroup(g));
+    }
+    return out;
+  }
+
+  private apply(g: GroupState, e: CorrelationEvent): GroupTransition {
+    this.record?.(actorKey(g.def, g.key), e);
+    return transition(g, e);
+  }
+
+  private hit(
+    def: CompiledCorrelation,
+    mask: number,
+    source: unknown,
+    at: number,
+    chained: boolean,
+    depth: number,
+    results: CorrelationResult[],
+  ): void {
+    const bit = lowestBit(mask);
+    const key: KeyPart[] = def.groupFields.map((f) => renderScalar(this.read(source, f[bit] as string)));
+    const value = this.valueOf(def, bit, source);
+    const kept = chained ? undefined : this.keptOf(def, source, at);
+    const hitEvent: HitEvent = {
+      kind: 'hit',
+      at,
+      rules: mask,
+      ...(value !== undefined ? { value } : {}),
+      ...(kept !== undefined ? { kept } : {}),
+    };
+    const map = this.groups[def.index] as Map<string, GroupState>;
+    const mapKey = encodeGroupKey(key);
+    const before = map.get(mapKey);
+    if (before === undefined) this.live++;
+    const tr = this.apply(before ?? initial(def, key), hitEvent);
+    map.set(mapKey, tr.state);
+    for (const effect of tr.effects) {
+      const result = buildResult(def, tr.state.key, effect);
+      if (def.emits) results.push(result);
+      if (def.parents.length === 0) continue;
+      if (depth >= MAX_CHAIN_DEPTH) {
+        this.onNotice?.({ kind: 'chain_depth_exceeded', correlation: def.rule.id ?? def.rule.name ?? def.rule.title, depth });
+        continue;
+      }
+      const fields = Object.fromEntries(result.group_key);
+      for (const p of def.parents) {
+        this.hit(this.defs[p.index] as CompiledCorrelation, 1 << p.bit, fields, effect.at, true, depth + 1, results);
+      }
+    }
+  }
+
+  private valueOf(def: CompiledCorrelation, bit: number, source: unknown): HitValue | undefined {
+    const fields = def.valueFields;
+    if (fields.length === 0) return undefined;
+    if (def.aggregate !== 'distinct') return numericValue(this.read(source, (fields[0] as readonly string[])[bit] as string)) ?? null;
+    const parts = fields.map((f) => renderScalar(this.read(source, f[bit] as string)));
+    if (parts.some((p) => p === null)) return null;
+    return parts.length === 1 ? (parts[0] as string) : encodeGroupKey(parts);
+  }
+
+  private keptOf(def: CompiledCorrelation, source: unknown, at: number): KeptEvent | undefined {
+    if (def.eventMode === 'none') return undefined;
+    if (def.eventMode === 'full') return { ts: at, event: source };
+    const id = eventIdOf(source);
+    return id !== undefined ? { ts: at, id } : { ts: at };
+  }
+
+  /** daemon-semantics §19: before each event, at the cap, expire by time, then drop the stalest to 90 %. */
+  private enforceCap(at: number): void {
+    if (this.live < this.cap) return;
+    this.tick(at);
+    if (this.live < this.cap) return;
+    const target = Math.floor(this.cap * 0.9);
+    const all = this.snapshot().slice().sort(compareStaleness);
+    const evict = all.length - target;
+    for (let i = 0; i < evict; i++) {
+      const g = all[i] as GroupState;
+      this.apply(g, { kind: 'evicted' });
+      this.groups[g.def.index]?.delete(encodeGroupKey(g.key));
+      this.live--;
+    }
+    this.onNotice?.({ kind: 'state_cap_evicted', evicted: evict, cap: this.cap });
+  }
+}

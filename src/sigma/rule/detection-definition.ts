@@ -47,7 +47,6 @@ function parseList(list: readonly unknown[], ctx: DocumentContext, path: KeyPath
 }
 
 function keywordDetection(values: readonly Scalar[], ctx: DocumentContext, path: KeyPath): Detection | undefined {
-  warnOnMixedNull(values, ctx, path);
   const item = buildItem(null, [], values, ctx, path);
   return item ? { kind: 'detection', linking: 'and', children: [item] } : undefined;
 }
@@ -65,14 +64,7 @@ function itemValues(raw: unknown, ctx: DocumentContext, path: KeyPath): readonly
     ok = false;
   });
   if (!ok) return undefined;
-  const values = raw as Scalar[];
-  warnOnMixedNull(values, ctx, path);
-  return values;
-}
-
-// The spec keeps null out of value lists; pySigma accepts it as "or the field is null" (§2.4).
-function warnOnMixedNull(values: readonly Scalar[], ctx: DocumentContext, path: KeyPath): void {
-  if (values.length > 1 && values.includes(null)) ctx.warn('NullInValueList', 'null inside a value list', path);
+  return raw as Scalar[];
 }
 
 function buildItem(

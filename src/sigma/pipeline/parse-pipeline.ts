@@ -138,7 +138,7 @@ class ItemParser {
     if (!def) return undefined;
     const transformation = this.create<Transformation>(def, params, `transformation '${def.type}'`, path, loc);
     if (!transformation || !ruleConds || !itemConditions || !fieldConditions || this.errors.length > before) return undefined;
-    return { id: typeof id === 'string' ? id : undefined, type: def.type, transformation, ruleConditions: ruleConds, itemConditions, fieldConditions, loc };
+    return { id: typeof id === 'string' ? id : `${this.file}#${path.join('.')}`, type: def.type, transformation, ruleConditions: ruleConds, itemConditions, fieldConditions, loc };
   }
 
   private lookup<R>(registry: Readonly<Record<string, UnitDef<R>>>, type: unknown, what: string, path: Path): UnitDef<R> | undefined {

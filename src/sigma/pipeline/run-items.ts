@@ -23,7 +23,7 @@ export function runItems(items: readonly ProcessingItem[], doc: AnyRule, run: Ru
       },
     };
     current = item.transformation.apply(current, ctx);
-    if (item.id !== undefined) run.applied.add(item.id);
+    run.applied.add(item.id);
     if (failed || run.errors.length > 0) return current;
   }
   return current;
@@ -42,8 +42,7 @@ function fieldHolds(p: FieldPredicate, di: DetectionItem, run: RunState): boolea
 
 function ruleError(doc: AnyRule, item: ProcessingItem, code: string, message: string): SigmaError {
   const at = item.loc.line !== undefined ? `${item.loc.file}:${item.loc.line}` : item.loc.file;
-  const name = item.id ?? item.type;
-  return new SigmaError('pipeline', code, `${message} (processing item '${name}' at ${at})`, {
+  return new SigmaError('pipeline', code, `${message} (processing item '${item.id}' of type ${item.type} at ${at})`, {
     file: doc.file,
     doc: doc.doc,
     ...(doc.id !== undefined ? { ruleId: doc.id } : {}),

@@ -30,8 +30,8 @@ export interface RunState {
 /** What a transformation sees while it runs for one processing item on one rule. */
 export interface ApplyContext {
   readonly run: RunState;
-  /** The processing item's id (absent when the YAML gave none). */
-  readonly id: string | undefined;
+  /** The processing item's id (generated from its position when the YAML gave none). */
+  readonly id: string;
   readonly loc: SourceLoc;
   /** Detection-item and field-name conditions both hold for this item. */
   itemSelected(item: DetectionItem): boolean;
@@ -78,7 +78,8 @@ export interface ConditionSet<P> {
 }
 
 export interface ProcessingItem {
-  readonly id: string | undefined;
+  /** As written, or `<file>#<path>` when the YAML gave none (pySigma also generates one). */
+  readonly id: string;
   readonly type: string;
   readonly transformation: Transformation;
   readonly ruleConditions: ConditionSet<RulePredicate>;

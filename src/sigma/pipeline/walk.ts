@@ -52,7 +52,7 @@ function mapItem(item: DetectionItem, ctx: ApplyContext, hook: ItemHook): Detect
 function markApplied(next: Detection | DetectionItem, from: DetectionItem, ctx: ApplyContext): void {
   const previous = ctx.run.itemApplied.get(from);
   const ids = new Set(previous);
-  if (ctx.id !== undefined) ids.add(ctx.id);
+  ids.add(ctx.id);
   const visit = (n: Detection | DetectionItem): void => {
     if (n.kind === 'item') ctx.run.itemApplied.set(n, ids);
     else n.children.forEach(visit);
@@ -138,7 +138,6 @@ export function mapFieldNames(doc: AnyRule, ctx: ApplyContext, rename: FieldHook
 
 /** Records that the current processing item produced these field names. */
 export function recordFieldNames(ctx: ApplyContext, names: readonly string[]): void {
-  if (ctx.id === undefined) return;
   for (const n of names) {
     const ids = ctx.run.fieldApplied.get(n) ?? new Set<string>();
     ids.add(ctx.id);

@@ -54,7 +54,11 @@ export function parseTimestamp(value: unknown): number | undefined {
   const second = Number(s);
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return undefined;
   const fracMs = frac === undefined ? 0 : Math.floor(Number(`0.${frac}`) * 1000);
-  let ms = Date.UTC(Number(y), month - 1, day, hour, minute, second, fracMs);
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, fracMs));
+  // setUTCFullYear, because Date.UTC maps years 0–99 to 1900–1999.
+  date.setUTCFullYear(Number(y));
+  if (date.getUTCDate() !== day && second < 60) return undefined; // 31 April, 29 February 2023, ...
+  let ms = date.getTime();
   if (sign !== undefined) {
     const offset = (Number(oh) * 60 + Number(om)) * 60_000;
     ms += sign === '+' ? -offset : offset;

@@ -23,7 +23,8 @@ function parseV4(s: string, from: number, to: number): number {
       digits++;
       k++;
     }
-    if (digits === 0 || digits > 3 || octet > 255) return -1;
+    // Leading zeros are rejected: `010` is octal to some parsers and decimal to others.
+    if (digits === 0 || digits > 3 || octet > 255 || (digits > 1 && s.charCodeAt(k - digits) === 48)) return -1;
     value = value * 256 + octet;
     parts++;
     if (parts < 4) {

@@ -1,0 +1,55 @@
+// STYLE rule 16: the candidate index and every optimised matcher against the naive oracle. For generated
+// rule sets and events, evaluate == evaluateWithoutIndex == referenceEvaluate (rules and the identifiers
+// reported as matched); logsource routing removes exactly the conflicting rules.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { DetectionRule, Logsource } from '../../../src/sigma/ast.js';
+import { compileRules, type EventLogsource, type Match } from '../../../src/sigma/engine/index.js';
+import { event, logsource, rules } from './arbitraries.js';
+import { referenceEvaluate } from './reference-evaluator.js';
+
+const summary = (ms: readonly Match[]): { rule: number; matchedSelections: readonly string[] }[] =>
+  ms.map((m) => ({ rule: m.rule.index, matchedSelections: m.matchedSelections }));
+
+function conflicts(rule: Logsource, ev: EventLogsource): boolean {
+  const differ = (a: string | undefined, b: string | undefined): boolean =>
+    a !== undefined && b !== undefined && a.toLowerCase() !== b.toLowerCase();
+  return differ(rule.product, ev.product) || differ(rule.category, ev.category) || differ(rule.service, ev.service);
+}
+
+describe('engine against the reference evaluator', () => {
+  test('evaluate, evaluateWithoutIndex and the naive reference agree on generated rules and events', () => {
+    fc.assert(
+      fc.property(rules, fc.array(event, { minLength: 1, maxLength: 6 }), (rs: DetectionRule[], events) => {
+        const { engine, errors } = compileRules(rs);
+        expect(errors.map(String)).toEqual([]);
+        for (const e of events) {
+          const expected = referenceEvaluate(rs, e);
+          expect(summary(engine.evaluateWithoutIndex(e))).toEqual(expected);
+          expect(summary(engine.evaluate(e))).toEqual(expected);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test('logsource routing only removes rules whose logsource conflicts and counts them', () => {
+    const eventLogsource = logsource.map((l): EventLogsource => ({ ...l }));
+    fc.assert(
+      fc.property(rules, event, eventLogsource, (rs, e, ls) => {
+        const { engine } = compileRules(rs);
+        const all = summary(engine.evaluate(e));
+        const before = engine.stats.rulesPrunedByLogsource;
+        const withoutLs = engine.stats.eventsWithoutLogsource;
+        const routed = summary(engine.evaluate(e, { logsource: ls }));
+        const conflicting = rs.filter((r) => conflicts(r.logsource, ls)).length;
+        expect(routed).toEqual(all.filter((m) => !conflicts((rs[m.rule] as DetectionRule).logsource, ls)));
+        expect(summary(engine.evaluateWithoutIndex(e, { logsource: ls }))).toEqual(routed);
+        const hasAttribute = ls.product !== undefined || ls.category !== undefined || ls.service !== undefined;
+        expect(engine.stats.rulesPrunedByLogsource - before).toBe(hasAttribute ? 2 * conflicting : 0);
+        expect(engine.stats.eventsWithoutLogsource - withoutLs).toBe(hasAttribute ? 0 : 2);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,47 @@
+// Optimised string matchers (fast paths and compiled globs) against the naive code-point glob of the
+// reference evaluator, over an alphabet that stresses case folding, dashes, newlines and astral characters.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { StringPart } from '../../../src/sigma/ast.js';
+import { EvalScope } from '../../../src/sigma/engine/eval-scope.js';
+import { compileText, normaliseParts } from '../../../src/sigma/engine/text-matchers.js';
+import { glob } from './reference-evaluator.js';
+
+const chars = fc.constantFrom('a', 'B', 'b', '-', '/', '—', '\n', '😀', 'É', 'é', '.', '*', '?', '\\', '[', '$');
+const lit = fc.string({ unit: chars, minLength: 1, maxLength: 3 }).map((s): StringPart => ({ t: 'lit', s }));
+const part = fc.oneof(
+  { weight: 3, arbitrary: lit },
+  { weight: 2, arbitrary: fc.constant<StringPart>({ t: 'any' }) },
+  { weight: 1, arbitrary: fc.constant<StringPart>({ t: 'one' }) },
+  { weight: 1, arbitrary: fc.constant<StringPart>({ t: 'dash' }) },
+);
+const subject = fc.string({ unit: chars, maxLength: 8 });
+const scope = new EvalScope([], null, 0);
+
+describe('string matchers', () => {
+  test('compiled string values agree with a naive glob', () => {
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 5 }), fc.boolean(), fc.array(subject, { minLength: 1, maxLength: 8 }), (parts, cased, subjects) => {
+        const m = compileText(normaliseParts(parts), cased);
+        for (const s of subjects) {
+          expect(m.test(s, s.toLowerCase(), scope)).toBe(glob(parts, s, cased));
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('subjects built from the pattern itself match it', () => {
+    const fill = fc.string({ unit: chars, maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 5 }), fc.array(fill, { minLength: 5, maxLength: 5 }), (parts, fills) => {
+        const s = parts
+          .map((p, i) => (p.t === 'lit' ? p.s.toUpperCase() : p.t === 'any' ? (fills[i] ?? '') : p.t === 'dash' ? '–' : 'x'))
+          .join('');
+        expect(compileText(normaliseParts(parts), false).test(s, s.toLowerCase(), scope)).toBe(true);
+        expect(glob(parts, s, false)).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -36,8 +36,10 @@ export function parsePipelineText(text: string, file: string): ParsedPipeline {
 }
 
 /** Parses already-decoded pipeline data (built-in pipelines are written as data). */
-export function parsePipelineValue(raw: unknown, file: string, locate: Locate = (path) => ({ file, path })): ParsedPipeline {
+export function parsePipelineValue(input: unknown, file: string, locate: Locate = (path) => ({ file, path })): ParsedPipeline {
   const errors: SigmaError[] = [];
+  // An empty file is an empty pipeline.
+  const raw = input ?? {};
   const err = (code: string, message: string, path: Path): void => {
     errors.push(new SigmaError('pipeline', code, message, locate(path)));
   };

@@ -31,12 +31,20 @@ export function readYaml(text: string, file: string): { source?: YamlSource; err
       ),
     };
   }
+  // Points at the key of a mapping entry (where an unknown or invalid key is written), else at the node.
   const locate = (path: readonly (string | number)[]): SourceLoc => {
-    for (let n = path.length; n >= 0; n--) {
-      const node: unknown = doc.getIn(path.slice(0, n).map(toYamlKey), true);
-      if (isNode(node)) return at(node.range?.[0], path);
+    for (let n = path.length; n > 0; n--) {
+      const parent: unknown = doc.getIn(path.slice(0, n - 1).map(toYamlKey), true);
+      const last = toYamlKey(path[n - 1] ?? '');
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === last);
+        if (pair && isNode(pair.key)) return at(pair.key.range?.[0], path);
+      } else if (isSeq(parent) && typeof last === 'number') {
+        const item: unknown = parent.items[last];
+        if (isNode(item)) return at(item.range?.[0], path);
+      }
     }
-    return { file, path };
+    return isNode(doc.contents) ? at(doc.contents.range[0], path) : { file, path };
   };
   return { source: { value: toPlain(doc.contents), locate }, errors: [] };
 }

@@ -57,13 +57,14 @@ export function collectCorrelationOptions(
     const [key, ...rest] = p.path;
     ctx.error('correlation', 'InvalidOption', p.message, [`${CUSTOM_ATTRIBUTE_PREFIX}${String(key)}`, ...rest]);
   }
-  if (!checkSource.Check(fromCustom)) return undefined;
-  const src: OptionsSource = { ...fromCustom, ...definedOnly(section) };
+  // Keep checking after a shape problem so every bad option is reported at once.
+  const valid = checkSource.Check(fromCustom);
+  const src: OptionsSource = { ...(valid ? fromCustom : {}), ...definedOnly(section) };
   const where = (key: keyof OptionsSource) =>
     section[key] !== undefined ? ['correlation', key] : [`${CUSTOM_ATTRIBUTE_PREFIX}${key}`];
   const duration = (key: 'gap' | 'suppress'): number | undefined => {
-    const text = src[key];
-    if (text === undefined) return undefined;
+    const text = src[key] ?? fromCustom[key];
+    if (typeof text !== 'string') return undefined;
     const ms = parseTimespan(text);
     if (ms === undefined) ctx.error('correlation', 'InvalidOption', `'${text}' is not a timespan`, where(key));
     return ms;
@@ -72,6 +73,7 @@ export function collectCorrelationOptions(
   const suppressMs = duration('suppress');
   if (src.window === 'session' && gapMs === undefined) ctx.warn('SessionWithoutGap', "a session window without 'gap' only closes on timespan", where('window'));
   if (src.window !== 'session' && gapMs !== undefined) ctx.warn('GapIgnored', "'gap' only applies to session windows", where('gap'));
+  if (!valid) return undefined;
   const opts: CorrelationOptions = {
     ...(src.window !== undefined ? { window: src.window } : {}),
     ...(gapMs !== undefined ? { gapMs } : {}),

@@ -10,22 +10,27 @@ export interface SchemaProblem {
 
 export function schemaProblems(validator: Validator, value: unknown): SchemaProblem[] {
   if (validator.Check(value)) return [];
-  // `boolean` errors repeat what `additionalProperties` already says.
-  const errors = validator.Errors(value).filter((e) => e.keyword !== 'boolean');
-  const unions = errors
-    .filter((e) => e.keyword === 'anyOf')
-    .sort((a, b) => a.schemaPath.length - b.schemaPath.length)
-    .filter((u, i, all) => !all.slice(0, i).some((outer) => inside(u, outer)));
+  const unions = new Map<string, TLocalizedValidationError[]>();
   const problems: SchemaProblem[] = [];
-  for (const e of errors) {
-    if (e.keyword !== 'anyOf' && !unions.some((u) => inside(e, u))) problems.push(...describe(e));
+  for (const e of validator.Errors(value)) {
+    // `boolean` errors repeat what `additionalProperties` already says.
+    if (e.keyword === 'boolean') continue;
+    const union = outermostUnion(e);
+    if (union === undefined) problems.push(...describe(e));
+    else unions.set(union, [...(unions.get(union) ?? []), e]);
   }
-  for (const u of unions) problems.push(...describeUnion(u, errors.filter((e) => inside(e, u))));
-  return problems;
+  for (const members of unions.values()) problems.push(...describeUnion(members));
+  const unique = new Map<string, SchemaProblem>();
+  for (const p of problems) unique.set(`${p.path.join('\u0000')}\u0001${p.message}`, p);
+  return [...unique.values()];
 }
 
-function inside(e: TLocalizedValidationError, union: TLocalizedValidationError): boolean {
-  return e.schemaPath.startsWith(`${union.schemaPath}/anyOf/`);
+// Errors of union branches are grouped under the outermost union; the union's own `anyOf` error is not
+// always reported, so the group is found from the schema paths.
+function outermostUnion(e: TLocalizedValidationError): string | undefined {
+  const i = e.schemaPath.indexOf('/anyOf/');
+  if (i >= 0) return e.schemaPath.slice(0, i);
+  return e.keyword === 'anyOf' ? e.schemaPath : undefined;
 }
 
 function describe(e: TLocalizedValidationError): SchemaProblem[] {
@@ -40,17 +45,24 @@ function describe(e: TLocalizedValidationError): SchemaProblem[] {
   }
 }
 
-// A union branch that got past the container type failed deeper: report that; otherwise list what was accepted.
-function describeUnion(u: TLocalizedValidationError, branches: TLocalizedValidationError[]): SchemaProblem[] {
-  const deeper = branches.filter((e) => e.instancePath.length > u.instancePath.length && e.keyword !== 'anyOf');
-  if (deeper.length > 0) return deeper.flatMap(describe);
+// A branch the value had the right type for failed on a constraint or deeper: report that; otherwise
+// list the types and constants the union accepts.
+function describeUnion(members: readonly TLocalizedValidationError[]): SchemaProblem[] {
+  const base = members.find((e) => e.keyword === 'anyOf')?.instancePath ?? shortest(members.map((e) => e.instancePath));
+  const specific = members.filter(
+    (e) => e.keyword !== 'anyOf' && (e.instancePath !== base || (e.keyword !== 'type' && e.keyword !== 'const')),
+  );
+  if (specific.length > 0) return specific.flatMap(describe);
   const accepted = new Set<string>();
-  for (const e of branches) {
+  for (const e of members) {
     if (e.keyword === 'type') accepted.add(String(e.params.type));
     else if (e.keyword === 'const') accepted.add(`'${String(e.params.allowedValue)}'`);
-    else if (e.instancePath === u.instancePath && e.keyword !== 'anyOf') accepted.add(`a value that ${e.message}`);
   }
-  return [{ path: pointerPath(u.instancePath), message: `must be ${[...accepted].join(' or ')}` }];
+  return [{ path: pointerPath(base), message: `must be ${[...accepted].join(' or ')}` }];
+}
+
+function shortest(paths: readonly string[]): string {
+  return paths.reduce((a, b) => (b.length < a.length ? b : a), paths[0] ?? '');
 }
 
 function pointerPath(pointer: string): (string | number)[] {

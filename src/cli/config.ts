@@ -1,0 +1,363 @@
+import { readFileSync } from 'node:fs';
+import Compile from 'typebox/compile';
+import YAML from 'yaml';
+import { parseListenAddress } from '../http/listen-address.js';
+import { DaemonConfig } from '../protocol/config.js';
+import { parseDuration } from '../protocol/duration.js';
+
+/**
+ * Daemon configuration from four layers, highest first: flags > `SVC_<A>__<B>` environment >
+ * YAML file (`--config`) > schema defaults. Lists are replaced whole by a higher layer. Every
+ * problem is a `ConfigError` naming the key and where its value came from (exit code 3).
+ */
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly exitCode = 3;
+  constructor(
+    message: string,
+    /** Dotted key (`daemon.input.batch_size`) when the error is about one. */
+    readonly key?: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * How a flag writes its key: `value` as given (numbers coerced by the schema), `list`
+ * (repeatable, replaces the lower layers' list), `enable` (can only turn a setting on),
+ * `boolean` (explicit `true`/`false`), `logsource` (`k=v,...`).
+ */
+export type FlagKind = 'value' | 'list' | 'enable' | 'boolean' | 'logsource';
+
+export interface DaemonFlag {
+  /** cac option text, e.g. `-r, --rules <path>`. */
+  readonly option: string;
+  /** Long name without dashes (cac reports it camel-cased). */
+  readonly name: string;
+  /** Config key under `daemon.`; absent for flags that are not settings. */
+  readonly key?: string;
+  readonly kind: FlagKind;
+  readonly description: string;
+}
+
+const f = (option: string, key: string | undefined, kind: FlagKind, description: string): DaemonFlag => {
+  const name = /--([a-z0-9-]+)/.exec(option)?.[1] ?? option;
+  return key === undefined ? { option, name, kind, description } : { option, name, key, kind, description };
+};
+
+/** Every flag of the daemon command: the CLI registers these with cac, nothing else. */
+export const DAEMON_FLAGS: readonly DaemonFlag[] = [
+  f('--config <path>', undefined, 'value', 'YAML config file (its daemon section)'),
+  f('--dry-run', undefined, 'enable', 'Print the effective config as JSON and exit'),
+  f('-r, --rules <path>', 'rules', 'value', 'Rule file or directory'),
+  f('-p, --pipeline <pipeline>', 'pipelines', 'list', 'Processing pipeline (builtin name or YAML path), repeatable'),
+  f('--api-addr <addr>', 'api.addr', 'value', 'API listen address: IP:port or unix:///path (default 0.0.0.0:9090)'),
+  f('--input <source>', 'input.source', 'value', 'Event input: stdin or http (default stdin)'),
+  f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
+  f('--output <url>', 'output.sinks', 'list', 'Sink: stdout or file://PATH[?on_full=block|drop], repeatable'),
+  f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH'),
+  f('--buffer-size <n>', 'input.buffer_size', 'value', 'Capacity of every bounded queue (default 10000)'),
+  f('--batch-size <n>', 'input.batch_size', 'value', 'Events per engine batch (default 128)'),
+  f('--drain-timeout <sec>', 'output.drain_timeout', 'value', 'Seconds to drain on shutdown (default 5)'),
+  f('--sink-retry-max <n>', 'output.retry_max', 'value', 'Delivery retries after the first attempt (default 3)'),
+  f('--sink-backoff-base-ms <ms>', 'output.backoff_base_ms', 'value', 'First retry delay (default 100)'),
+  f('--sink-backoff-max-ms <ms>', 'output.backoff_max_ms', 'value', 'Longest retry delay (default 5000)'),
+  f('--include-event', 'output.include_event', 'enable', 'Embed the event in every detection'),
+  f('--timestamp-field <field>', 'correlation.timestamp_fields', 'list', 'Event time field tried first, repeatable'),
+  f('--timestamp-fallback <mode>', 'correlation.timestamp_fallback', 'value', 'wallclock or skip (default wallclock)'),
+  f('--correlation-event-mode <mode>', 'correlation.event_mode', 'value', 'none, full or refs (default none)'),
+  f('--max-correlation-events <n>', 'correlation.max_events', 'value', 'Events kept per group in full/refs mode (default 10)'),
+  f('--max-state-entries <n>', 'correlation.max_state_entries', 'value', 'Correlation state entries, all rules (default 100000)'),
+  f('--max-group-entries <n>', 'correlation.max_group_entries', 'value', 'Window entries per group'),
+  f('--action <action>', 'correlation.action', 'value', 'After a correlation fires: alert or reset (default alert)'),
+  f('--suppress <timespan>', 'correlation.suppress', 'value', 'Suppress repeated firings per group (Sigma timespan)'),
+  f('--emit-referenced', 'correlation.emit_referenced', 'enable', 'Emit results of rules referenced by correlations'),
+  f('--logsource-routing', 'logsource_routing.enabled', 'enable', 'Evaluate only rules whose logsource fits the event'),
+  f('--logsource-field-map <map>', 'logsource_routing.field_map', 'logsource', 'Fields carrying the logsource: product=f,service=f,...'),
+  f('--event-logsource <map>', 'logsource_routing.event_logsource', 'logsource', 'Fixed logsource of every event: product=v,...'),
+  f('--state-db <path>', 'state.db', 'value', 'State directory (journal and snapshots)'),
+  f('--snapshot-every <n>', 'state.snapshot_every', 'value', 'Snapshot after this many journal records (default 10000)'),
+  f('--snapshot-interval <sec>', 'state.snapshot_interval', 'value', 'Snapshot after this many seconds (default 60)'),
+  f('--state-recover <bool>', 'state.recover', 'boolean', 'Restore state at start: true or false (default true)'),
+  f('--enable-tap', 'tap.enabled', 'enable', 'Serve GET /api/v1/tap'),
+  f('--enable-tail', 'tail.enabled', 'enable', 'Serve GET /api/v1/detections/stream'),
+  f('--enable-dispositions', 'dispositions.enabled', 'enable', 'Enable the triage feedback loop'),
+  f('--observe-fields', 'engine.observe_fields', 'enable', 'Observe event field names'),
+  f('--observe-fields-max-keys <n>', 'engine.observe_fields_max_keys', 'value', 'Field observer key cap (default 10000)'),
+  f('--observe-schemas', 'schema.observe', 'enable', 'Classify events by schema'),
+  f('--discover-schemas', 'schema.discover', 'enable', 'Mine signatures of unknown shapes (implies --observe-schemas)'),
+];
+
+export interface ConfigInputs {
+  /** `--config` path, if given. */
+  readonly configPath?: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Options as cac parsed them (camel-cased names). */
+  readonly flags: Readonly<Record<string, unknown>>;
+  readonly readFile?: (path: string) => string;
+}
+
+export interface LoadedConfig {
+  readonly config: DaemonConfig;
+  /** Unknown keys and similar non-fatal findings, one sentence each. */
+  readonly warnings: readonly string[];
+}
+
+type Tree = Record<string, unknown>;
+
+interface Layer {
+  readonly values: Tree;
+  /** Where a key of this layer came from (`file x.yaml`, `env SVC_..`, `flag --x`). */
+  readonly origin: (key: string) => string;
+}
+
+const validator = Compile(DaemonConfig);
+
+/** Load, merge and validate the daemon config. Throws ConfigError. */
+export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
+  const warnings: string[] = [];
+  const layers: Layer[] = [];
+  if (inputs.configPath !== undefined) {
+    const read = inputs.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+    let text: string;
+    try {
+      text = read(inputs.configPath);
+    } catch (error) {
+      throw new ConfigError(`cannot read config file ${inputs.configPath}: ${(error as Error).message}`);
+    }
+    layers.push(fileLayer(text, inputs.configPath));
+  }
+  layers.push(envLayer(inputs.env), flagLayer(inputs.flags));
+
+  const origins = new Map<string, string>();
+  let merged: Tree = {};
+  for (const layer of layers) {
+    for (const key of leafKeys(layer.values, 'daemon')) origins.set(key, layer.origin(key));
+    merged = mergeTrees(merged, layer.values);
+  }
+  normalizeAliases(merged);
+  // Convert: a quoted "64" in YAML or a number-looking flag value still fits its typed key.
+  const withDefaults = validator.Convert(validator.Default(structuredClone(merged)));
+  if (!validator.Check(withDefaults)) throw schemaError(withDefaults, origins);
+  collectUnknownKeys(DaemonConfig, withDefaults, 'daemon', origins, warnings);
+  const config = validator.Clean(withDefaults) as DaemonConfig;
+  checkSemantics(config, origins);
+  // --discover-schemas implies --observe-schemas.
+  if (config.schema.discover) config.schema.observe = true;
+  return { config, warnings };
+}
+
+/** `--dry-run`: the effective config as JSON (under its `daemon` key, as a file would have it). */
+export function renderEffectiveConfig(config: DaemonConfig): string {
+  return `${JSON.stringify({ daemon: config }, null, 2)}\n`;
+}
+
+/** The rules path, which the daemon cannot run without. */
+export function requireRules(config: DaemonConfig): string {
+  if (config.rules === undefined) throw new ConfigError('no rules given: use --rules <path> or daemon.rules', 'daemon.rules');
+  return config.rules;
+}
+
+function fileLayer(text: string, path: string): Layer {
+  const doc = YAML.parseAllDocuments(text)[0];
+  const origin = () => `file ${path}`;
+  if (doc === undefined) return { values: {}, origin };
+  if ('errors' in doc && doc.errors.length > 0) {
+    throw new ConfigError(`config file ${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
+  }
+  const top: unknown = doc.toJS();
+  if (top === null || top === undefined) return { values: {}, origin };
+  if (!isTree(top)) throw new ConfigError(`config file ${path}: the top level must be a mapping`);
+  const daemon = top['daemon'];
+  if (daemon === undefined || daemon === null) return { values: {}, origin };
+  if (!isTree(daemon)) throw new ConfigError(`config file ${path}: daemon must be a mapping`, 'daemon');
+  return { values: daemon, origin };
+}
+
+/** `SVC_DAEMON__INPUT__BATCH_SIZE=64` sets `daemon.input.batch_size`; values are YAML scalars. */
+function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
+  const values: Tree = {};
+  const names = new Map<string, string>();
+  for (const [name, raw] of Object.entries(env)) {
+    if (raw === undefined || !name.startsWith('SVC_') || !name.includes('__')) continue;
+    const [section, ...path] = name.slice('SVC_'.length).toLowerCase().split('__');
+    if (section !== 'daemon' || path.length === 0 || path.some((p) => p === '')) continue;
+    setPath(values, path, parseScalar(raw));
+    names.set(['daemon', ...path].join('.'), name);
+  }
+  return { values, origin: (key) => `env ${names.get(key) ?? prefixValue(names, key) ?? '?'}` };
+}
+
+function flagLayer(flags: Readonly<Record<string, unknown>>): Layer {
+  const values: Tree = {};
+  const names = new Map<string, string>();
+  for (const spec of DAEMON_FLAGS) {
+    if (spec.key === undefined) continue;
+    const given = flags[camelCase(spec.name)] ?? flags[spec.name];
+    if (given === undefined) continue;
+    const value = flagValue(spec, given);
+    if (value === undefined) continue;
+    setPath(values, spec.key.split('.'), value);
+    names.set(`daemon.${spec.key}`, `--${spec.name}`);
+  }
+  return { values, origin: (key) => `flag ${names.get(key) ?? prefixValue(names, key) ?? '?'}` };
+}
+
+function flagValue(spec: DaemonFlag, given: unknown): unknown {
+  switch (spec.kind) {
+    case 'value':
+      return Array.isArray(given) ? given.at(-1) : given;
+    case 'list':
+      return (Array.isArray(given) ? given : [given]).map(String);
+    case 'enable':
+      return given === true ? true : undefined;
+    case 'boolean': {
+      const text = String(Array.isArray(given) ? given.at(-1) : given).toLowerCase();
+      if (text === 'true' || text === 'false') return text === 'true';
+      throw new ConfigError(`flag --${spec.name}: expected true or false, got ${text}`, `daemon.${spec.key ?? ''}`);
+    }
+    case 'logsource':
+      return parseLogsourceMap(spec, String(Array.isArray(given) ? given.at(-1) : given));
+    default:
+      return assertNever(spec.kind);
+  }
+}
+
+const LOGSOURCE_KEYS = new Set(['product', 'service', 'category']);
+
+/** `product=windows,service=security,x=y`: known attributes, others under `custom`; `strict` ignored. */
+function parseLogsourceMap(spec: DaemonFlag, text: string): Tree {
+  const out: Tree = {};
+  const custom: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const k = eq === -1 ? '' : part.slice(0, eq).trim();
+    if (k === '') throw new ConfigError(`flag --${spec.name}: expected key=value pairs, got ${part}`, `daemon.${spec.key ?? ''}`);
+    const v = part.slice(eq + 1).trim();
+    if (k === 'strict') continue;
+    if (LOGSOURCE_KEYS.has(k)) out[k] = v;
+    else custom[k] = v;
+  }
+  if (Object.keys(custom).length > 0) out['custom'] = custom;
+  return out;
+}
+
+/** Accepted spellings of enumerated settings (daemon-semantics §2.1). */
+function normalizeAliases(tree: Tree): void {
+  const correlation = tree['correlation'];
+  if (!isTree(correlation)) return;
+  const mode = correlation['event_mode'];
+  const text = typeof mode === 'string' || typeof mode === 'boolean' ? String(mode).toLowerCase() : undefined;
+  const aliases: Readonly<Record<string, string>> = { off: 'none', false: 'none', true: 'full', references: 'refs' };
+  if (text !== undefined) correlation['event_mode'] = aliases[text] ?? text;
+}
+
+function schemaError(value: unknown, origins: ReadonlyMap<string, string>): ConfigError {
+  const errors = validator.Errors(value);
+  const first = errors[0];
+  const pointer = first?.instancePath ?? '';
+  const key = ['daemon', ...pointer.split('/').filter((s) => s !== '')].join('.');
+  const allowed = errors
+    .filter((e) => e.instancePath === pointer && e.keyword === 'const')
+    .map((e) => String((e.params as { allowedValue?: unknown }).allowedValue));
+  const message = allowed.length > 0 ? `must be one of ${allowed.join(', ')}` : (first?.message ?? 'is invalid');
+  return new ConfigError(`invalid config ${key}${describeOrigin(key, origins)}: ${message}`, key);
+}
+
+function checkSemantics(config: DaemonConfig, origins: ReadonlyMap<string, string>): void {
+  const fail = (key: string, message: string): never => {
+    throw new ConfigError(`invalid config ${key}${describeOrigin(key, origins)}: ${message}`, key);
+  };
+  const addr = parseListenAddress(config.api.addr);
+  if ('error' in addr) fail('daemon.api.addr', addr.error);
+  if (parseDuration(config.tap.max_duration) === undefined) fail('daemon.tap.max_duration', 'expected a duration such as 5m');
+  if (parseDuration(config.dispositions.window) === undefined) fail('daemon.dispositions.window', 'expected a duration such as 30d');
+}
+
+/** Unknown keys are warnings, never errors (daemon-semantics §2.2). */
+function collectUnknownKeys(
+  schema: unknown,
+  value: unknown,
+  path: string,
+  origins: ReadonlyMap<string, string>,
+  warnings: string[],
+): void {
+  if (!isTree(value) || !isTree(schema) || !isTree(schema['properties'])) return;
+  const properties = schema['properties'];
+  for (const [k, v] of Object.entries(value)) {
+    const key = `${path}.${k}`;
+    if (k in properties) collectUnknownKeys(properties[k], v, key, origins, warnings);
+    else warnings.push(`unknown config key '${key}'${describeOrigin(key, origins)}`);
+  }
+}
+
+function describeOrigin(key: string, origins: ReadonlyMap<string, string>): string {
+  const origin = origins.get(key) ?? prefixValue(origins, key);
+  return origin === undefined ? '' : ` (from ${origin})`;
+}
+
+/** The value of the longest key in `map` that is `key` or a dotted prefix/extension of it. */
+function prefixValue(map: ReadonlyMap<string, string>, key: string): string | undefined {
+  for (let k = key; k.includes('.'); k = k.slice(0, k.lastIndexOf('.'))) {
+    const v = map.get(k);
+    if (v !== undefined) return v;
+  }
+  for (const [k, v] of map) if (k.startsWith(`${key}.`)) return v;
+  return undefined;
+}
+
+function leafKeys(tree: Tree, prefix: string): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(tree)) {
+    const key = `${prefix}.${k}`;
+    if (isTree(v) && Object.keys(v).length > 0) out.push(...leafKeys(v, key));
+    else out.push(key);
+  }
+  return out;
+}
+
+/** Higher layer wins per leaf; arrays and scalars are replaced whole. */
+function mergeTrees(base: Tree, over: Tree): Tree {
+  const out: Tree = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const prev = out[k];
+    out[k] = isTree(prev) && isTree(v) ? mergeTrees(prev, v) : v;
+  }
+  return out;
+}
+
+function setPath(tree: Tree, path: readonly string[], value: unknown): void {
+  let node = tree;
+  for (const segment of path.slice(0, -1)) {
+    const next = node[segment];
+    if (isTree(next)) node = next;
+    else {
+      const created: Tree = {};
+      node[segment] = created;
+      node = created;
+    }
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+function parseScalar(raw: string): unknown {
+  try {
+    return YAML.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function isTree(x: unknown): x is Tree {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
+}
+
+function assertNever(x: never): never {
+  throw new Error(`unexpected ${String(x)}`);
+}

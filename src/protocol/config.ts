@@ -1,0 +1,161 @@
+import Type from 'typebox';
+
+/**
+ * The `daemon` section of the config file: one schema for every setting of the daemon command
+ * (daemon-semantics §2.1 key names), with defaults. Flags and `SVC_*__*` variables are other ways
+ * to write the same keys (see `cli/config.ts`).
+ */
+
+const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number]) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    { default: fallback },
+  );
+
+const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
+const flag = () => Type.Boolean({ default: false });
+
+/** `stdout` or `file://PATH`, optionally `?on_full=block|drop`. */
+export const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
+/** Sigma timespan: an integer and one unit of `s m h d w M y`. */
+export const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
+
+/** Logsource attributes (`product`, `service`, `category`, plus custom ones). */
+const LogsourceMap = Type.Object({
+  product: Type.Optional(Type.String()),
+  service: Type.Optional(Type.String()),
+  category: Type.Optional(Type.String()),
+  custom: Type.Optional(Type.Record(Type.String(), Type.String())),
+  /** Accepted and ignored (daemon-semantics §2.1). */
+  strict: Type.Optional(Type.Unknown()),
+});
+export type LogsourceMap = Type.Static<typeof LogsourceMap>;
+
+export const INPUT_SOURCES = ['stdin', 'http'] as const;
+export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
+
+export const DaemonConfig = Type.Object({
+  /** Rule file or directory (required to run). */
+  rules: Type.Optional(Type.String({ minLength: 1 })),
+  /** Builtin pipeline names or YAML paths, applied in order. */
+  pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+  api: Type.Object(
+    {
+      /** `IP:port` or `unix:///path`. */
+      addr: Type.String({ default: '0.0.0.0:9090' }),
+    },
+    { default: {} },
+  ),
+  input: Type.Object(
+    {
+      source: enumOf(INPUT_SOURCES, 'stdin'),
+      format: enumOf(INPUT_FORMATS, 'auto'),
+      /** Capacity of every bounded queue. */
+      buffer_size: count(10_000),
+      /** Effective batch = min(batch_size, buffer_size). */
+      batch_size: count(128),
+    },
+    { default: {} },
+  ),
+  output: Type.Object(
+    {
+      /** Empty behaves as `[stdout]`. */
+      sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
+      dlq: Type.Optional(Type.String({ pattern: '^file://[^?]+(\\?on_full=(block|drop))?$' })),
+      /** Seconds in-flight events may drain on SIGTERM/SIGINT. */
+      drain_timeout: count(5, 0),
+      /** Retries after the first attempt. */
+      retry_max: count(3, 0),
+      backoff_base_ms: count(100, 0),
+      backoff_max_ms: count(5_000, 0),
+      include_event: flag(),
+    },
+    { default: {} },
+  ),
+  correlation: Type.Object(
+    {
+      /** Placed in front of the default timestamp field list. */
+      timestamp_fields: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+      timestamp_fallback: enumOf(['wallclock', 'skip'], 'wallclock'),
+      event_mode: enumOf(['none', 'full', 'refs'], 'none'),
+      max_events: count(10, 0),
+      /** All correlation rules combined. */
+      max_state_entries: count(100_000),
+      max_group_entries: Type.Optional(Type.Integer({ minimum: 1 })),
+      action: enumOf(['alert', 'reset'], 'alert'),
+      suppress: Type.Optional(Type.String({ pattern: TIMESPAN_PATTERN })),
+      /** Emit stand-alone results of rules referenced by correlations despite `generate: false`. */
+      emit_referenced: flag(),
+    },
+    { default: {} },
+  ),
+  logsource_routing: Type.Object(
+    {
+      enabled: flag(),
+      /** Event field names that carry each logsource attribute (default: the literal names). */
+      field_map: Type.Object(LogsourceMap.properties, { default: {} }),
+      /** A fixed logsource for every event. */
+      event_logsource: Type.Optional(LogsourceMap),
+    },
+    { default: {} },
+  ),
+  state: Type.Object(
+    {
+      /** LMDB directory; without it state lives in memory only. */
+      db: Type.Optional(Type.String({ minLength: 1 })),
+      /** Snapshot after this many journal records... */
+      snapshot_every: count(10_000),
+      /** ...or after this many seconds. */
+      snapshot_interval: count(60),
+      /** Restore snapshot + journal at start; false starts from empty state. */
+      recover: Type.Boolean({ default: true }),
+    },
+    { default: {} },
+  ),
+  tap: Type.Object(
+    {
+      enabled: flag(),
+      max_sessions: count(2),
+      /** Humantime; larger `?duration` gives 400. */
+      max_duration: Type.String({ default: '5m' }),
+      buffer_events: count(8_192),
+    },
+    { default: {} },
+  ),
+  tail: Type.Object(
+    {
+      enabled: flag(),
+      max_sessions: count(2),
+      buffer_events: count(8_192),
+    },
+    { default: {} },
+  ),
+  dispositions: Type.Object(
+    {
+      enabled: flag(),
+      /** A sources-format YAML to pull dispositions from (also enables the loop). */
+      source: Type.Optional(Type.String({ minLength: 1 })),
+      /** Humantime. */
+      window: Type.String({ default: '30d' }),
+      numerator: enumOf(['fp_only', 'fp_and_btp'], 'fp_only'),
+      min_sample: count(5, 0),
+    },
+    { default: {} },
+  ),
+  engine: Type.Object(
+    {
+      observe_fields: flag(),
+      observe_fields_max_keys: count(10_000),
+    },
+    { default: {} },
+  ),
+  schema: Type.Object(
+    {
+      observe: flag(),
+      /** Implies `observe`. */
+      discover: flag(),
+    },
+    { default: {} },
+  ),
+});
+export type DaemonConfig = Type.Static<typeof DaemonConfig>;

@@ -1,0 +1,199 @@
+import cac from 'cac';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DAEMON_FLAGS, loadDaemonConfig, renderEffectiveConfig, requireRules, type ConfigInputs } from '../../src/cli/config.js';
+import { DaemonConfig } from '../../src/protocol/config.js';
+
+const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>
+  loadDaemonConfig({
+    env: over.env ?? {},
+    flags: over.flags ?? {},
+    ...(over.file !== undefined ? { configPath: 'test.yaml', readFile: () => over.file ?? '' } : {}),
+  });
+
+const errorOf = (fn: () => unknown): ConfigError => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+/** cac options for a daemon command line, with every DAEMON_FLAG registered. */
+function parseFlags(argv: readonly string[]): Record<string, unknown> {
+  const cli = cac('sigmad');
+  let options: Record<string, unknown> = {};
+  const command = cli.command('daemon');
+  for (const flag of DAEMON_FLAGS) command.option(flag.option, flag.description);
+  command.action((o: Record<string, unknown>) => {
+    options = o;
+  });
+  cli.parse(['node', 'sigmad', 'daemon', ...argv], { run: true });
+  return options;
+}
+
+describe('daemon config defaults', () => {
+  it('fills every documented default', () => {
+    const { config, warnings } = load();
+    expect(warnings).toEqual([]);
+    expect(config.api.addr).toBe('0.0.0.0:9090');
+    expect(config.input).toEqual({ source: 'stdin', format: 'auto', buffer_size: 10_000, batch_size: 128 });
+    expect(config.output).toMatchObject({ sinks: ['stdout'], drain_timeout: 5, retry_max: 3, backoff_base_ms: 100, backoff_max_ms: 5000, include_event: false });
+    expect(config.correlation).toMatchObject({ timestamp_fallback: 'wallclock', event_mode: 'none', max_events: 10, max_state_entries: 100_000, action: 'alert' });
+    expect(config.tap).toMatchObject({ enabled: false, max_sessions: 2, max_duration: '5m' });
+    expect(config.tail).toMatchObject({ enabled: false, max_sessions: 2 });
+    expect(config.state).toMatchObject({ recover: true });
+  });
+});
+
+describe('daemon config layers', () => {
+  it('reads the daemon section of a YAML file and warns about unknown keys', () => {
+    const { config, warnings } = load({
+      file: 'version: 1\neval: {x: 1}\ndaemon:\n  rules: /r\n  input: {source: http, batch_size: 64}\n  output:\n    sinks: ["file:///tmp/o.ndjson?on_full=drop"]\n  bogus: 1\n',
+    });
+    expect(config.rules).toBe('/r');
+    expect(config.input).toMatchObject({ source: 'http', batch_size: 64, buffer_size: 10_000 });
+    expect(config.output.sinks).toEqual(['file:///tmp/o.ndjson?on_full=drop']);
+    expect(warnings).toEqual(["unknown config key 'daemon.bogus' (from file test.yaml)"]);
+    expect(config).not.toHaveProperty('bogus');
+  });
+
+  it('maps SVC_<A>__<B> variables to keys, parsing YAML scalars', () => {
+    const { config } = load({
+      env: { SVC_DAEMON__INPUT__BATCH_SIZE: '7', SVC_DAEMON__TAP__ENABLED: 'true', SVC_DAEMON__PIPELINES: '[a, b]', SVC_TLS_KEY_PASSWORD: 'x', SVC_OTHER__X: '1' },
+    });
+    expect(config.input.batch_size).toBe(7);
+    expect(config.tap.enabled).toBe(true);
+    expect(config.pipelines).toEqual(['a', 'b']);
+  });
+
+  it('takes flags from a cac command line with every flag registered', () => {
+    const flags = parseFlags([
+      '-r', '/rules', '-p', 'ecs', '-p', 'sysmon', '--api-addr', 'unix:///tmp/s.sock', '--input', 'http', '--buffer-size', '50',
+      '--enable-tap', '--logsource-field-map', 'product=os,service=svc,env=stage,strict=true', '--state-recover', 'false',
+      '--correlation-event-mode', 'references', '--discover-schemas',
+    ]);
+    const { config } = load({ flags, file: 'daemon: {pipelines: [x], tap: {max_sessions: 4}}' });
+    expect(config.rules).toBe('/rules');
+    expect(config.pipelines).toEqual(['ecs', 'sysmon']);
+    expect(config.api.addr).toBe('unix:///tmp/s.sock');
+    expect(config.input).toMatchObject({ source: 'http', buffer_size: 50 });
+    expect(config.tap).toMatchObject({ enabled: true, max_sessions: 4 });
+    expect(config.logsource_routing.field_map).toEqual({ product: 'os', service: 'svc', custom: { env: 'stage' } });
+    expect(config.state.recover).toBe(false);
+    expect(config.correlation.event_mode).toBe('refs');
+    expect(config.schema).toEqual({ observe: true, discover: true });
+  });
+
+  it('lets an enable flag only turn a setting on', () => {
+    expect(load({ flags: { enableTap: false }, file: 'daemon: {tap: {enabled: true}}' }).config.tap.enabled).toBe(true);
+  });
+
+  it('gives the highest layer that sets a key (flag > env > file > default)', () => {
+    interface Setting {
+      readonly key: string;
+      readonly flag: string;
+      readonly env: string;
+      readonly read: (c: DaemonConfig) => unknown;
+      readonly value: fc.Arbitrary<string | number>;
+    }
+    const settings: Setting[] = [
+      { key: 'input.batch_size', flag: 'batchSize', env: 'SVC_DAEMON__INPUT__BATCH_SIZE', read: (c) => c.input.batch_size, value: fc.integer({ min: 1, max: 1e6 }) },
+      { key: 'api.addr', flag: 'apiAddr', env: 'SVC_DAEMON__API__ADDR', read: (c) => c.api.addr, value: fc.integer({ min: 0, max: 65535 }).map((p) => `127.0.0.1:${p}`) },
+      { key: 'correlation.action', flag: 'action', env: 'SVC_DAEMON__CORRELATION__ACTION', read: (c) => c.correlation.action, value: fc.constantFrom('alert', 'reset') },
+      { key: 'input.format', flag: 'inputFormat', env: 'SVC_DAEMON__INPUT__FORMAT', read: (c) => c.input.format, value: fc.constantFrom('auto', 'json', 'evtx-json', 'syslog', 'plain') },
+      { key: 'tap.max_sessions', flag: 'tapMaxSessions', env: 'SVC_DAEMON__TAP__MAX_SESSIONS', read: (c) => c.tap.max_sessions, value: fc.integer({ min: 1, max: 100 }) },
+    ];
+    const defaults = load().config;
+    const assignment = fc.constantFrom(...settings).chain((setting) =>
+      fc.record({ setting: fc.constant(setting), file: fc.option(setting.value), env: fc.option(setting.value), flag: fc.option(setting.value) }),
+    );
+    fc.assert(
+      fc.property(assignment, ({ setting, file, env, flag }) => {
+        const [section, leaf] = setting.key.split('.') as [string, string];
+        const { config } = load({
+          ...(file !== null ? { file: `daemon:\n  ${section}:\n    ${leaf}: ${JSON.stringify(file)}\n` } : {}),
+          env: env !== null ? { [setting.env]: String(env) } : {},
+          // tap.max_sessions is config-only: it has no flag, so a stray option is ignored.
+          flags: flag !== null ? { [setting.flag]: flag } : {},
+        });
+        const flagApplies = flag !== null && setting.key !== 'tap.max_sessions';
+        const expected = flagApplies ? flag : env !== null ? env : file !== null ? file : setting.read(defaults);
+        expect(setting.read(config)).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('replaces lists whole rather than merging them', () => {
+    const { config } = load({ file: 'daemon: {output: {sinks: [stdout, "file:///a"]}}', flags: { output: 'file:///b' } });
+    expect(config.output.sinks).toEqual(['file:///b']);
+  });
+});
+
+describe('daemon config errors', () => {
+  it('names the key and the flag that set a bad value', () => {
+    const e = errorOf(() => load({ flags: { batchSize: 0 } }));
+    expect(e.key).toBe('daemon.input.batch_size');
+    expect(e.message).toContain('--batch-size');
+    expect(e.exitCode).toBe(3);
+  });
+
+  it('names the key and variable, listing allowed values of an enum', () => {
+    const e = errorOf(() => load({ env: { SVC_DAEMON__INPUT__SOURCE: 'nats' } }));
+    expect(e.message).toBe('invalid config daemon.input.source (from env SVC_DAEMON__INPUT__SOURCE): must be one of stdin, http');
+  });
+
+  it('names the file for a bad file value', () => {
+    const e = errorOf(() => load({ file: 'daemon:\n  output:\n    sinks: ["kafka://x"]\n' }));
+    expect(e.key).toBe('daemon.output.sinks.0');
+    expect(e.message).toContain('file test.yaml');
+  });
+
+  it.each([
+    ['hostname api addr', { flags: { apiAddr: 'localhost:9090' } }, 'daemon.api.addr'],
+    ['relative unix path', { flags: { apiAddr: 'unix://sock' } }, 'daemon.api.addr'],
+    ['bad tap max_duration', { file: 'daemon: {tap: {max_duration: soon}}' }, 'daemon.tap.max_duration'],
+    ['bad suppress timespan', { flags: { suppress: '5 minutes' } }, 'daemon.correlation.suppress'],
+    ['bad dlq', { flags: { dlq: 'stdout' } }, 'daemon.output.dlq'],
+    ['bad boolean flag', { flags: { stateRecover: 'maybe' } }, 'daemon.state.recover'],
+    ['bad logsource map', { flags: { eventLogsource: 'product' } }, 'daemon.logsource_routing.event_logsource'],
+  ])('rejects a %s', (_name, inputs, key) => {
+    expect(errorOf(() => load(inputs as Partial<ConfigInputs> & { file?: string })).key).toBe(key);
+  });
+
+  it('rejects unreadable files, broken YAML and a non-mapping top level', () => {
+    expect(errorOf(() => loadDaemonConfig({ env: {}, flags: {}, configPath: '/nonexistent/x.yaml' })).message).toContain('cannot read');
+    expect(errorOf(() => load({ file: 'daemon: [' })).message).toContain('test.yaml');
+    expect(errorOf(() => load({ file: '- a\n- b\n' })).message).toContain('mapping');
+  });
+
+  it('requires rules to run', () => {
+    expect(errorOf(() => requireRules(load().config)).key).toBe('daemon.rules');
+    expect(requireRules(load({ flags: { rules: '/r' } }).config)).toBe('/r');
+  });
+});
+
+describe('dry run and the flag list', () => {
+  it('renders the effective config as JSON that loads back to the same config', () => {
+    const { config } = load({ flags: { rules: '/r', enableTail: true, timestampField: ['t1', 't2'] } });
+    const text = renderEffectiveConfig(config);
+    expect(JSON.parse(text)).toEqual({ daemon: config });
+    expect(load({ file: text }).config).toEqual(config);
+  });
+
+  it('maps every flag key onto a key of the schema, and every flag name once', () => {
+    const names = DAEMON_FLAGS.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const flag of DAEMON_FLAGS) {
+      if (flag.key === undefined) continue;
+      let node: unknown = DaemonConfig;
+      for (const segment of flag.key.split('.')) {
+        node = (node as { properties?: Record<string, unknown> }).properties?.[segment];
+        expect(node, flag.key).toBeDefined();
+      }
+    }
+  });
+});

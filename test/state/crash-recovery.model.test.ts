@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { recover } from '../../src/state/index.js';
+import type { CrashPoint } from '../../src/state/index.js';
+import { CrashDriver, registry } from './support/crash-driver.js';
+import type { Input } from './support/crash-driver.js';
+import { STORE_FLAVOURS } from './support/store-harness.js';
+import { useTempDirs } from './support/temp-dirs.js';
+
+interface Runs {
+  readonly reference: CrashDriver;
+  readonly crashing: CrashDriver;
+  readonly referenceFile: string;
+  readonly crashingFile: string;
+}
+
+const lines = (path: string): string[] => {
+  try {
+    return readFileSync(path, 'utf8').split('\n').filter((l) => l !== '');
+  } catch {
+    return [];
+  }
+};
+
+function expectSameOutcome(r: Runs): void {
+  expect(r.crashing.encodedStates()).toEqual(r.reference.encodedStates());
+  expect(r.crashing.inputOrdinal).toBe(r.reference.inputOrdinal);
+  expect(lines(r.crashingFile)).toEqual(lines(r.referenceFile));
+}
+
+type Cmd = fc.AsyncCommand<object, Runs>;
+
+const command = (label: string, step: (d: CrashDriver, isReference: boolean) => Promise<void>): Cmd => ({
+  check: () => true,
+  async run(_m, r) {
+    await step(r.reference, true);
+    await step(r.crashing, false);
+    expectSameOutcome(r);
+  },
+  toString: () => label,
+});
+
+const commandArb: fc.Arbitrary<Cmd> = fc.oneof(
+  { weight: 5, arbitrary: fc.integer({ min: 1, max: 6 }).map((n) => command(`batch(${n})`, (d) => d.batch(n))) },
+  { weight: 2, arbitrary: fc.integer({ min: 1, max: 5 }).map((n) => command(`deliver(${n})`, (d) => d.deliver(n))) },
+  { weight: 1, arbitrary: fc.nat({ max: 10_000 }).map((t) => command(`snapshot(${t})`, (d) => d.snapshot(t))) },
+  { weight: 1, arbitrary: fc.nat({ max: 10_000 }).map((t) => command(`restart(${t})`, (d) => d.restart(t))) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .constantFrom<CrashPoint>('after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot')
+      .map((p) => command(`crash(${p})`, async (d, isReference) => (isReference ? undefined : d.arm(p)))),
+  },
+);
+
+const inputArb: fc.Arbitrary<Input> = fc.oneof(
+  fc.record({ t: fc.constant('hit' as const), key: fc.constantFrom('ruleA/h1', 'ruleA/h2', 'ruleB/h1'), at: fc.nat({ max: 4000 }) }),
+  fc.record({ t: fc.constant('tick' as const), now: fc.nat({ max: 5000 }) }),
+  fc.record({ t: fc.constant('seen' as const), key: fc.constantFrom('d1', 'd2'), fingerprint: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f') }),
+);
+
+describe.each(STORE_FLAVOURS)('%s: crash at a random point, then recovery', (name, harness) => {
+  const tempDir = useTempDirs();
+
+  it('ends in the state, input position and delivered lines of an uninterrupted run', async () => {
+    let crashes = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(inputArb, { minLength: 1, maxLength: 60 }), fc.commands([commandArb], { maxCommands: name === 'lmdb' ? 18 : 30 }), async (inputs, cmds) => {
+        const dir = tempDir();
+        const referenceFile = join(dir, 'reference.ndjson');
+        const crashingFile = join(dir, 'crashing.ndjson');
+        const runs: Runs = {
+          reference: await CrashDriver.start(harness(join(dir, 'reference')), inputs, referenceFile),
+          crashing: await CrashDriver.start(harness(join(dir, 'crashing')), inputs, crashingFile),
+          referenceFile,
+          crashingFile,
+        };
+        try {
+          await fc.asyncModelRun(() => ({ model: {}, real: runs }), cmds);
+          await runs.reference.batch(inputs.length);
+          await runs.crashing.batch(inputs.length);
+          await runs.reference.drain();
+          await runs.crashing.drain();
+          expectSameOutcome(runs);
+          crashes += runs.crashing.crashes;
+        } finally {
+          await runs.reference.close();
+          await runs.crashing.close();
+        }
+      }),
+      { numRuns: name === 'lmdb' ? 25 : 80 },
+    );
+    // The property must actually have exercised crashes.
+    expect(crashes).toBeGreaterThan(0);
+  });
+
+  it('snapshot plus journal tail restores exactly the live state', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(inputArb, { minLength: 1, maxLength: 60 }), fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 8 }), fc.nat({ max: 8 }), async (inputs, batches, snapshotAfter) => {
+        const dir = tempDir();
+        const reopen = harness(join(dir, 'db'));
+        const driver = await CrashDriver.start(reopen, inputs, join(dir, 'out.ndjson'));
+        for (let i = 0; i < batches.length; i++) {
+          await driver.batch(batches[i] ?? 1);
+          if (i === snapshotAfter) await driver.snapshot(i);
+        }
+        const live = driver.encodedStates();
+        await driver.close();
+        const store = await reopen();
+        const recovered = await recover(store, registry);
+        const restored: Record<string, [string, unknown][]> = {};
+        for (const [kind, byKey] of recovered.states) {
+          const k = registry.get(kind);
+          if (k !== undefined) restored[kind] = [...byKey].map(([key, s]): [string, unknown] => [key, k.codec.encode(s)]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        }
+        expect(restored).toEqual(live);
+        await store.close();
+      }),
+      { numRuns: name === 'lmdb' ? 20 : 60 },
+    );
+  });
+});

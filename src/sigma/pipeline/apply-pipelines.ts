@@ -1,6 +1,7 @@
 // Entry point for rules: combine pipelines by priority, then run their items on one rule with fresh
 // per-rule state. Pure: the input AST is never mutated.
 import type { SigmaError, SigmaWarning } from '../errors.js';
+import { pruneConditions } from './prune-conditions.js';
 import { runItems } from './run-items.js';
 import type { AnyRule, Pipeline, RunState, VarValue } from './types.js';
 
@@ -13,8 +14,8 @@ export interface PipelineResult<D extends AnyRule = AnyRule> {
   /** Ids of the processing items that were applied to the rule. */
   readonly applied: ReadonlySet<string>;
   /**
-   * Search identifiers removed because `drop_detection_item` emptied them; the compiler treats them
-   * as absent condition nodes (pass to `resolveSelectors`).
+   * Search identifiers removed because `drop_detection_item` emptied them. `doc.condition` is already
+   * rewritten without them (absent-node pruning); passing them to `resolveSelectors` is harmless.
    */
   readonly absentIdentifiers: ReadonlySet<string>;
 }
@@ -59,15 +60,16 @@ export function applyPipelines<D extends AnyRule>(
     warnings: [],
     resolveRule: options.resolveRule ?? (() => undefined),
   };
-  const out = runItems(
+  const ran = runItems(
     sorted.flatMap((p) => p.items),
     doc,
     run,
   );
-  if (out.kind === 'detection' && run.absent.size > 0 && out.detections.size === 0) {
+  const out = ran.kind === 'detection' ? pruneConditions(ran, run.absent) : ran;
+  if (out.kind === 'detection' && run.absent.size > 0 && out.condition.length === 0) {
     run.warnings.push({
-      code: 'pipeline_all_detections_dropped',
-      message: 'every detection of the rule was dropped by the pipeline; the rule cannot match',
+      code: 'pipeline_condition_pruned',
+      message: 'the pipeline dropped detection items until no condition was left; the rule never matches',
       loc: { file: out.file, doc: out.doc, ...(out.id !== undefined ? { ruleId: out.id } : {}), path: ['detection'] },
     });
   }

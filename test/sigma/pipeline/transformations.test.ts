@@ -91,13 +91,22 @@ detection:
     const r = transform(loadRule(yaml('sel1 and sel2')), drop);
     expect([...r.doc.detections.keys()]).toEqual(['sel2']);
     expect([...r.absentIdentifiers]).toEqual(['sel1']);
+    expect(r.doc.condition).toEqual(['sel2']);
     expect(matches(r, { fieldB: 'value' })).toBe(true);
   });
 
   test('a condition that vanishes entirely never matches (C85)', () => {
     const r = transform(loadRule(yaml('not sel1')), drop);
+    expect(r.doc.condition).toEqual([]);
+    expect(r.warnings.map((w) => w.code)).toEqual(['pipeline_condition_pruned']);
     expect(matches(r, { fieldB: 'value' })).toBe(false);
     expect(matches(r, {})).toBe(false);
+  });
+
+  test('selectors skip emptied identifiers', () => {
+    const r = transform(loadRule(yaml('1 of sel* and not 1 of sel1')), drop);
+    expect(r.doc.condition).toEqual(['sel2']);
+    expect(matches(r, { fieldB: 'value' })).toBe(true);
   });
 
   test('keeps the rest of a selection', () => {

@@ -43,11 +43,11 @@ function flattenSystem(system: JsonEvent, out: JsonEvent): void {
   for (const [name, value] of Object.entries(system)) {
     if (name === '#attributes' || name.startsWith('@')) continue;
     if (!isJsonObject(value)) {
-      out[name] = value;
+      setField(out, name, value);
       continue;
     }
-    if ('#text' in value) out[name] = value['#text'];
-    for (const [attr, v] of attributesOf(value)) out[`${name}_${attr}`] = v;
+    if (Object.hasOwn(value, '#text')) setField(out, name, value['#text']);
+    for (const [attr, v] of attributesOf(value)) setField(out, `${name}_${attr}`, v);
   }
 }
 
@@ -56,11 +56,16 @@ function flattenSystem(system: JsonEvent, out: JsonEvent): void {
  * the space-free name (`SourceName`); the leaf is stored under both.
  */
 function setLeaf(out: JsonEvent, name: string, value: unknown): void {
-  out[name] = value;
+  setField(out, name, value);
   if (name.includes(' ')) {
     const compact = name.replaceAll(' ', '');
-    if (!(compact in out)) out[compact] = value;
+    if (!Object.hasOwn(out, compact)) setField(out, compact, value);
   }
+}
+
+/** Names come from the input: `__proto__` would replace the event's prototype instead of adding a field. */
+function setField(out: JsonEvent, name: string, value: unknown): void {
+  if (name !== '__proto__') out[name] = value;
 }
 
 /**

@@ -20,7 +20,7 @@ function parseJsonObject(text: string): JsonEvent | undefined {
 
 /** Sets `key` unless the event already has it (a JSON body's own fields win over header fields). */
 function setIfAbsent(event: JsonEvent, key: string, value: string | undefined): void {
-  if (value !== undefined && !(key in event)) event[key] = value;
+  if (value !== undefined && !Object.hasOwn(event, key)) event[key] = value;
 }
 
 /**
@@ -55,6 +55,5 @@ function addHeader(event: JsonEvent, header: SyslogHeader, fieldPrefix: string, 
 
 /** Whether a decoded syslog event carries anything beyond `_raw` (the `auto` format's syslog test). */
 export function hasSyslogFields(event: JsonEvent): boolean {
-  for (const key in event) if (key !== '_raw') return true;
-  return false;
+  return Object.keys(event).some((key) => key !== '_raw');
 }

@@ -117,6 +117,16 @@ describe('flattenEvtx', () => {
     expect(flat['Level']).toBe(9);
   });
 
+  it('does not let input names reach the prototype', () => {
+    const event = JSON.parse(
+      '{"Event":{"System":{"EventID":1},"EventData":{"__proto__":{"polluted":true},"to String":"x"}}}',
+    ) as Record<string, unknown>;
+    const flat = flattenEvtx(event);
+    expect(Object.getPrototypeOf(flat)).toBe(Object.prototype);
+    expect(flat['polluted']).toBe(true);
+    expect(Object.hasOwn(flat, 'toString')).toBe(true);
+  });
+
   it('tolerates missing or null sections', () => {
     expect(flattenEvtx({ Event: { System: system, EventData: null } })['EventID']).toBe(4688);
     expect(flattenEvtx({ Event: 'x' })).toEqual({});

@@ -37,6 +37,8 @@ export function ruleBits(ruleCount: number): Uint32Array {
 export class CandidateIndex {
   private readonly always: Uint32Array;
   private readonly fields: readonly FieldProbe[];
+  /** Literals of keyword witnesses, scanned over the keyword leaves. */
+  private readonly keywords: AhoCorasick | null;
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
 
@@ -44,6 +46,7 @@ export class CandidateIndex {
   constructor(witnesses: readonly (Witness | null)[], table: FieldTable) {
     this.always = ruleBits(witnesses.length);
     const byField = new Map<string, { exact: Map<string, number[]>; numbers: Map<number, number[]>; subs: Map<string, number[]> }>();
+    const keywords = new Map<string, number[]>();
     let witnessed = 0;
     witnesses.forEach((w, rule) => {
       if (w === null) {
@@ -52,6 +55,10 @@ export class CandidateIndex {
       }
       witnessed++;
       for (const p of w) {
+        if (p.kind === 'keyword') {
+          push(keywords, p.key, rule);
+          continue;
+        }
         let f = byField.get(p.field);
         if (f === undefined) {
           f = { exact: new Map(), numbers: new Map(), subs: new Map() };
@@ -63,6 +70,7 @@ export class CandidateIndex {
       }
     });
     this.witnessed = witnessed;
+    this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
     this.fields = [...byField].map(
       ([name, f]) => new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null),
     );
@@ -76,6 +84,11 @@ export class CandidateIndex {
       const f = fields[i] as FieldProbe;
       const raw = scope.resolve(f.slot);
       if (raw !== ABSENT) this.probeValue(f, raw, scope, bits, 0);
+    }
+    const kw = this.keywords;
+    if (kw !== null) {
+      const n = scope.keywordLeaves().length;
+      for (let i = 0; i < n; i++) kw.scan(scope.keywordLower(i), bits);
     }
   }
 

@@ -14,6 +14,7 @@ import {
   type DetectionMatcher,
 } from './item-matchers.js';
 import type { LeafMatcher } from './leaf-matcher.js';
+import { keywordParts } from './keyword-parts.js';
 import { translateRegex } from './regex-translate.js';
 import { compileText, normaliseParts, TextSet } from './text-matchers.js';
 import {
@@ -39,17 +40,6 @@ export interface DetectionContext {
 
 function fail(code: string, message: string, item: DetectionItem, ctx: DetectionContext): never {
   throw new SigmaError('compile', code, message, item.loc ?? ctx.loc);
-}
-
-/**
- * Keyword strings are searched as substrings (§2.7): add the missing `*` at either end unless the item
- * asked for an anchored end with `startswith`/`endswith`.
- */
-function keywordParts(parts: readonly StringPart[], modifiers: readonly string[]): StringPart[] {
-  const out = [...parts];
-  if (!modifiers.includes('startswith') && out[0]?.t !== 'any') out.unshift({ t: 'any' });
-  if (!modifiers.includes('endswith') && out[out.length - 1]?.t !== 'any') out.push({ t: 'any' });
-  return out;
 }
 
 function textValue(parts: readonly StringPart[], item: DetectionItem, ctx: DetectionContext, cased: boolean): LeafMatcher {

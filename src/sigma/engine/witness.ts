@@ -3,7 +3,8 @@
 // operand, `or` needs a witness from every operand (their union), `not` gives none. The literals are
 // derived exactly as the matchers derive theirs (same normalisation and lowercasing), which is what makes
 // the index sound.
-import type { ConditionNode, Detection, DetectionItem, SigmaValue } from '../ast.js';
+import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
+import { keywordParts } from './keyword-parts.js';
 import { normaliseParts } from './text-matchers.js';
 
 export type Probe =
@@ -12,7 +13,9 @@ export type Probe =
   /** A leaf of `field` is a number, or a decimal string, equal to `value`. */
   | { readonly kind: 'number'; readonly field: string; readonly value: number }
   /** The lowercased text form of a leaf of `field` contains `key`. */
-  | { readonly kind: 'substring'; readonly field: string; readonly key: string };
+  | { readonly kind: 'substring'; readonly field: string; readonly key: string }
+  /** The lowercased text form of some keyword-searched leaf contains `key`. */
+  | { readonly kind: 'keyword'; readonly key: string };
 
 /** Any one probe suffices; an empty witness means the rule can never match. */
 export type Witness = readonly Probe[];
@@ -24,6 +27,7 @@ function probeCost(p: Probe): number {
     case 'number':
       return 4;
     case 'substring':
+    case 'keyword':
       return 1 + 16 / p.key.length;
     default: {
       const never: never = p;
@@ -63,7 +67,18 @@ function union(ws: readonly (Witness | null)[]): Witness | null {
   return out;
 }
 
-function valueWitness(field: string, v: SigmaValue): Witness | null {
+/** Longest literal run of normalised, placeholder-free parts, lowercased ('' when there is none). */
+function longestLiteral(parts: readonly StringPart[]): string {
+  let longest = '';
+  for (const p of parts) {
+    if (p.t !== 'lit') continue;
+    const l = p.s.toLowerCase();
+    if (l.length > longest.length) longest = l;
+  }
+  return longest;
+}
+
+function fieldValueWitness(field: string, v: SigmaValue): Witness | null {
   switch (v.kind) {
     case 'string': {
       if (v.cased) return null;
@@ -72,18 +87,33 @@ function valueWitness(field: string, v: SigmaValue): Witness | null {
       const only = parts[0];
       if (parts.length === 0) return [{ kind: 'exact', field, key: '' }];
       if (parts.length === 1 && only?.t === 'lit') return [{ kind: 'exact', field, key: only.s.toLowerCase() }];
-      let longest = '';
-      for (const p of parts) {
-        if (p.t !== 'lit') continue;
-        const l = p.s.toLowerCase();
-        if (l.length > longest.length) longest = l;
-      }
-      return longest === '' ? null : [{ kind: 'substring', field, key: longest }];
+      const key = longestLiteral(parts);
+      return key === '' ? null : [{ kind: 'substring', field, key }];
     }
     case 'number':
       return [{ kind: 'number', field, value: v.value }];
     case 'expansion':
-      return union(v.alternatives.map((a) => valueWitness(field, a)));
+      return union(v.alternatives.map((a) => fieldValueWitness(field, a)));
+    default:
+      return null;
+  }
+}
+
+/** Keyword values are searched as substrings of every keyword leaf (see keywordParts). */
+function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witness | null {
+  switch (v.kind) {
+    case 'string': {
+      if (v.cased || v.parts.some((p) => p.t === 'ph')) return null;
+      const key = longestLiteral(normaliseParts(keywordParts(v.parts, modifiers)));
+      return key === '' ? null : [{ kind: 'keyword', key }];
+    }
+    case 'number':
+    case 'bool': {
+      const key = String(v.value).toLowerCase();
+      return [{ kind: 'keyword', key }];
+    }
+    case 'expansion':
+      return union(v.alternatives.map((a) => keywordValueWitness(a, modifiers)));
     default:
       return null;
   }
@@ -91,8 +121,8 @@ function valueWitness(field: string, v: SigmaValue): Witness | null {
 
 function itemWitness(item: DetectionItem): Witness | null {
   const field = item.field;
-  if (field === null || item.negated || item.values.length === 0) return null;
-  const ws = item.values.map((v) => valueWitness(field, v));
+  if (item.negated || item.values.length === 0) return null;
+  const ws = item.values.map((v) => (field === null ? keywordValueWitness(v, item.modifiers) : fieldValueWitness(field, v)));
   return item.linking === 'and' ? cheapest(ws) : union(ws);
 }
 

@@ -15,9 +15,24 @@ export type {
 } from './facade.js';
 export { IngestClosedError } from './facade.js';
 export { FakeDaemonFacade, FakeLiveStream, type FakeFeatures } from './fake-facade.js';
-export { createHttpApp, defineRoute, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions, type Route, type RouteDef } from './router.js';
+export {
+  createHttpApp,
+  defineRoute,
+  DEFAULT_MAX_BODY_BYTES,
+  type HttpAppOptions,
+  type Method,
+  type Route,
+  type RouteDef,
+  type RouteFeature,
+  type RouteSchema,
+  type ValidReq,
+} from './router.js';
 export { ROUTES, INGEST_MAX_BODY_BYTES, LIVE_BUFFER_LINES, TAP_DEFAULT_DURATION_MS } from './routes.js';
 export { createNdjsonStream, type NdjsonStream, type NdjsonStreamOptions } from './ndjson-stream.js';
-export { MAX_LINE_BYTES, splitIngestLines } from './ingest-lines.js';
+export { MAX_LINE_BYTES, splitIngestLines, type SplitLines } from './ingest-lines.js';
 export { inject, type InjectOptions, type InjectRequest, type InjectResponse } from './inject.js';
-export { sendError, sendJson } from './respond.js';
+export { JSON_CONTENT_TYPE, NDJSON_CONTENT_TYPE, sendError, sendJson } from './respond.js';
+export { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
+export { listenUws } from './uws-server.js';
+export { listenNode } from './node-server.js';
+export { DEFAULT_API_ADDR, formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';

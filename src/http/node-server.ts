@@ -85,9 +85,7 @@ class NodeRes implements Res {
     open.add(this);
     res.on('close', () => {
       open.delete(this);
-      if (res.writableFinished) return;
-      this.abortedFlag = true;
-      for (const cb of this.abortHandlers) cb();
+      if (!res.writableFinished) this.abort();
     });
   }
 
@@ -125,8 +123,15 @@ class NodeRes implements Res {
   onAbort(cb: () => void): void {
     this.abortHandlers.push(cb);
   }
-  /** Destroy the connection (shutdown); the close event then runs the abort handlers. */
+  /** Destroy the connection (shutdown), running the abort handlers before returning. */
   cut(): void {
-    if (!this.closed) this.res.destroy();
+    if (this.closed) return;
+    this.abort();
+    this.res.destroy();
+  }
+  private abort(): void {
+    if (this.abortedFlag) return;
+    this.abortedFlag = true;
+    for (const cb of this.abortHandlers) cb();
   }
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
 
 /**
  * The one metrics catalogue: every metric of `spec/interface.md` declared once with its type,
@@ -432,8 +432,25 @@ function preregister(handle: Counter | Gauge | Histogram, decl: MetricDecl): voi
     const values = decl.values?.[label] ?? [];
     combos = combos.flatMap((c) => values.map((v) => ({ ...c, [label]: v })));
   }
-  for (const labels of combos) {
-    if (handle instanceof Histogram) handle.zero(labels);
-    else handle.inc(labels, 0);
-  }
+  for (const labels of combos) zeroSeries(handle, labels);
+}
+
+function zeroSeries<T extends string>(handle: Counter<T> | Gauge<T> | Histogram<T>, labels: LabelValues<T>): void {
+  if (handle instanceof Histogram) handle.zero(labels);
+  else handle.inc(labels, 0);
+}
+
+/**
+ * Bind a label child once, at build, creating its series at zero: the contract's "pre-registered
+ * per sink / per enricher" families render from the first scrape, and hot paths only `inc`.
+ */
+export function bindZeroed<T extends string>(handle: Counter<T>, labels: LabelValues<T>): Counter.Internal;
+export function bindZeroed<T extends string>(handle: Gauge<T>, labels: LabelValues<T>): Gauge.Internal<T>;
+export function bindZeroed<T extends string>(handle: Histogram<T>, labels: LabelValues<T>): Histogram.Internal<T>;
+export function bindZeroed<T extends string>(
+  handle: Counter<T> | Gauge<T> | Histogram<T>,
+  labels: LabelValues<T>,
+): Counter.Internal | Gauge.Internal<T> | Histogram.Internal<T> {
+  zeroSeries(handle, labels);
+  return handle.labels(labels);
 }

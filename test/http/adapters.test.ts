@@ -106,6 +106,24 @@ for (const [name, listen] of ADAPTERS) {
     });
   });
 
+  describe(`${name} adapter shutdown`, () => {
+    it('stops accepting and cuts live sessions still open after the grace period', async () => {
+      const facade = new FakeDaemonFacade({ tap: true });
+      const server = await listen(createHttpApp(ROUTES, facade), { kind: 'tcp', host: '127.0.0.1', port: 0 });
+      let received = '';
+      const pending = send(server.address, { method: 'GET', url: '/api/v1/tap' }, (chunk) => {
+        received += chunk;
+      }).catch(() => undefined);
+      const session = await waitFor(() => facade.tap?.sessions[0]);
+      session.sink.push('{"n":1}');
+      await waitFor(() => (received.length > 0 ? true : undefined));
+      await server.close(0);
+      expect(session.closed).toBe(true);
+      await pending;
+      await expect(send(server.address, { method: 'GET', url: '/healthz' })).rejects.toThrow(/ECONNREFUSED/);
+    });
+  });
+
   describe(`${name} adapter on a unix socket`, () => {
     let dir: string;
     let server: HttpServer;

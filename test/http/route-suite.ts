@@ -39,7 +39,7 @@ export const DISABLED_CASES: readonly RouteCase[] = [
   { name: 'sources lists none', request: { method: 'GET', url: '/api/v1/sources' }, status: 200, body: { sources: [] } },
   { name: 'resolve without sources is 404', request: { method: 'POST', url: '/api/v1/sources/resolve' }, status: 404, body: { error: 'no dynamic sources configured' } },
   { name: 'resolve one without sources is 404', request: { method: 'POST', url: '/api/v1/sources/resolve/a' }, status: 404, body: { error: 'no dynamic sources configured' } },
-  { name: 'cache invalidation without sources is 404', request: { method: 'DELETE', url: '/api/v1/sources/cache/a' }, status: 404 },
+  { name: 'cache invalidation is a 200 no-op without sources', request: { method: 'DELETE', url: '/api/v1/sources/cache/a' }, status: 200, body: { status: 'invalidated', source_id: 'a' } },
   { name: 'fields disabled', request: { method: 'GET', url: '/api/v1/fields' }, status: 503, body: { error: 'field observation disabled' } },
   { name: 'fields unknown disabled', request: { method: 'GET', url: '/api/v1/fields/unknown' }, status: 503, body: { error: 'field observation disabled' } },
   { name: 'fields missing disabled', request: { method: 'GET', url: '/api/v1/fields/missing' }, status: 503, body: { error: 'field observation disabled' } },

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, DEFAULT_BUCKETS, METRICS, type MetricName } from '../../src/protocol/metrics.js';
+import { bindZeroed, createMetrics, DEFAULT_BUCKETS, METRICS, type MetricName } from '../../src/protocol/metrics.js';
 import { section, tableRows } from './contract-tables.js';
 
 interface ContractMetric {
@@ -88,6 +88,19 @@ describe('createMetrics', () => {
     const text = await registry.metrics();
     expect(text).toContain('svc_detection_matches_by_rule_total{rule_title="Rule A",level="high"} 2');
     for (const b of DEFAULT_BUCKETS) expect(text).toContain(`svc_batch_size_bucket{le="${b}"}`);
+  });
+
+  it('binds per-sink children at build that render at zero before first use', async () => {
+    const { registry, handles } = createMetrics(new Registry());
+    const retries = bindZeroed(handles.svc_sink_retries_total, { sink: 'file' });
+    bindZeroed(handles.svc_sink_queue_depth, { sink: 'file' });
+    bindZeroed(handles.svc_webhook_request_duration_seconds, { webhook_id: 'w' });
+    expect(await registry.metrics()).toContain('svc_sink_retries_total{sink="file"} 0');
+    retries.inc(2);
+    const text = await registry.metrics();
+    expect(text).toContain('svc_sink_retries_total{sink="file"} 2');
+    expect(text).toContain('svc_sink_queue_depth{sink="file"} 0');
+    expect(text).toContain('svc_webhook_request_duration_seconds_count{webhook_id="w"} 0');
   });
 
   it('has one handle per catalogue entry', () => {

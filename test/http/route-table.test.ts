@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
+import { inject } from '../../src/http/inject.js';
+import { createHttpApp } from '../../src/http/router.js';
+import { ROUTES } from '../../src/http/routes.js';
+import { section, tableRows } from '../protocol/contract-tables.js';
+
+/** (method, path) pairs of the contract's endpoint summary table; gRPC is not an HTTP route. */
+function contractRoutes(): string[] {
+  const summary = section('Endpoints').split('### Probes')[0] ?? '';
+  const pairs: string[] = [];
+  for (const [methods = '', paths = ''] of tableRows(summary)) {
+    if (methods === 'Method' || methods === 'gRPC') continue;
+    for (const method of methods.split(',').map((m) => m.trim())) {
+      for (const path of paths.split(',').map((p) => p.trim())) pairs.push(`${method} ${path}`);
+    }
+  }
+  return pairs.sort();
+}
+
+describe('route table', () => {
+  it('serves exactly the routes of the contract summary table', () => {
+    const contract = contractRoutes();
+    expect(contract.length).toBeGreaterThanOrEqual(30);
+    expect(ROUTES.map((r) => `${r.method} ${r.path}`).sort()).toEqual(contract);
+  });
+
+  it('answers any request with a JSON-typed response and never throws', async () => {
+    const facade = new FakeDaemonFacade({ httpInput: true, dispositions: true, observeFields: true, tap: true, tail: true });
+    const errors: unknown[] = [];
+    const app = createHttpApp(ROUTES, facade, { maxBodyBytes: 256, onError: (e) => errors.push(e) });
+    const paths = [...new Set(ROUTES.map((r) => r.path.replace(/\{[a-z_]+\}/, 'x')))];
+    const path = fc.oneof(
+      fc.constantFrom(...paths),
+      fc.webPath(),
+      fc.constantFrom(...paths).chain((p) => fc.string().map((s) => `${p}/${encodeURIComponent(s)}`)),
+    );
+    const query = fc.oneof(fc.constant(''), fc.webQueryParameters().map((q) => `?${q}`), fc.string().map((s) => `?${s}`));
+    const body = fc.oneof(fc.string(), fc.json(), fc.uint8Array({ maxLength: 300 }));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('GET', 'POST', 'DELETE', 'PUT', 'PATCH'), path, query, body, async (method, p, q, b) => {
+        const controller = new AbortController();
+        const pending = inject(app, { method, url: `${p}${q}`, body: b }, { signal: controller.signal });
+        // Live sessions stay open until the client leaves.
+        for (const stream of [facade.tap, facade.tail]) for (const s of stream?.sessions ?? []) if (!s.closed) controller.abort();
+        const res = await pending;
+        if (res.aborted) return;
+        expect(res.headers['content-type']).toBeDefined();
+        if (res.status >= 400) expect(typeof (res.json() as { error?: unknown }).error).toBe('string');
+      }),
+      { numRuns: 400 },
+    );
+    expect(errors).toEqual([]);
+  });
+});

@@ -8,7 +8,6 @@ export interface FileTail {
   readonly size: number;
 }
 
-const CHUNK = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /**
@@ -16,7 +15,7 @@ const NEWLINE = 0x0a;
  * `result_id`; used by the file sink on start so a crash between its write and its watermark never
  * duplicates a line. A missing file has no tail.
  */
-export async function scanFileTail(path: string): Promise<FileTail> {
+export async function scanFileTail(path: string, chunkSize = 64 * 1024): Promise<FileTail> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -50,7 +49,7 @@ export async function scanFileTail(path: string): Promise<FileTail> {
         }
       }
       if (pos === 0) return { resultId: undefined, completeBytes: completeBytes ?? 0, size };
-      const start = Math.max(0, pos - CHUNK);
+      const start = Math.max(0, pos - chunkSize);
       const chunk = Buffer.alloc(pos - start);
       await handle.read(chunk, 0, chunk.length, start);
       pending = Buffer.concat([chunk, pending]);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { LmdbBackend } from './lmdb-backend.js';
 import { listSnapshots } from './snapshot-tables.js';
 import { StateStore } from './state-store.js';
@@ -45,6 +47,7 @@ function outboxLength(store: StateStore): number {
 
 /** Opens `dir` read-only (safe while the daemon runs) and reports on it. */
 export async function inspectStateDir(dir: string): Promise<StateReport> {
+  if (!existsSync(join(dir, 'data.mdb'))) throw new Error(`no state database in ${dir}`);
   const store = StateStore.readOnly(new LmdbBackend(dir, { readOnly: true }));
   try {
     return inspectStore(store);

@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import type { ConditionOp, CorrelationType } from '../../../src/sigma/ast.js';
+import type { CorrelationEventMode, CorrelationAction, WindowMode } from '../../../src/sigma/correlation/index.js';
+
+export type Op =
+  | {
+      readonly kind: 'hit';
+      /** Event time in ms after the scenario's base. */
+      readonly at: number;
+      readonly host: string | null;
+      readonly rules: number;
+      readonly value: string | number | null | undefined;
+    }
+  | { readonly kind: 'tick'; readonly now: number };
+
+export type Ops = Partial<Record<ConditionOp, number>>;
+
+/** Settings of one random correlation plus the inputs it gets. */
+export interface Scenario {
+  readonly timespanMs: number;
+  readonly window: WindowMode;
+  readonly gapMs: number;
+  readonly action: CorrelationAction;
+  readonly suppressMs: number;
+  readonly maxGroupEntries: number;
+  readonly cap: number;
+  readonly eventMode: CorrelationEventMode;
+  readonly maxEvents: number;
+  readonly percentile: number;
+  readonly condition: Ops;
+  readonly expression: string | undefined;
+  readonly steps: readonly Op[];
+}
+
+const small = fc.integer({ min: 0, max: 4 });
+const wide = fc.integer({ min: -20, max: 60 });
+
+function arbOps(k: fc.Arbitrary<number>): fc.Arbitrary<Ops> {
+  return fc.oneof(
+    k.map((n) => ({ gte: n })),
+    k.map((n) => ({ gt: n })),
+    k.map((n) => ({ lt: n })),
+    k.map((n) => ({ eq: n })),
+    k.map((n) => ({ neq: n })),
+    fc.tuple(k, fc.nat(10)).map(([a, b]) => ({ gte: a, lte: a + b })),
+  );
+}
+
+const rawStep = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('hit' as const),
+      delta: fc.integer({ min: -24, max: 18 }).map((d) => d * 500),
+      host: fc.constantFrom('a', 'b', 'c', null),
+      rules: fc.integer({ min: 1, max: 7 }),
+      value: fc.oneof(fc.constantFrom('x', 'y', 'z', '7', 'n/a', null, undefined), fc.integer({ min: -10, max: 30 })),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), delta: fc.integer({ min: 0, max: 40 }).map((d) => d * 500) }) },
+);
+
+/** Turn relative steps into absolute times around a cursor that mostly moves forward. */
+function place(raw: readonly fc.RecordValue<{ kind: 'hit' | 'tick'; delta: number } & Record<string, unknown>>[]): Op[] {
+  let cursor = 60_000;
+  return raw.map((s) => {
+    if (s.kind === 'tick') return { kind: 'tick', now: cursor + s.delta };
+    const at = Math.max(0, cursor + s.delta);
+    cursor = Math.max(cursor, at);
+    const h = s as unknown as { host: string | null; rules: number; value: string | number | null | undefined };
+    return { kind: 'hit', at, host: h.host, rules: h.rules, value: h.value };
+  });
+}
+
+export function arbScenario(type: CorrelationType): fc.Arbitrary<Scenario> {
+  const numeric = type === 'value_sum' || type === 'value_avg' || type === 'value_percentile' || type === 'value_median';
+  const temporal = type === 'temporal' || type === 'temporal_ordered';
+  return fc.record({
+    timespanMs: fc.constantFrom(10_000, 30_000),
+    window: fc.constantFrom<WindowMode>('sliding', 'sliding', 'tumbling', 'session'),
+    gapMs: fc.constantFrom(3_000, 8_000),
+    action: fc.constantFrom<CorrelationAction>('alert', 'reset'),
+    suppressMs: fc.constantFrom(0, 0, 4_000, 15_000),
+    maxGroupEntries: fc.constantFrom(0, 0, 1, 2, 3),
+    cap: fc.constantFrom(1_000, 2, 3),
+    eventMode: fc.constantFrom<CorrelationEventMode>('none', 'refs'),
+    maxEvents: fc.constantFrom(1, 3),
+    percentile: fc.constantFrom(0, 25, 50, 90, 100),
+    condition: temporal ? fc.oneof(fc.constant({}), arbOps(small)) : arbOps(numeric ? wide : small),
+    expression: temporal
+      ? fc.option(fc.constantFrom('r0 and (r1 or r2)', 'r1 and not r0', '1 of them', 'all of them'), { nil: undefined })
+      : fc.constant(undefined),
+    steps: fc.array(rawStep, { maxLength: 40 }).map(place),
+  });
+}

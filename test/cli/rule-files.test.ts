@@ -1,0 +1,51 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRuleSources } from '../../src/cli/rule-files.js';
+
+let root: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'sigmad-rule-files-'));
+  await mkdir(join(root, 'rules', 'sub'), { recursive: true });
+  await writeFile(join(root, 'rules', 'b.yml'), 'b');
+  await writeFile(join(root, 'rules', 'a.yaml'), 'a');
+  await writeFile(join(root, 'rules', 'notes.txt'), 'not a rule');
+  await writeFile(join(root, 'rules', 'sub', 'c.YML'), 'c');
+  await writeFile(join(root, 'single.txt'), 'explicit');
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('readRuleSources', () => {
+  it('reads directories recursively for *.yml/*.yaml in sorted order, and explicit files as given', async () => {
+    const { sources, errors } = await readRuleSources([join(root, 'rules'), join(root, 'single.txt')]);
+    expect(errors).toEqual([]);
+    expect(sources.map((s) => [s.file.slice(root.length + 1), s.text])).toEqual([
+      ['rules/a.yaml', 'a'],
+      ['rules/b.yml', 'b'],
+      ['rules/sub/c.YML', 'c'],
+      ['single.txt', 'explicit'],
+    ]);
+  });
+
+  it('reports unreadable paths as errors instead of throwing, and still reads the rest', async () => {
+    await symlink(join(root, 'nowhere.yml'), join(root, 'rules', 'dangling.yml'));
+    const { sources, errors } = await readRuleSources([join(root, 'missing'), join(root, 'rules')]);
+    expect(errors.map((e) => [e.code, e.loc?.file.slice(root.length + 1)])).toEqual([
+      ['UnreadablePath', 'missing'],
+      ['UnreadablePath', 'rules/dangling.yml'],
+    ]);
+    expect(sources).toHaveLength(3);
+  });
+
+  it('reads a file reached twice or through a symlink loop only once', async () => {
+    await symlink(join(root, 'rules'), join(root, 'rules', 'sub', 'loop'));
+    const { sources, errors } = await readRuleSources([join(root, 'rules'), join(root, 'rules', 'b.yml')]);
+    expect(errors).toEqual([]);
+    expect(sources.map((s) => s.text)).toEqual(['a', 'b', 'c']);
+  });
+});

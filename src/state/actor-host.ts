@@ -60,7 +60,7 @@ export class ActorHost {
   }
 
   /** Current state of one instance, if it has any. */
-  state<S>(kind: ActorKind<S, never, unknown>, key: string): S | undefined {
+  state<S, E, F>(kind: ActorKind<S, E, F>, key: string): S | undefined {
     // States under a kind's name are only ever produced by that kind.
     return this.live.get(kind.kind)?.get(key) as S | undefined;
   }

@@ -87,6 +87,26 @@ describe('daemon config layers', () => {
     expect(config.schema).toEqual({ observe: true, discover: true });
   });
 
+  it('parses logsource maps: known attributes, the rest under custom, strict ignored', () => {
+    const name = fc.stringMatching(/^[a-z][a-z_]{0,8}$/);
+    const value = fc.stringMatching(/^[A-Za-z0-9._-]{0,10}$/);
+    fc.assert(
+      fc.property(fc.dictionary(name, value, { maxKeys: 6 }), (pairs) => {
+        const text = Object.entries(pairs).map(([k, v]) => `${k}=${v}`).join(',');
+        const { config } = load({ flags: { eventLogsource: text } });
+        const expected: Record<string, unknown> = {};
+        const custom: Record<string, string> = {};
+        for (const [k, v] of Object.entries(pairs)) {
+          if (k === 'strict') continue;
+          if (['product', 'service', 'category'].includes(k)) expected[k] = v;
+          else custom[k] = v;
+        }
+        if (Object.keys(custom).length > 0) expected['custom'] = custom;
+        expect(config.logsource_routing.event_logsource).toEqual(expected);
+      }),
+    );
+  });
+
   it('lets an enable flag only turn a setting on', () => {
     expect(load({ flags: { enableTap: false }, file: 'daemon: {tap: {enabled: true}}' }).config.tap.enabled).toBe(true);
   });

@@ -43,6 +43,11 @@ export function parseYamlDocuments(text: string, file: string): YamlParseResult 
       }
       return;
     }
+    for (const w of doc.warnings) {
+      const at = lineCounter.linePos(w.pos[0]);
+      const message = w.message.split('\n')[0] ?? w.message;
+      warnings.push({ code: 'YamlWarning', message, loc: { file, doc: index, path: [], line: at.line, col: at.col } });
+    }
     const converter = new NodeConverter(doc, lineCounter, file, index);
     const value = converter.convert(doc.contents, [], 0);
     warnings.push(...converter.warnings);

@@ -61,3 +61,11 @@ describe('YAML documents', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 });
+
+describe('YAML warnings', () => {
+  it('forwards parser warnings with their position', () => {
+    const r = parseYamlDocuments('a: !custom x\n', 'f.yml');
+    expect(r.warnings.map((w) => [w.code, w.loc?.line])).toEqual([['YamlWarning', 1]]);
+    expect(r.documents[0]?.value).toEqual({ a: 'x' });
+  });
+});

@@ -5,7 +5,7 @@
 import { AhoCorasick, markAll } from './aho-corasick.js';
 import { numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
-import { ABSENT, MAX_DEPTH } from './field-path.js';
+import { ABSENT, MAX_DEPTH, ownValue } from './field-path.js';
 import type { Witness } from './witness.js';
 
 class FieldProbe {
@@ -36,7 +36,10 @@ export function ruleBits(ruleCount: number): Uint32Array {
 
 export class CandidateIndex {
   private readonly always: Uint32Array;
-  private readonly fields: readonly FieldProbe[];
+  /** Probes of dotted field names, resolved through the scope. */
+  private readonly dotted: readonly FieldProbe[];
+  /** Probes of plain field names by name: the event's own keys are looked up here (far fewer than fields). */
+  private readonly plain: ReadonlyMap<string, FieldProbe>;
   /** Literals of keyword witnesses, scanned over the keyword leaves. */
   private readonly keywords: AhoCorasick | null;
   /** How many rules have a witness (for diagnostics and tests). */
@@ -71,15 +74,30 @@ export class CandidateIndex {
     });
     this.witnessed = witnessed;
     this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
-    this.fields = [...byField].map(
-      ([name, f]) => new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null),
-    );
+    const dotted: FieldProbe[] = [];
+    const plain = new Map<string, FieldProbe>();
+    for (const [name, f] of byField) {
+      const probe = new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null);
+      if (name.includes('.')) dotted.push(probe);
+      else plain.set(name, probe);
+    }
+    this.dotted = dotted;
+    this.plain = plain;
   }
 
   /** Overwrite `bits` with the candidate rules for the scope's current event. */
   probe(scope: EvalScope, bits: Uint32Array): void {
     bits.set(this.always);
-    const fields = this.fields;
+    const event = scope.event;
+    if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
+      for (const key in event) {
+        const f = this.plain.get(key);
+        if (f === undefined) continue;
+        const v = ownValue(event, key);
+        if (v !== ABSENT) this.probeValue(f, v, scope, bits, 0);
+      }
+    }
+    const fields = this.dotted;
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i] as FieldProbe;
       const raw = scope.resolve(f.slot);

@@ -55,6 +55,16 @@ export class RuleProgram {
 
 const NO_MATCHES: readonly Match[] = Object.freeze([]);
 
+/** Drop entries that repeat an earlier one (e.g. one value satisfying every value of a `|all` item). */
+function withoutRepeats(fields: readonly MatchedField[]): MatchedField[] {
+  return fields.filter(
+    (f, i) =>
+      fields.findIndex(
+        (g) => g.field === f.field && g.value === f.value && g.selection === f.selection && g.matcher === f.matcher && g.negated === f.negated,
+      ) === i,
+  );
+}
+
 export class SigmaEngine implements Engine {
   readonly stats = new MutableStats();
   private readonly bits: Uint32Array;
@@ -123,6 +133,6 @@ export class SigmaEngine implements Engine {
       matchedSelections.push(name);
       d.explain(scope, name, matchedFields);
     }
-    return { rule: this.rules[rule] as CompiledRule, matchedSelections, matchedFields };
+    return { rule: this.rules[rule] as CompiledRule, matchedSelections, matchedFields: withoutRepeats(matchedFields) };
   }
 }

@@ -1,0 +1,81 @@
+// The whole load path in one pure function: parse → filters → pipelines → compile, for detection rules
+// and correlations alike. The CLI and the daemon both build their rule sets here so they can never
+// disagree about what a rule means.
+import type { CorrelationRule, DetectionRule, SigmaDocument } from './ast.js';
+import {
+  compileCorrelations,
+  DEFAULT_CORRELATION_SETTINGS,
+  type CompiledCorrelationSet,
+  type CorrelationDefaults,
+} from './correlation/index.js';
+import { compileRules, type CompileOptions, type Engine } from './engine/index.js';
+import type { SigmaError, SigmaWarning } from './errors.js';
+import { applyPipelines, type Pipeline } from './pipeline/index.js';
+import { findRule, buildRuleIndex, loadRules, type RuleSource } from './rule/index.js';
+
+export interface RuleSetOptions {
+  readonly pipelines?: readonly Pipeline[];
+  readonly compile?: CompileOptions;
+  readonly correlation?: CorrelationDefaults;
+  /** `--emit-referenced`: rules referenced by correlations keep their stand-alone results. */
+  readonly emitReferenced?: boolean;
+}
+
+export interface RuleSet {
+  readonly engine: Engine;
+  readonly correlations: CompiledCorrelationSet;
+  /** Every problem found; each names file, rule and path. A bad rule never hides the others. */
+  readonly errors: readonly SigmaError[];
+  readonly warnings: readonly SigmaWarning[];
+  /** Documents that parsed (before compilation), for pipeline conditions and reporting. */
+  readonly documents: readonly SigmaDocument[];
+}
+
+export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOptions = {}): RuleSet {
+  const loaded = loadRules(sources);
+  const errors: SigmaError[] = [...loaded.errors];
+  const warnings: SigmaWarning[] = [...loaded.warnings];
+  const pipelines = options.pipelines ?? [];
+
+  const detections: DetectionRule[] = [];
+  const absent = new Map<DetectionRule, ReadonlySet<string>>();
+  const correlations: CorrelationRule[] = [];
+  const index = buildRuleIndex(loaded.documents);
+  for (const doc of loaded.documents) {
+    if (doc.kind === 'filter') continue;
+    if (pipelines.length === 0) {
+      if (doc.kind === 'detection') detections.push(doc);
+      else correlations.push(doc);
+      continue;
+    }
+    const processed = applyPipelines(doc, pipelines, {
+      resolveRule: (ref) => findRule(index, ref),
+    });
+    errors.push(...processed.errors);
+    warnings.push(...processed.warnings);
+    if (processed.errors.length > 0) continue;
+    if (processed.doc.kind === 'detection') {
+      detections.push(processed.doc);
+      if (processed.absentIdentifiers.size > 0) absent.set(processed.doc, processed.absentIdentifiers);
+    } else {
+      correlations.push(processed.doc);
+    }
+  }
+
+  const compiled = compileRules(detections, {
+    ...options.compile,
+    ...(absent.size > 0 ? { absentIdentifiers: (rule: DetectionRule) => absent.get(rule) } : {}),
+  });
+  errors.push(...compiled.errors);
+  warnings.push(...compiled.warnings);
+
+  const correlationSet = compileCorrelations(
+    correlations,
+    compiled.engine.rules.map((r) => ({ id: r.id, name: r.rule.name, custom: r.rule.custom })),
+    { defaults: options.correlation ?? DEFAULT_CORRELATION_SETTINGS, emitReferenced: options.emitReferenced ?? false },
+  );
+  errors.push(...correlationSet.errors);
+  warnings.push(...correlationSet.warnings);
+
+  return { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: loaded.documents };
+}

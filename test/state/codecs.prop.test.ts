@@ -6,7 +6,11 @@ import { counterKind, dedupKind } from './support/toy-kinds.js';
 
 const counterState = fc.record({ count: fc.nat({ max: 10 }), windowStart: fc.nat() });
 const dedupState = fc.record({ seen: fc.array(fc.string(), { maxLength: 4 }) });
-const plain = fc.jsonValue();
+// Events arrive as JSON, so -0 never occurs (msgpack writes it as 0); `__proto__` keys have their own test.
+const plain = fc
+  .jsonValue()
+  .map((v): unknown => JSON.parse(JSON.stringify(v)))
+  .filter((v) => !JSON.stringify(v).includes('"__proto__"'));
 
 describe('codecs', () => {
   it('each toy kind decodes what it encodes, also after msgpack', () => {
@@ -29,6 +33,14 @@ describe('codecs', () => {
         expect(codec.decode(packValue(record))).toEqual(record);
       }),
     );
+  });
+
+  it('renames a __proto__ key to __proto_ rather than touch a prototype (msgpackr)', () => {
+    const codec = storedCodec(JournalRecord);
+    const event: unknown = JSON.parse('{"__proto__":{"polluted":1}}');
+    const decoded = codec.decode(packValue({ seq: 1, at: 0, kind: 'k', key: 'k', event }));
+    expect(decoded?.event).toEqual({ __proto_: { polluted: 1 } });
+    expect(Object.getPrototypeOf(decoded?.event)).toBe(Object.prototype);
   });
 
   it('decodes damaged or mis-shaped bytes to undefined instead of throwing', () => {

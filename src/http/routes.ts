@@ -9,6 +9,7 @@ import {
   TapQuery,
 } from '../protocol/api-requests.js';
 import { parseDuration } from '../protocol/duration.js';
+import type { ApiErrorCode } from '../protocol/errors.js';
 import { parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, type LiveStream } from './facade.js';
 import type { Res } from './handler.js';
@@ -16,7 +17,6 @@ import { splitIngestLines } from './ingest-lines.js';
 import { createNdjsonStream } from './ndjson-stream.js';
 import { sendError, sendJson } from './respond.js';
 import { defineRoute, type Route } from './router.js';
-import type { ApiErrorCode } from '../protocol/errors.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
 export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { IngestClosedError } from '../../src/http/facade.js';
 import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
 import { inject, type InjectRequest } from '../../src/http/inject.js';
 import { MAX_LINE_BYTES } from '../../src/http/ingest-lines.js';
@@ -104,6 +105,23 @@ describe('route table with features on', () => {
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ accepted: 3, parse_errors: 1 });
     expect(facade.ingested[0]).toEqual({ lines: ['{"a":1}', 'not json', '{"b":2}'], oversized: 0, key: 'k1' });
+  });
+
+  it('answers 503 with the count so far when the event channel is closed', async () => {
+    const facade = Object.assign(new FakeDaemonFacade(), {
+      ingest: { ingest: () => Promise.reject(new IngestClosedError(2)) },
+    });
+    const res = await inject(createHttpApp(ROUTES, facade), { method: 'POST', url: '/api/v1/events', body: '{}\n{}\n{}\n' });
+    expect(res.status).toBe(503);
+    expect(res.json()).toEqual({ error: 'event channel closed', accepted: 2 });
+  });
+
+  it('names the allowed methods on 405', async () => {
+    const { send } = setup();
+    const res = await send({ method: 'POST', url: '/api/v1/silences/x' });
+    expect(res.status).toBe(405);
+    expect(res.headers['allow']).toBe('DELETE');
+    expect(res.json()).toMatchObject({ allowed: ['DELETE'] });
   });
 
   it('rejects a line over 1 MiB with 413 and counts it as a parse error', async () => {

@@ -77,8 +77,8 @@ class NodeConverter {
     }
     const own = node as Node;
     // A mapping value is located at its key (set by the caller), list elements and the root at themselves.
-    const key = pathKey(path);
-    if (own.range && !this.positions.has(key)) this.positions.set(key, this.lines.linePos(own.range[0]));
+    const here = pathKey(path);
+    if (own.range && !this.positions.has(here)) this.positions.set(here, this.lines.linePos(own.range[0]));
     if (isAlias(node)) return this.convert(node.resolve(this.doc), path, depth + 1);
     if (isScalar(node)) {
       // YAML 1.2 reads `00000429` as 429; PyYAML (what rule authors test with) keeps it a string.

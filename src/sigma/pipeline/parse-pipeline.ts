@@ -7,8 +7,8 @@ import type { Locate } from './check-params.js';
 import { expressionIdentifiers, parseConditionExpression } from './condition-expression.js';
 import { buildConditionSet } from './condition-set.js';
 import type { ConditionCombination } from './condition-set.js';
-import { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/registry.js';
-import { transformations } from './transformations/registry.js';
+import { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/index.js';
+import { transformations } from './transformations/index.js';
 import type { ConditionSet, CreateContext, Pipeline, ProcessingItem, Transformation, UnitDef, VarValue } from './types.js';
 import { readYaml } from './yaml-source.js';
 

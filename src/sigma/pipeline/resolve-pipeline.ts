@@ -1,7 +1,7 @@
 // Turns a user's pipeline reference into a Pipeline: a built-in name, or a file whose text the caller
 // read (this module does no I/O).
-import type { BuiltinPipeline } from './builtin/builtin-pipeline.js';
-import { builtinPipelines } from './builtin/registry.js';
+import type { BuiltinPipeline } from './builtin/index.js';
+import { builtinPipelines } from './builtin/index.js';
 import { SigmaError } from '../errors.js';
 import { parsePipelineText, parsePipelineValue } from './parse-pipeline.js';
 import type { ParsedPipeline } from './parse-pipeline.js';

@@ -2,7 +2,7 @@
 // Transformations supply a hook for the unit they change; the walker rebuilds only what changed,
 // records provenance (which processing item produced an item or a field name) and reports search
 // identifiers whose detection became empty.
-import type { CorrelationRule, Detection, DetectionItem, DetectionRule, SigmaValue } from '../ast.js';
+import type { CorrelationRule, Detection, DetectionItem, SigmaValue } from '../ast.js';
 import type { AnyRule, ApplyContext, RunState } from './types.js';
 
 /** `undefined`: unchanged; `null`: drop the item; otherwise the replacement (an item or a sub-detection). */
@@ -195,8 +195,4 @@ function renameCorrelationFields(doc: CorrelationRule, ctx: ApplyContext, rename
   const condition =
     doc.condition?.field === undefined ? doc.condition : { ...doc.condition, field: doc.condition.field.map(field) };
   return { ...doc, groupBy, aliases, condition };
-}
-
-export function isDetectionRule(doc: AnyRule): doc is DetectionRule {
-  return doc.kind === 'detection';
 }

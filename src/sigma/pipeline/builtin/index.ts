@@ -1,0 +1,2 @@
+export { builtinPipelines } from './registry.js';
+export type { BuiltinPipeline } from './builtin-pipeline.js';

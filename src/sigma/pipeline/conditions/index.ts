@@ -1,0 +1,1 @@
+export { detectionItemConditions, fieldNameConditions, ruleConditions } from './registry.js';

@@ -1,0 +1,1 @@
+export { transformations } from './registry.js';

@@ -44,7 +44,8 @@ export class FakeLiveStream<R> implements LiveStream<R> {
     readonly maxDurationMs?: number,
   ) {}
   open(request: R, sink: LiveSink): { ok: true; close(): void } | { ok: false; reason: 'capacity' } {
-    if (this.sessions.filter((s) => !s.closed).length >= this.maxSessions) return { ok: false, reason: 'capacity' };
+    const running = this.sessions.filter((s) => !s.closed && !s.sink.closed).length;
+    if (running >= this.maxSessions) return { ok: false, reason: 'capacity' };
     const session = { request, sink, closed: false };
     this.sessions.push(session);
     return { ok: true, close: () => (session.closed = true) };

@@ -94,6 +94,26 @@ for (const [name, listen] of ADAPTERS) {
         ]);
       });
 
+      it('buffers a bounded number of lines for a slow client, drops the rest, and delivers the kept ones in order', async () => {
+        const before = facade.tap?.sessions.length ?? 0;
+        const pending = send(live.address, { method: 'GET', url: '/api/v1/tap' });
+        const session = await waitFor(() => facade.tap?.sessions[before]);
+        const payload = 'p'.repeat(64 * 1024);
+        let kept = 0;
+        let dropped = 0;
+        // Synchronous pushes: the client cannot read meanwhile, so the transport backs up.
+        for (let i = 0; i < 5_000 && dropped < 10; i++) {
+          if (session.sink.push(JSON.stringify({ i, payload }))) kept += 1;
+          else dropped += 1;
+        }
+        expect(dropped).toBe(10);
+        session.sink.end('{"svc_tap_summary":{}}');
+        const lines = (await pending).text.trim().split('\n');
+        expect(lines).toHaveLength(kept + 1);
+        expect(lines.slice(0, -1).map((l) => (JSON.parse(l) as { i: number }).i)).toEqual([...Array(kept).keys()]);
+        expect(lines.at(-1)).toBe('{"svc_tap_summary":{}}');
+      });
+
       it('tears the session down when the client goes away', async () => {
         const before = facade.tap?.sessions.length ?? 0;
         const pending = send(live.address, { method: 'GET', url: '/api/v1/tap' }, (_chunk, abort) => abort());

@@ -1,6 +1,7 @@
 import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } from '../../protocol/correlation-result.js';
 import type { CompiledCorrelation, FieldReader, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
 import {
+  decodeGroupKey,
   DEFAULT_TIMESTAMP_FIELDS,
   encodeGroupKey,
   extractEventTime,
@@ -53,9 +54,14 @@ export interface GroupFilter {
 
 const NO_RESULTS: readonly CorrelationResult[] = Object.freeze([]);
 
-/** The journal actor key of a group: `corr:<id | name | title>:<group key>`. */
+/** How actor keys name a correlation: its id, else its name, else its definition hash. */
+function correlationName(def: CompiledCorrelation): string {
+  return def.rule.id ?? def.rule.name ?? def.hash;
+}
+
+/** The journal actor key of a group: `corr:<id | name | hash>:<encoded group key>`. */
 export function actorKey(def: CompiledCorrelation, key: readonly KeyPart[]): string {
-  return `corr:${def.rule.id ?? def.rule.name ?? def.rule.title}:${encodeGroupKey(key)}`;
+  return `corr:${correlationName(def)}:${encodeGroupKey(key)}`;
 }
 
 function lowestBit(mask: number): number {
@@ -180,6 +186,37 @@ export class CorrelationRuntime {
       if (!map.has(k)) this.live++;
       map.set(k, g);
     }
+  }
+
+  /**
+   * Apply one journaled group event (replay after restoring a snapshot). Unknown correlations and
+   * malformed keys are ignored and reported as false.
+   */
+  replay(key: string, event: CorrelationEvent): boolean {
+    let def: CompiledCorrelation | undefined;
+    let parts: KeyPart[] | undefined;
+    for (const d of this.defs) {
+      const prefix = `corr:${correlationName(d)}:`;
+      const decoded = key.startsWith(prefix) ? decodeGroupKey(key.slice(prefix.length)) : undefined;
+      if (decoded !== undefined && decoded.length === d.groupBy.length) {
+        def = d;
+        parts = decoded;
+        break;
+      }
+    }
+    if (def === undefined || parts === undefined) return false;
+    const map = this.groups[def.index] as Map<string, GroupState>;
+    const mapKey = encodeGroupKey(parts);
+    const before = map.get(mapKey);
+    const next = transition(before ?? initial(def, parts), event).state;
+    if (next.phase === 'expired' || next.phase === 'evicted') {
+      if (before !== undefined) this.live--;
+      map.delete(mapKey);
+    } else {
+      if (before === undefined) this.live++;
+      map.set(mapKey, next);
+    }
+    return true;
   }
 
   /** The loaded definition with this hash (for `decode`). */

@@ -14,6 +14,25 @@ export function encodeGroupKey(parts: readonly KeyPart[]): string {
   return out;
 }
 
+/** The inverse of `encodeGroupKey`; undefined for text it cannot have produced. */
+export function decodeGroupKey(text: string): KeyPart[] | undefined {
+  const parts: KeyPart[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.startsWith('-;', i)) {
+      parts.push(null);
+      i += 2;
+      continue;
+    }
+    const colon = text.indexOf(':', i);
+    const len = colon > i ? Number(text.slice(i, colon)) : Number.NaN;
+    if (!Number.isSafeInteger(len) || colon + 1 + len > text.length) return undefined;
+    parts.push(text.slice(colon + 1, colon + 1 + len));
+    i = colon + 1 + len;
+  }
+  return parts;
+}
+
 /** The result's `group_key`: `[field, value]` pairs of the present components, in group-by order. */
 export function groupKeyPairs(names: readonly string[], parts: readonly KeyPart[]): [string, string][] {
   const out: [string, string][] = [];

@@ -1,27 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
+import type { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
 import type { CorrelationResult } from '../../../src/protocol/correlation-result.js';
-import type { CorrelationType } from '../../../src/sigma/ast.js';
 import type { CompiledCorrelation } from '../../../src/sigma/correlation/index.js';
-import { compileCorrelations, encodeGroupKey } from '../../../src/sigma/correlation/index.js';
-import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
+import { encodeGroupKey } from '../../../src/sigma/correlation/index.js';
 import type { RefFiring } from './reference-model.js';
 import { RefCorrelation } from './reference-model.js';
-import { arbScenario, type Op, type Scenario } from './scenario.js';
-
-// Bucket-aligned, so tumbling windows fall the same in the reference (which counts from 0).
-const BASE = 1_699_999_980_000;
-const TYPES: readonly CorrelationType[] = [
-  'event_count',
-  'value_count',
-  'temporal',
-  'temporal_ordered',
-  'value_sum',
-  'value_avg',
-  'value_percentile',
-  'value_median',
-];
+import { arbScenario, BASE, buildScenario, eventOf, matchesOf, type Op, TYPES } from './scenario.js';
 
 interface Model {
   readonly ref: RefCorrelation;
@@ -29,14 +14,6 @@ interface Model {
 }
 interface Real {
   readonly rt: CorrelationRuntime;
-}
-
-function eventOf(op: Extract<Op, { kind: 'hit' }>, seq: number): Record<string, unknown> {
-  return { ms: BASE + op.at, ...(op.host !== null ? { host: op.host } : {}), ...(op.value !== undefined ? { v: op.value } : {}), id: `e${seq}` };
-}
-
-function matchesOf(mask: number): { name: string }[] {
-  return [0, 1, 2].filter((b) => ((mask >> b) & 1) === 1).map((b) => ({ name: `r${b}` }));
 }
 
 function expected(def: CompiledCorrelation, f: RefFiring | undefined, host: string | null): unknown[] {
@@ -130,36 +107,6 @@ class TickCommand implements fc.Command<Model, Real> {
   toString(): string {
     return `tick(${this.now})`;
   }
-}
-
-export function buildScenario(s: Scenario, type: CorrelationType) {
-  const rule = correlationRule({
-    type,
-    rules: ['r0', 'r1', 'r2'],
-    groupBy: ['host'],
-    timespanMs: s.timespanMs,
-    condition: {
-      ops: s.condition,
-      ...(type.startsWith('value_') ? { field: ['v'] } : {}),
-      ...(s.expression !== undefined ? { expression: s.expression } : {}),
-    },
-    percentile: s.percentile,
-    options: {
-      window: s.window,
-      gap: `${s.gapMs}ms`,
-      action: s.action,
-      ...(s.suppressMs > 0 ? { suppress: `${s.suppressMs}ms` } : {}),
-      ...(s.maxGroupEntries > 0 ? { max_group_entries: s.maxGroupEntries } : {}),
-      correlation_event_mode: s.eventMode,
-      max_correlation_events: s.maxEvents,
-    },
-    generate: true,
-  });
-  const set = compileCorrelations([rule], detections(3));
-  expect(set.errors).toEqual([]);
-  const def = set.correlations[0] as CompiledCorrelation;
-  const rt = new CorrelationRuntime(set.correlations, { timestampFields: ['ms'], maxStateEntries: s.cap });
-  return { rt, def };
 }
 
 describe.each(TYPES)('%s runtime against the naive reference', (type) => {

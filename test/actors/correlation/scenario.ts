@@ -1,6 +1,17 @@
 import fc from 'fast-check';
+import { expect } from 'vitest';
+import type { CorrelationRuntimeOptions } from '../../../src/actors/correlation/index.js';
+import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
 import type { ConditionOp, CorrelationType } from '../../../src/sigma/ast.js';
-import type { CorrelationEventMode, CorrelationAction, WindowMode } from '../../../src/sigma/correlation/index.js';
+import type {
+  CompiledCorrelation,
+  CorrelationAction,
+  CorrelationEventMode,
+  WindowMode,
+} from '../../../src/sigma/correlation/index.js';
+import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
+import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
+
 
 export type Op =
   | {
@@ -93,3 +104,60 @@ export function arbScenario(type: CorrelationType): fc.Arbitrary<Scenario> {
     steps: fc.array(rawStep, { maxLength: 40 }).map(place),
   });
 }
+
+// Bucket-aligned, so tumbling windows fall the same in the reference (which counts from 0).
+export const BASE = 1_699_999_980_000;
+export const TYPES: readonly CorrelationType[] = [
+  'event_count',
+  'value_count',
+  'temporal',
+  'temporal_ordered',
+  'value_sum',
+  'value_avg',
+  'value_percentile',
+  'value_median',
+];
+
+export function eventOf(op: Extract<Op, { kind: 'hit' }>, seq: number): Record<string, unknown> {
+  return { ms: BASE + op.at, ...(op.host !== null ? { host: op.host } : {}), ...(op.value !== undefined ? { v: op.value } : {}), id: `e${seq}` };
+}
+
+export function matchesOf(mask: number): { name: string }[] {
+  return [0, 1, 2].filter((b) => ((mask >> b) & 1) === 1).map((b) => ({ name: `r${b}` }));
+}
+
+/** Compile a scenario's correlation (fresh definitions each call) and a runtime over it. */
+export function buildScenario(
+  s: Scenario,
+  type: CorrelationType,
+  extra: CorrelationRuntimeOptions = {},
+): { rt: CorrelationRuntime; def: CompiledCorrelation } {
+  const rule = correlationRule({
+    type,
+    rules: ['r0', 'r1', 'r2'],
+    groupBy: ['host'],
+    timespanMs: s.timespanMs,
+    condition: {
+      ops: s.condition,
+      ...(type.startsWith('value_') ? { field: ['v'] } : {}),
+      ...(s.expression !== undefined ? { expression: s.expression } : {}),
+    },
+    percentile: s.percentile,
+    options: {
+      window: s.window,
+      gap: `${s.gapMs}ms`,
+      action: s.action,
+      ...(s.suppressMs > 0 ? { suppress: `${s.suppressMs}ms` } : {}),
+      ...(s.maxGroupEntries > 0 ? { max_group_entries: s.maxGroupEntries } : {}),
+      correlation_event_mode: s.eventMode,
+      max_correlation_events: s.maxEvents,
+    },
+    generate: true,
+  });
+  const set = compileCorrelations([rule], detections(3));
+  expect(set.errors).toEqual([]);
+  const def = set.correlations[0] as CompiledCorrelation;
+  const rt = new CorrelationRuntime(set.correlations, { timestampFields: ['ms'], maxStateEntries: s.cap, ...extra });
+  return { rt, def };
+}
+

@@ -39,7 +39,8 @@ export class LmdbBackend implements KvBackend {
       remove: (t, key) => void this.db(t).remove(lmdbKey(key)),
       removeRange: (t, range) => {
         const db = this.db(t);
-        for (const key of db.getKeys(lmdbRange(range))) void db.remove(key);
+        // Collect first: removing under a live cursor of the same transaction is not safe.
+        for (const key of [...db.getKeys(lmdbRange(range))]) void db.remove(key);
       },
     };
   }

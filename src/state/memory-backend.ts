@@ -94,8 +94,13 @@ export class MemoryBackend implements KvBackend {
   }
 
   write(fn: (w: KvWriter) => void): Promise<void> {
-    fn(this.writer);
-    return Promise.resolve();
+    try {
+      fn(this.writer);
+      return Promise.resolve();
+    } catch (e) {
+      // Like LMDB's batched transactions: a throw rejects the commit, writes before it stay.
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
   }
 
   sizeBytes(): number {

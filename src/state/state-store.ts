@@ -174,7 +174,10 @@ export class StateStore {
     });
     if (idem !== undefined) {
       const answer = idem.answer;
-      this.pendingIdempotency.set(idem.key, written.then(() => answer));
+      const settled = written.then(() => answer);
+      // Only a duplicate request awaits this; a failed commit is reported through `written`.
+      settled.catch(() => undefined);
+      this.pendingIdempotency.set(idem.key, settled);
       void written.finally(() => this.pendingIdempotency.delete(idem.key)).catch(() => undefined);
     }
     await written;

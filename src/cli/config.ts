@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
 import { parseListenAddress } from '../http/listen-address.js';
@@ -90,8 +91,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
 ];
 
 export interface ConfigInputs {
-  /** `--config` path, if given. */
-  readonly configPath?: string;
+  /** Config files in merge order: the `--config` file, or what `discoverConfigFiles` found. */
+  readonly files?: readonly string[];
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Options as cac parsed them (camel-cased names). */
   readonly flags: Readonly<Record<string, unknown>>;
@@ -118,15 +119,15 @@ const validator = Compile(DaemonConfig);
 export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
   const warnings: string[] = [];
   const layers: Layer[] = [];
-  if (inputs.configPath !== undefined) {
-    const read = inputs.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  const read = inputs.readFile ?? ((p: string) => readFileSync(p, 'utf8'));
+  for (const file of inputs.files ?? []) {
     let text: string;
     try {
-      text = read(inputs.configPath);
+      text = read(file);
     } catch (error) {
-      throw new ConfigError(`cannot read config file ${inputs.configPath}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
     }
-    layers.push(fileLayer(text, inputs.configPath));
+    layers.push(fileLayer(text, file));
   }
   layers.push(envLayer(inputs.env), flagLayer(inputs.flags));
 
@@ -146,6 +147,43 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
   // --discover-schemas implies --observe-schemas.
   if (config.schema.discover) config.schema.observe = true;
   return { config, warnings };
+}
+
+/** Config file names use the neutral product word (daemon-semantics §0). */
+export const CONFIG_APP_NAME = 'svc';
+
+export interface DiscoveryContext {
+  readonly cwd: string;
+  readonly home: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly exists?: (path: string) => boolean;
+}
+
+/**
+ * Without `--config`, every existing file of daemon-semantics §2.2 in merge order (later wins):
+ * `/etc/svc/config.{yaml,yml}`, `$XDG_CONFIG_HOME/svc/config.*` (default `~/.config/svc`), the
+ * nearest `.svcrc` walking up from the working directory, then `./svc.{yaml,yml}`.
+ */
+export function discoverConfigFiles(where: DiscoveryContext): string[] {
+  const exists = where.exists ?? existsSync;
+  const app = CONFIG_APP_NAME;
+  const xdg = where.env['XDG_CONFIG_HOME'] ?? join(where.home, '.config');
+  const candidates = [
+    `/etc/${app}/config.yaml`,
+    `/etc/${app}/config.yml`,
+    join(xdg, app, 'config.yaml'),
+    join(xdg, app, 'config.yml'),
+  ];
+  for (let dir = where.cwd; ; dir = dirname(dir)) {
+    const rc = join(dir, `.${app}rc`);
+    if (exists(rc)) {
+      candidates.push(rc);
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  candidates.push(join(where.cwd, `${app}.yaml`), join(where.cwd, `${app}.yml`));
+  return candidates.filter((p) => exists(p));
 }
 
 /** `--dry-run`: the effective config as JSON (under its `daemon` key, as a file would have it). */

@@ -35,4 +35,5 @@ export { JSON_CONTENT_TYPE, NDJSON_CONTENT_TYPE, sendError, sendJson } from './r
 export { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 export { listenUws } from './uws-server.js';
 export { listenNode } from './node-server.js';
+export { listenHttp, uwsNativeAvailable, type AdapterChoice } from './listen.js';
 export { DEFAULT_API_ADDR, formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';

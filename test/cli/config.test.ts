@@ -1,14 +1,22 @@
 import cac from 'cac';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DAEMON_FLAGS, loadDaemonConfig, renderEffectiveConfig, requireRules, type ConfigInputs } from '../../src/cli/config.js';
+import {
+  ConfigError,
+  DAEMON_FLAGS,
+  discoverConfigFiles,
+  loadDaemonConfig,
+  renderEffectiveConfig,
+  requireRules,
+  type ConfigInputs,
+} from '../../src/cli/config.js';
 import { DaemonConfig } from '../../src/protocol/config.js';
 
 const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>
   loadDaemonConfig({
     env: over.env ?? {},
     flags: over.flags ?? {},
-    ...(over.file !== undefined ? { configPath: 'test.yaml', readFile: () => over.file ?? '' } : {}),
+    ...(over.file !== undefined ? { files: ['test.yaml'], readFile: () => over.file ?? '' } : {}),
   });
 
 const errorOf = (fn: () => unknown): ConfigError => {
@@ -153,6 +161,26 @@ describe('daemon config layers', () => {
   });
 });
 
+describe('config file discovery', () => {
+  it('lists existing files in merge order, taking the nearest rc file', () => {
+    const present = new Set(['/etc/svc/config.yml', '/home/u/.config/svc/config.yaml', '/work/.svcrc', '/.svcrc', '/work/app/svc.yaml']);
+    const files = discoverConfigFiles({ cwd: '/work/app', home: '/home/u', env: {}, exists: (p) => present.has(p) });
+    expect(files).toEqual(['/etc/svc/config.yml', '/home/u/.config/svc/config.yaml', '/work/.svcrc', '/work/app/svc.yaml']);
+    const xdg = discoverConfigFiles({ cwd: '/', home: '/h', env: { XDG_CONFIG_HOME: '/x' }, exists: (p) => p === '/x/svc/config.yml' });
+    expect(xdg).toEqual(['/x/svc/config.yml']);
+  });
+
+  it('merges several files, the later one winning per leaf', () => {
+    const texts: Record<string, string> = {
+      a: 'daemon: {input: {batch_size: 5, buffer_size: 50}, rules: /a}',
+      b: 'daemon: {input: {batch_size: 7}}',
+    };
+    const { config } = loadDaemonConfig({ env: {}, flags: {}, files: ['a', 'b'], readFile: (p) => texts[p] ?? '' });
+    expect(config.input).toMatchObject({ batch_size: 7, buffer_size: 50 });
+    expect(config.rules).toBe('/a');
+  });
+});
+
 describe('daemon config errors', () => {
   it('names the key and the flag that set a bad value', () => {
     const e = errorOf(() => load({ flags: { batchSize: 0 } }));
@@ -185,7 +213,7 @@ describe('daemon config errors', () => {
   });
 
   it('rejects unreadable files, broken YAML and a non-mapping top level', () => {
-    expect(errorOf(() => loadDaemonConfig({ env: {}, flags: {}, configPath: '/nonexistent/x.yaml' })).message).toContain('cannot read');
+    expect(errorOf(() => loadDaemonConfig({ env: {}, flags: {}, files: ['/nonexistent/x.yaml'] })).message).toContain('cannot read');
     expect(errorOf(() => load({ file: 'daemon: [' })).message).toContain('test.yaml');
     expect(errorOf(() => load({ file: '- a\n- b\n' })).message).toContain('mapping');
   });

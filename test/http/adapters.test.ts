@@ -10,6 +10,7 @@ import { listenNode } from '../../src/http/node-server.js';
 import { createHttpApp } from '../../src/http/router.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { listenUws } from '../../src/http/uws-server.js';
+import { listenHttp, uwsNativeAvailable } from '../../src/http/listen.js';
 import type { HttpApp } from '../../src/http/handler.js';
 import { send } from './client.js';
 import { checkCase, DISABLED_CASES } from './route-suite.js';
@@ -185,3 +186,15 @@ async function waitFor<T>(get: () => T | undefined): Promise<T> {
   }
   throw new Error('condition not reached');
 }
+
+describe('adapter choice', () => {
+  it('takes uWS on this Node (a shipped native ABI) and node:http when asked', async () => {
+    expect(uwsNativeAvailable()).toBe(true);
+    for (const [choice, adapter] of [['auto', 'uws'], ['node', 'node']] as const) {
+      const server = await listenHttp(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'tcp', host: '127.0.0.1', port: 0 }, choice);
+      expect(server.adapter).toBe(adapter);
+      expect((await send(server.address, { method: 'GET', url: '/healthz' })).status).toBe(200);
+      await server.close(0);
+    }
+  });
+});

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { HttpApp } from './handler.js';
+import type { HttpServer } from './http-server.js';
+import type { ListenAddress } from './listen-address.js';
+import { listenNode } from './node-server.js';
+import { listenUws } from './uws-server.js';
+
+export type AdapterChoice = 'auto' | 'uws' | 'node';
+
+/**
+ * True when uWebSockets.js ships a native binary for this platform and Node ABI. Without one the
+ * package silently switches to a JS fallback that breaks on query strings, so we never use it.
+ */
+export function uwsNativeAvailable(): boolean {
+  try {
+    const entry = createRequire(import.meta.url).resolve('uWebSockets.js');
+    const binary = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+    return existsSync(join(dirname(entry), '..', 'binaries', binary));
+  } catch {
+    return false;
+  }
+}
+
+/** Listen with the chosen adapter; `auto` takes uWS when its native binary loads, else node:http. */
+export async function listenHttp(
+  app: HttpApp,
+  address: ListenAddress,
+  choice: AdapterChoice = 'auto',
+): Promise<HttpServer & { readonly adapter: 'uws' | 'node' }> {
+  const adapter = choice === 'auto' ? (uwsNativeAvailable() ? 'uws' : 'node') : choice;
+  const server = adapter === 'uws' ? await listenUws(app, address) : await listenNode(app, address);
+  return { adapter, address: server.address, close: (graceMs?: number) => server.close(graceMs) };
+}

@@ -158,6 +158,14 @@ describe('replace_string', () => {
     expect(itemsOf(doc)[0]?.values[0]).toMatchObject({ parts: [{ t: 'any' }, { t: 'lit', s: 'a' }, { t: 'any' }, { t: 'lit', s: 'b' }, { t: 'any' }] });
   });
 
+  test('keeps literal backslashes and placeholders through the re-parse (pySigma post-processing)', () => {
+    // Rule text x\\\\y (YAML single-quoted) is the value x\\y: two literal backslashes, both must survive.
+    const doc = okTransform(simpleRule(String.raw`    A: 'x\\\\y'`), "transformations: [{type: replace_string, regex: 'x', replacement: 'z'}]");
+    expect(itemsOf(doc)[0]?.values[0]).toMatchObject({ parts: [{ t: 'lit', s: String.raw`z\\y` }] });
+    const ph = okTransform(simpleRule("    A|expand: 'a%v%b'"), "transformations: [{type: replace_string, regex: 'a', replacement: 'c'}]");
+    expect(itemsOf(ph)[0]?.values[0]).toMatchObject({ parts: [{ t: 'lit', s: 'c' }, { t: 'ph', name: 'v' }, { t: 'lit', s: 'b' }] });
+  });
+
   test('supports Python back-references and numbers', () => {
     const doc = okTransform(simpleRule("    A: 'C:\\Windows\\x'\n    B: 1234"), "transformations: [{type: replace_string, regex: '^C:\\\\(\\w+)', replacement: 'D:\\\\\\g<1>'}, {type: replace_string, regex: '23', replacement: 'x'}]");
     expect(valuesOf(doc)).toEqual(['D:\\Windows\\x', '1x4']);
@@ -218,17 +226,24 @@ describe('case and regex', () => {
 });
 
 describe('hashes_fields', () => {
-  test('splits algorithm-prefixed and bare hashes into OR-ed items', () => {
+  test('splits algorithm-prefixed and bare hashes into one OR-ed item per algorithm', () => {
     const md5 = 'a'.repeat(32);
     const r = transform(
-      simpleRule(`    Hashes|contains: ['SHA1=${'b'.repeat(40)}', '${md5}', 'FOO=1']`),
+      simpleRule(`    Hashes: ['SHA1=${'b'.repeat(40)}', '${md5}', 'MD5|${'c'.repeat(32)}', 'FOO=1']`),
       "transformations: [{type: hashes_fields, valid_hash_algos: [MD5, SHA1], field_prefix: 'File'}]",
     );
-    expect(itemsOf(r.doc).map((i) => [i.field, render(i.values[0])])).toEqual([
-      ['FileSHA1', 'b'.repeat(40)],
-      ['FileMD5', md5],
+    expect(itemsOf(r.doc).map((i) => [i.field, i.values.map(render)])).toEqual([
+      ['FileSHA1', ['b'.repeat(40)]],
+      ['FileMD5', [md5, 'c'.repeat(32)]],
     ]);
     expect(matches(r, { FileMD5: md5.toUpperCase() })).toBe(true);
+    const dropped = okTransform(simpleRule(`    Hashes: '${md5}'`), 'transformations: [{type: hashes_fields, valid_hash_algos: [MD5], drop_algo_prefix: true, field_prefix: Hash}]');
+    expect(fieldsOf(dropped)).toEqual(['Hash']);
+  });
+
+  test('a contains value keeps its trailing wildcard on the hash', () => {
+    const doc = okTransform(simpleRule("    Hashes|contains: 'IMPHASH=ABC'"), 'transformations: [{type: hashes_fields, valid_hash_algos: [IMPHASH]}]');
+    expect(itemsOf(doc).map((i) => [i.field, render(i.values[0])])).toEqual([['IMPHASH', 'ABC*']]);
   });
 
   test('fails the rule when no value has a valid algorithm', () => {

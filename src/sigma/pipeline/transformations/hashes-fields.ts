@@ -1,9 +1,10 @@
-// Splits Sysmon-style `Hashes` values (`SHA1=…`, `SHA1|…`, several joined by commas, or bare hashes
-// classified by length) into an OR of items on `<field_prefix><ALGO>` fields.
+// Splits Sysmon-style `Hashes` values (`SHA1=…`, `SHA1|…`, or bare hashes classified by length) into an
+// OR of items, one per `<field_prefix><ALGO>` field holding that algorithm's hashes. As in pySigma, the
+// text after the separator is kept as a Sigma string (a `contains` value keeps its trailing `*`).
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { DetectionItem } from '../../ast.js';
-import { literalString, renderPlain } from '../plain-string.js';
+import { plainString, renderPlain } from '../plain-string.js';
 import type { Transformation } from '../types.js';
 import { mapDetectionItems } from '../walk.js';
 
@@ -21,6 +22,13 @@ export const params = Type.Object(
 
 const BY_LENGTH: Readonly<Record<number, string>> = { 32: 'MD5', 40: 'SHA1', 64: 'SHA256', 128: 'SHA512' };
 
+function split(value: string): [string | undefined, string] {
+  const parts = value.split(value.includes('|') ? '|' : '=');
+  const [algo = '', hash = ''] = parts;
+  if (parts.length === 2) return [algo.replace(/^\*+/, '').toUpperCase(), hash];
+  return [BY_LENGTH[value.length], value];
+}
+
 export function create(p: Static<typeof params>): Transformation {
   const valid = new Set(p.valid_hash_algos.map((a) => a.toUpperCase()));
   const fields = new Set(p.field_to_parse === undefined ? ['Hashes', 'Hash'] : typeof p.field_to_parse === 'string' ? [p.field_to_parse] : p.field_to_parse);
@@ -29,28 +37,23 @@ export function create(p: Static<typeof params>): Transformation {
     apply: (doc, ctx) =>
       mapDetectionItems(doc, ctx, (item) => {
         if (item.field === null || !fields.has(item.field)) return undefined;
-        const children: DetectionItem[] = [];
-        for (const v of item.values) {
-          if (v.kind !== 'string') continue;
-          // Modifier wildcards around the list (`contains`) are not part of any hash.
-          for (const entry of renderPlain(v.parts).replace(/^\*+|\*+$/g, '').split(',')) {
-            const [algo, hash] = split(entry.trim());
-            if (algo === undefined || !valid.has(algo) || hash === '') continue;
-            const field = p.drop_algo_prefix === true ? prefix : prefix + algo;
-            children.push({ ...item, field, modifiers: [], original: [hash], values: [literalString(hash)] });
-          }
+        const strings = item.values.flatMap((v) => (v.kind === 'string' ? [renderPlain(v.parts)] : []));
+        if (strings.length !== item.values.length) return undefined;
+        const byField = new Map<string, string[]>();
+        for (const s of strings) {
+          const [algo, hash] = split(s);
+          if (algo === undefined || !valid.has(algo)) continue;
+          const field = p.drop_algo_prefix === true ? prefix : prefix + algo;
+          byField.set(field, [...(byField.get(field) ?? []), hash]);
         }
-        if (children.length === 0) {
-          ctx.fail('pipeline_hashes_fields', `no valid hash algorithm found in the values of '${item.field}'`);
+        if (byField.size === 0) {
+          ctx.fail('pipeline_hashes_fields', `no valid hash algorithm found in '${item.field}' (valid: ${[...valid].join(', ')})`);
           return undefined;
         }
+        const children = [...byField].map(
+          ([field, hashes]): DetectionItem => ({ ...item, field, modifiers: [], original: hashes, values: hashes.map((h) => plainString(h)), linking: 'or', negated: false }),
+        );
         return children.length === 1 ? children[0] : { kind: 'detection', linking: 'or', children };
       }),
   };
-}
-
-function split(entry: string): [string | undefined, string] {
-  const m = /^([A-Za-z0-9]+)[=|](.*)$/.exec(entry);
-  if (m) return [m[1]?.toUpperCase(), m[2] ?? ''];
-  return [BY_LENGTH[entry.length], entry];
 }

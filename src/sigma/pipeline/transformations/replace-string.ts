@@ -4,7 +4,7 @@
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { SigmaValue, StringPart } from '../../ast.js';
-import { normaliseParts, parseSigmaString } from '../../value/index.js';
+import { normaliseParts, parsePlaceholders, parseSigmaString } from '../../value/index.js';
 import { plainString, renderPlain } from '../plain-string.js';
 import { compileSearch, pythonReplacer } from '../python-regex.js';
 import type { Transformation } from '../types.js';
@@ -68,8 +68,11 @@ export function create(p: Static<typeof params>): Transformation {
       return parts ? { ...v, parts } : undefined;
     }
     const rendered = renderPlain(v.parts);
-    const next = rendered.replace(re, replacer);
-    return next === rendered ? undefined : plainString(next, v.cased);
+    const replaced = rendered.replace(re, replacer);
+    if (replaced === rendered) return undefined;
+    // As pySigma: backslashes not escaping a wildcard stay literal when re-parsed, placeholders stay placeholders.
+    const next = plainString(replaced.replace(/\\(?![*?])/g, '\\\\'), v.cased);
+    return v.parts.some((part) => part.t === 'ph') ? { ...next, parts: parsePlaceholders(next.parts) } : next;
   };
   return { apply: (doc, ctx) => mapItemValues(doc, ctx, onValue) };
 }

@@ -108,7 +108,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/silences',
-    schema: { body: SilenceCreateBody, invalid: 'silence_matchers_missing' },
+    schema: { body: SilenceCreateBody, invalid: 'silence_invalid' },
     handle: (req, res, d) => {
       const created = d.silences.create(req.input.body);
       if (created.ok) return sendJson(res, 201, { status: 'created', id: created.id });

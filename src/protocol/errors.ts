@@ -14,9 +14,9 @@ export interface ApiErrorSpec {
 }
 
 export const API_ERRORS = {
-  silence_matchers_missing: {
+  silence_invalid: {
     status: 400,
-    error: 'silence needs a non-empty matchers list',
+    error: 'invalid silence: matchers must be a non-empty list of {selector, op, value}',
     contract: 'POST /api/v1/silences',
   },
   silence_regex_invalid: {

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
 import { parseBooleanish } from './booleanish.js';
-import { CorrelationOptionsSource, collectCorrelationOptions } from './correlation-options.js';
+import { CORRELATION_OPTION_KEYS, collectCorrelationOptions } from './correlation-options.js';
 import type { DocumentContext } from './document-context.js';
 import type { PlainObject } from './plain-data.js';
 import { parseRuleMeta } from './rule-meta.js';
@@ -51,13 +51,12 @@ export const CorrelationSectionSchema = Type.Object({
   aliases: Type.Optional(Type.Record(Type.String(), Type.Record(Type.String(), Type.String({ minLength: 1 })))),
   generate: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
   percentile: Type.Optional(Percentile),
-  ...CorrelationOptionsSource.properties,
 });
 export type CorrelationSection = Type.Static<typeof CorrelationSectionSchema>;
 type ConditionMap = Type.Static<typeof CorrelationConditionSchema>;
 
 const checkSection = Compile(CorrelationSectionSchema);
-const SECTION_KEYS = new Set(Object.keys(CorrelationSectionSchema.properties));
+const SECTION_KEYS = new Set([...Object.keys(CorrelationSectionSchema.properties), ...CORRELATION_OPTION_KEYS]);
 const TEMPORAL: ReadonlySet<CorrelationType> = new Set(['temporal', 'temporal_ordered']);
 const DEFAULT_PERCENTILE = 50;
 

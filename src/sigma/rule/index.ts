@@ -1,8 +1,6 @@
 export { applyFilters } from './apply-filters.js';
 export type { FilterApplication } from './apply-filters.js';
 export { parseBooleanish } from './booleanish.js';
-export { CorrelationOptionsSchema } from './correlation-options.js';
-export type { CorrelationOptions } from './correlation-options.js';
 export type { LoadResult } from './load-result.js';
 export { loadRules } from './load-rules.js';
 export type { RuleSource } from './load-rules.js';

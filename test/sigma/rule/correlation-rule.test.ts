@@ -151,27 +151,37 @@ describe('correlation documents', () => {
     expect(r.errors.map((e) => [e.code, e.loc?.path])).toEqual([['InvalidGenerate', ['generate']]]);
   });
 
-  it('collects window, gap, action, suppress and max_group_entries into options', () => {
+  it('collects the extension keys into options as written', () => {
     const c = correlationRule(
-      corr(`${EVENT_COUNT}  window: session\n  gap: 5m\n  action: reset\n  suppress: 1h\n  max_group_entries: 100\n`),
+      corr(`${EVENT_COUNT}  window: session\n  gap: 5m\n  action: reset\n  suppress: 1h30m\n  max_group_entries: 100\n`),
     );
-    expect(c.options).toEqual({ window: 'session', gapMs: 300_000, action: 'reset', suppressMs: 3_600_000, maxGroupEntries: 100 });
+    expect(c.options).toEqual({ window: 'session', gap: '5m', action: 'reset', suppress: '1h30m', max_group_entries: 100 });
   });
 
   it('takes options from svc.* custom attributes, the correlation section winning', () => {
     const c = correlationRule(
-      corr(`${EVENT_COUNT}  action: alert\n`, "svc.action: reset\nsvc.suppress: 10m\nsvc.max_group_entries: '50'\nsvc.correlation_event_mode: refs\n"),
+      corr(
+        `${EVENT_COUNT}  action: alert\n`,
+        "svc.action: reset\nsvc.suppress: 10m\nsvc.max_group_entries: '50'\nsvc.correlation_event_mode: refs\nsvc.timestamp_field: ts\n",
+      ),
     );
-    expect(c.options).toEqual({ action: 'alert', suppressMs: 600_000, maxGroupEntries: 50, correlationEventMode: 'refs' });
+    expect(c.options).toEqual({
+      action: 'alert',
+      suppress: '10m',
+      max_group_entries: '50',
+      correlation_event_mode: 'refs',
+      timestamp_field: 'ts',
+    });
     expect(c.custom['svc.suppress']).toBe('10m');
   });
 
-  it('rejects invalid options where they were written', () => {
-    const r = parse(corr(EVENT_COUNT, 'svc.window: hopping\nsvc.suppress: soon\n'));
+  it('rejects options of the wrong shape where they were written', () => {
+    const r = parse(corr(`${EVENT_COUNT}  max_group_entries: 0\n`, 'svc.window: hopping\n'));
     expect(r.errors.map((e) => [e.code, e.loc?.path])).toEqual([
       ['InvalidOption', ['svc.window']],
-      ['InvalidOption', ['svc.suppress']],
+      ['InvalidOption', ['correlation', 'max_group_entries']],
     ]);
+    expect(r.errors[0]?.message).toBe("must be 'sliding' or 'tumbling' or 'session'");
   });
 
   it('validates the section shape: type, rules and timespan', () => {

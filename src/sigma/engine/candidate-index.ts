@@ -5,7 +5,7 @@
 import { AhoCorasick, markAll } from './aho-corasick.js';
 import { numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
-import { ABSENT, MAX_DEPTH, ownValue } from './field-path.js';
+import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
 import type { Witness } from './witness.js';
 
 class FieldProbe {
@@ -105,7 +105,7 @@ export class CandidateIndex {
     }
     const kw = this.keywords;
     if (kw !== null) {
-      const n = scope.keywordLeaves().length;
+      const n = scope.keywordLeaves().count;
       for (let i = 0; i < n; i++) kw.scan(scope.keywordLower(i), bits);
     }
   }
@@ -114,6 +114,10 @@ export class CandidateIndex {
     if (Array.isArray(value)) {
       if (depth > MAX_DEPTH) return;
       for (let i = 0; i < value.length; i++) this.probeValue(f, value[i], scope, bits, depth + 1);
+      return;
+    }
+    if (value instanceof LeafList) {
+      for (let i = 0; i < value.count; i++) this.probeValue(f, value.items[i], scope, bits, depth + 1);
       return;
     }
     let text: string;

@@ -2,8 +2,9 @@
 // resolved at most once per event), the keyword leaves, lowercased text and the identifier memo. Reusing
 // it is what keeps a non-matching evaluation free of allocations.
 import { LowerCache, textOf } from './event-text.js';
-import { ABSENT, collectKeywordLeaves, type FieldPath } from './field-path.js';
+import { ABSENT, collectKeywordLeaves, LeafList, type FieldPath } from './field-path.js';
 import { IpParser } from './cidr.js';
+import { TimeReader } from './time-parts.js';
 
 /** Field names used by a rule set, numbered so per-event caches are plain arrays. */
 export class FieldTable {
@@ -31,14 +32,15 @@ export class EvalScope {
   event: unknown = undefined;
   readonly lower = new LowerCache();
   readonly ip = new IpParser();
+  readonly time = new TimeReader();
   /** Identifier results of the rule being evaluated (MEMO_*). */
   memo: Int8Array = new Int8Array(0);
   private epoch = 0;
   private stamps: Float64Array;
   private readonly raws: unknown[] = [];
-  private readonly pools: unknown[][] = [];
+  private readonly pools: LeafList[] = [];
   private keywordEpoch = -1;
-  private readonly kwLeaves: unknown[] = [];
+  private readonly kwLeaves = new LeafList();
   private readonly kwLower: string[] = [];
 
   constructor(
@@ -50,7 +52,7 @@ export class EvalScope {
     this.stamps = new Float64Array(paths.length).fill(-1);
     for (let i = 0; i < paths.length; i++) {
       this.raws.push(ABSENT);
-      this.pools.push([]);
+      this.pools.push(new LeafList());
     }
     this.memo = new Int8Array(maxIdentifiers);
   }
@@ -63,23 +65,18 @@ export class EvalScope {
   /** The value of field `slot` in the current event (see FieldPath.resolve), cached for the event. */
   resolve(slot: number): unknown {
     if (this.stamps[slot] === this.epoch) return this.raws[slot];
-    const v = (this.paths[slot] as FieldPath).resolve(this.event, this.pools[slot] as unknown[]);
+    const v = (this.paths[slot] as FieldPath).resolve(this.event, this.pools[slot] as LeafList);
     this.raws[slot] = v;
     this.stamps[slot] = this.epoch;
     return v;
   }
 
-  /** Whether `value` is a fan-out buffer owned by this scope (it must be copied before it escapes). */
-  isPooled(value: unknown): boolean {
-    return Array.isArray(value) && this.pools.includes(value);
-  }
-
   /** Scalar leaves searched by keyword items, collected once per event; `keywordLower` is parallel. */
-  keywordLeaves(): readonly unknown[] {
+  keywordLeaves(): LeafList {
     if (this.keywordEpoch === this.epoch) return this.kwLeaves;
     this.keywordEpoch = this.epoch;
     const leaves = this.kwLeaves;
-    leaves.length = 0;
+    leaves.clear();
     if (this.keywordSlots === null) collectKeywordLeaves(this.event, leaves, 0);
     else {
       for (let i = 0; i < this.keywordSlots.length; i++) {
@@ -88,10 +85,11 @@ export class EvalScope {
       }
     }
     const lower = this.kwLower;
-    lower.length = leaves.length;
-    for (let i = 0; i < leaves.length; i++) {
-      const l = leaves[i];
-      lower[i] = typeof l === 'string' ? l.toLowerCase() : (textOf(l) as string);
+    for (let i = 0; i < leaves.count; i++) {
+      const l = leaves.items[i];
+      const t = typeof l === 'string' ? this.lower.lower(l) : (textOf(l) as string);
+      if (i < lower.length) lower[i] = t;
+      else lower.push(t);
     }
     return leaves;
   }

@@ -17,6 +17,30 @@ export function ownValue(obj: object, key: string): unknown {
   return v;
 }
 
+/**
+ * A reusable list of values (fan-out results, keyword leaves). It keeps its backing array between events:
+ * emptying a JS array with `length = 0` drops its storage, and the next push would allocate again.
+ */
+export class LeafList {
+  readonly items: unknown[] = [];
+  count = 0;
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  push(v: unknown): void {
+    if (this.count < this.items.length) this.items[this.count] = v;
+    else this.items.push(v);
+    this.count++;
+  }
+
+  /** A plain copy of the current values (for reports that outlive the event). */
+  toArray(): unknown[] {
+    return this.items.slice(0, this.count);
+  }
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -31,10 +55,10 @@ export class FieldPath {
   }
 
   /**
-   * The value at this path: a scalar, an object, an array (the event's own, or `pool` refilled with the
-   * fan-out results when the path crosses arrays), or ABSENT. `pool` belongs to the caller and is reused.
+   * The value at this path: a scalar, an object, the event's own array, `pool` refilled with the fan-out
+   * results when the path crosses arrays, or ABSENT. `pool` belongs to the caller and is reused.
    */
-  resolve(event: unknown, pool: unknown[]): unknown {
+  resolve(event: unknown, pool: LeafList): unknown {
     if (!isRecord(event)) return ABSENT;
     const flat = ownValue(event, this.name);
     if (flat !== ABSENT || this.segments.length === 1) return flat;
@@ -42,9 +66,9 @@ export class FieldPath {
     const segs = this.segments;
     for (let i = 0; i < segs.length; i++) {
       if (Array.isArray(cur)) {
-        pool.length = 0;
+        pool.clear();
         fanOut(cur, segs, i, pool, 0);
-        return pool.length === 0 ? ABSENT : pool;
+        return pool.count === 0 ? ABSENT : pool;
       }
       if (!isRecord(cur)) return ABSENT;
       cur = ownValue(cur, segs[i] as string);
@@ -55,7 +79,7 @@ export class FieldPath {
 }
 
 /** Apply the rest of the path (from `from`) to every element, collecting what resolves. */
-function fanOut(arr: readonly unknown[], segs: readonly string[], from: number, out: unknown[], depth: number): void {
+function fanOut(arr: readonly unknown[], segs: readonly string[], from: number, out: LeafList, depth: number): void {
   if (depth > MAX_DEPTH) return;
   for (let k = 0; k < arr.length; k++) {
     let cur: unknown = arr[k];
@@ -79,7 +103,7 @@ function fanOut(arr: readonly unknown[], segs: readonly string[], from: number, 
  * Refill `out` with every scalar leaf the keyword search looks at (§5.8): strings, numbers and booleans,
  * through objects (values only, never keys) and arrays, skipping nulls, at most MAX_DEPTH levels deep.
  */
-export function collectKeywordLeaves(value: unknown, out: unknown[], depth: number): void {
+export function collectKeywordLeaves(value: unknown, out: LeafList, depth: number): void {
   if (depth > MAX_DEPTH) return;
   const t = typeof value;
   if (t === 'string' || t === 'number' || t === 'boolean') {

@@ -2,7 +2,7 @@
 // `matches` on the hot path and, for rules that matched, `explain` lists the field/value pairs that
 // satisfied it (a second, slower pass that may allocate).
 import type { EvalScope } from './eval-scope.js';
-import { ABSENT, MAX_DEPTH } from './field-path.js';
+import { ABSENT, LeafList, MAX_DEPTH } from './field-path.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
 
 /** One event field/value pair that satisfied an item of a matched rule. */
@@ -26,10 +26,10 @@ export interface DetectionMatcher {
 
 const NOT_FOUND: unique symbol = Symbol('not-found');
 
-/** Copy fan-out buffers so a reported value never aliases the scope's reused arrays. */
-function reportable(scope: EvalScope, value: unknown): unknown {
+/** Copy fan-out buffers so a reported value never aliases the scope's reused lists. */
+function reportable(value: unknown): unknown {
   if (value === ABSENT) return null;
-  return scope.isPooled(value) ? [...(value as unknown[])] : value;
+  return value instanceof LeafList ? value.toArray() : value;
 }
 
 /** `field|mods: values` — leaves of the field tested against each value; OR or AND (`|all`) linking. */
@@ -66,6 +66,13 @@ export class FieldItem implements DetectionMatcher {
       if (depth > MAX_DEPTH) return NOT_FOUND;
       for (let i = 0; i < value.length; i++) {
         const found = this.findLeaf(value[i], from, to, scope, depth + 1);
+        if (found !== NOT_FOUND) return found;
+      }
+      return NOT_FOUND;
+    }
+    if (value instanceof LeafList) {
+      for (let i = 0; i < value.count; i++) {
+        const found = this.findLeaf(value.items[i], from, to, scope, depth + 1);
         if (found !== NOT_FOUND) return found;
       }
       return NOT_FOUND;
@@ -120,8 +127,8 @@ export class KeywordItem implements DetectionMatcher {
   private find(from: number, to: number, scope: EvalScope): number {
     const leaves = scope.keywordLeaves();
     const ms = this.matchers;
-    for (let k = 0; k < leaves.length; k++) {
-      const leaf = leaves[k];
+    for (let k = 0; k < leaves.count; k++) {
+      const leaf = leaves.items[k];
       const lower = this.needsLower ? scope.keywordLower(k) : undefined;
       for (let i = from; i < to; i++) if ((ms[i] as LeafMatcher).test(leaf, lower, scope)) return k;
     }
@@ -133,7 +140,7 @@ export class KeywordItem implements DetectionMatcher {
     const ranges: [number, number][] = this.all ? ms.map((_, i) => [i, i + 1]) : [[0, ms.length]];
     for (const [from, to] of ranges) {
       const k = this.find(from, to, scope);
-      if (k >= 0) out.push({ field: 'keyword', value: scope.keywordLeaves()[k], selection, matcher: 'keyword', negated: false });
+      if (k >= 0) out.push({ field: 'keyword', value: scope.keywordLeaves().items[k], selection, matcher: 'keyword', negated: false });
     }
   }
 }
@@ -149,7 +156,7 @@ export class ExistsItem implements DetectionMatcher {
     return (scope.resolve(this.slot) !== ABSENT) === this.expected;
   }
   explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
-    const value = reportable(scope, scope.resolve(this.slot));
+    const value = reportable(scope.resolve(this.slot));
     out.push({ field: this.field, value, selection, matcher: 'exists', negated: false });
   }
 }
@@ -166,7 +173,7 @@ export class NegatedItem implements DetectionMatcher {
     return !this.inner.matches(scope);
   }
   explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
-    const value = this.slot < 0 ? null : reportable(scope, scope.resolve(this.slot));
+    const value = this.slot < 0 ? null : reportable(scope.resolve(this.slot));
     out.push({ field: this.field, value, selection, matcher: this.kind, negated: true });
   }
 }

@@ -4,9 +4,8 @@ import type { CompareOp, TimePart } from '../ast.js';
 import type { IpNetwork } from './cidr.js';
 import { booleanValue, numericValue, textOf } from './event-text.js';
 import type { EvalScope } from './eval-scope.js';
-import { ABSENT, MAX_DEPTH } from './field-path.js';
+import { ABSENT, LeafList, MAX_DEPTH } from './field-path.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
-import { timePartOf, timestampOf } from './time-parts.js';
 
 export class NumberEquals implements LeafMatcher {
   readonly kind: MatcherKind = 'numeric';
@@ -100,14 +99,9 @@ export class NumericCompare implements LeafMatcher {
   ) {
     this.kind = timePart === null ? 'numeric' : 'timestamp';
   }
-  test(leaf: unknown): boolean {
-    let n: number;
-    if (this.timePart === null) n = numericValue(leaf);
-    else {
-      const ms = timestampOf(leaf);
-      n = Number.isNaN(ms) ? ms : timePartOf(ms, this.timePart);
-    }
-    return compare(this.op, n, this.value);
+  test(leaf: unknown, _lower: string | undefined, scope: EvalScope): boolean {
+    if (this.timePart === null) return compare(this.op, numericValue(leaf), this.value);
+    return scope.time.read(leaf) && compare(this.op, scope.time.part(this.timePart), this.value);
   }
 }
 
@@ -119,9 +113,8 @@ export class TimePartEquals implements LeafMatcher {
     readonly part: TimePart,
     readonly value: number,
   ) {}
-  test(leaf: unknown): boolean {
-    const ms = timestampOf(leaf);
-    return !Number.isNaN(ms) && timePartOf(ms, this.part) === this.value;
+  test(leaf: unknown, _lower: string | undefined, scope: EvalScope): boolean {
+    return scope.time.read(leaf) && scope.time.part(this.part) === this.value;
   }
 }
 
@@ -149,6 +142,10 @@ export class FieldRefMatcher implements LeafMatcher {
     if (Array.isArray(ref)) {
       if (depth > MAX_DEPTH) return false;
       for (let i = 0; i < ref.length; i++) if (this.anyRef(own, ref[i], scope, depth + 1)) return true;
+      return false;
+    }
+    if (ref instanceof LeafList) {
+      for (let i = 0; i < ref.count; i++) if (this.anyRef(own, ref.items[i], scope, depth + 1)) return true;
       return false;
     }
     const other = this.cased ? textOf(ref) : scope.lower.lowerOf(ref);

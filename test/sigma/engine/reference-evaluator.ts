@@ -37,7 +37,7 @@ export function resolveField(event: Event, name: string): Resolved {
   return { present: found.length > 0, leaves: found.flatMap(flatten) };
 }
 
-function keywordLeaves(v: unknown): unknown[] {
+export function keywordLeaves(v: unknown): unknown[] {
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return [v];
   if (Array.isArray(v)) return v.flatMap(keywordLeaves);
   if (isObj(v)) return Object.values(v).flatMap(keywordLeaves);

@@ -75,6 +75,14 @@ describe('field name prefix, suffix and transform', () => {
     expect(fieldsOf(okTransform(rule, 'transformations: [{type: field_name_transform, transform_func: upper}]'))).toEqual(['IMAGE', 'COMMANDLINE']);
     expect(fieldsOf(okTransform(rule, 'transformations: [{type: field_name_transform, transform_func: title}]'))).toEqual(['Image', 'Commandline']);
   });
+
+  test('field_name_transform maps keywords only with apply_keyword and a null override', () => {
+    const yaml = (apply: boolean): string => `transformations: [{type: field_name_transform, transform_func: lower, apply_keyword: ${apply}, mapping: {null: msg}}]`;
+    expect(fieldsOf(okTransform(keywordRule, yaml(false)))).toEqual([null]);
+    const doc = okTransform(keywordRule, yaml(true));
+    expect(fieldsOf(doc)).toEqual(['msg']);
+    expect(valuesOf(doc)).toEqual(['*evil*']);
+  });
 });
 
 describe('drop_detection_item', () => {
@@ -341,8 +349,8 @@ describe('state, failures and attributes', () => {
 
   test('add_field, remove_field and set_field edit the output fields only', () => {
     const rule = simpleRule('    A: 1', 'fields: [A, B]\n');
-    expect(okTransform(rule, 'transformations: [{type: add_field, field: [C, A]}]').fields).toEqual(['A', 'B', 'C']);
-    expect(okTransform(rule, 'transformations: [{type: remove_field, field: A}]').fields).toEqual(['B']);
+    expect(okTransform(rule, 'transformations: [{type: add_field, field: [C, A]}]').fields).toEqual(['A', 'B', 'C', 'A']);
+    expect(okTransform(rule, 'transformations: [{type: remove_field, field: [A, Z]}]').fields).toEqual(['B']);
     expect(okTransform(rule, 'transformations: [{type: set_field, fields: [Z]}]').fields).toEqual(['Z']);
     expect(fieldsOf(okTransform(rule, 'transformations: [{type: set_field, fields: [Z]}]'))).toEqual(['A']);
   });

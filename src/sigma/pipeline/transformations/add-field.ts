@@ -1,4 +1,4 @@
-// Appends to the rule's `fields` (output columns), not to the detection.
+// Appends to the rule's `fields` (output columns), not to the detection; like pySigma, duplicates too.
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { Transformation } from '../types.js';
@@ -12,8 +12,7 @@ export function create(p: Static<typeof params>): Transformation {
   const added = asList(p.field);
   return {
     apply: (doc) => {
-      const fields = doc.fields ?? [];
-      return withFields(doc, [...fields, ...added.filter((f) => !fields.includes(f))]);
+      return withFields(doc, [...(doc.fields ?? []), ...added]);
     },
   };
 }

@@ -1,11 +1,10 @@
-// Renames fields, 1:n as an OR of copies. The YAML `null` key gives keyword items a field; their
-// string values get `*` at both ends so they keep substring semantics.
+// Renames fields, 1:n as an OR of copies. The YAML `null` key gives keyword items a field.
 import Type from 'typebox';
 import type { Static } from 'typebox';
-import type { DetectionItem, SigmaValue } from '../../ast.js';
 import type { Transformation } from '../types.js';
-import { mapFieldNames, recordFieldNames } from '../walk.js';
+import { mapFieldNames } from '../walk.js';
 import { NULL_KEY } from '../yaml-source.js';
+import { keywordToFields } from './keyword-field.js';
 
 export const type = 'field_name_mapping';
 
@@ -20,27 +19,6 @@ export function create(p: Static<typeof params>): Transformation {
   const keywordTargets = mapping.get(NULL_KEY);
   mapping.delete(NULL_KEY);
   return {
-    apply: (doc, ctx) =>
-      mapFieldNames(
-        doc,
-        ctx,
-        (name) => mapping.get(name),
-        keywordTargets &&
-          ((item) => {
-            recordFieldNames(ctx, keywordTargets);
-            const values = item.values.map(substring);
-            const copies: DetectionItem[] = keywordTargets.map((field) => ({ ...item, field, values }));
-            return copies.length === 1 ? copies[0] : { kind: 'detection', linking: 'or', children: copies };
-          }),
-      ),
+    apply: (doc, ctx) => mapFieldNames(doc, ctx, (name) => mapping.get(name), keywordTargets && keywordToFields(keywordTargets, ctx)),
   };
-}
-
-function substring(v: SigmaValue): SigmaValue {
-  if (v.kind === 'expansion') return { ...v, alternatives: v.alternatives.map(substring) };
-  if (v.kind !== 'string') return v;
-  const parts = [...v.parts];
-  if (parts[0]?.t !== 'any') parts.unshift({ t: 'any' });
-  if (parts[parts.length - 1]?.t !== 'any') parts.push({ t: 'any' });
-  return { ...v, parts };
 }

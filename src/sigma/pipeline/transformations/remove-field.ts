@@ -1,4 +1,4 @@
-// Removes names from the rule's `fields`.
+// Removes names from the rule's `fields` (the first occurrence of each, like Python's list.remove).
 import Type from 'typebox';
 import type { Static } from 'typebox';
 import type { Transformation } from '../types.js';
@@ -9,6 +9,16 @@ export const type = 'remove_field';
 export const params = Type.Object({ field: Type.Union([Type.String(), Type.Array(Type.String())]) }, { additionalProperties: false });
 
 export function create(p: Static<typeof params>): Transformation {
-  const removed = new Set(asList(p.field));
-  return { apply: (doc) => (doc.fields ? withFields(doc, doc.fields.filter((f) => !removed.has(f))) : doc) };
+  const removed = asList(p.field);
+  return {
+    apply: (doc) => {
+      if (!doc.fields) return doc;
+      const fields = [...doc.fields];
+      for (const name of removed) {
+        const at = fields.indexOf(name);
+        if (at >= 0) fields.splice(at, 1);
+      }
+      return withFields(doc, fields);
+    },
+  };
 }

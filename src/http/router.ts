@@ -14,6 +14,8 @@ export interface RouteSchema {
   readonly body?: TSchema;
   /** Catalogue error answered when validation fails (default `request_invalid`). */
   readonly invalid?: ApiErrorCode;
+  /** Shape of the success body (documentation and tests; not checked per request). */
+  readonly response?: TSchema;
 }
 
 type Checked<S extends TSchema | undefined, Absent> = S extends TSchema ? Static<S> : Absent;

@@ -8,6 +8,25 @@ import {
   TailQuery,
   TapQuery,
 } from '../protocol/api-requests.js';
+import {
+  CacheInvalidatedResponse,
+  CorrelationListResponse,
+  CorrelationStateResponse,
+  DispositionSummary,
+  HealthResponse,
+  IncidentListResponse,
+  IngestSummary,
+  ReadyResponse,
+  ReloadResponse,
+  ResolveResponse,
+  RiskListResponse,
+  RulesRecord,
+  SilenceCreatedResponse,
+  SilenceDeletedResponse,
+  SilenceListResponse,
+  SourceListResponse,
+  StatusRecord,
+} from '../protocol/api-records.js';
 import { parseDuration } from '../protocol/duration.js';
 import type { ApiErrorCode } from '../protocol/errors.js';
 import { parseDispositionBody } from './disposition-body.js';
@@ -29,13 +48,13 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/healthz',
-    schema: {},
+    schema: { response: HealthResponse },
     handle: (_req, res) => sendJson(res, 200, { status: 'ok' }),
   }),
   defineRoute({
     method: 'GET',
     path: '/readyz',
-    schema: {},
+    schema: { response: ReadyResponse },
     handle: (_req, res, d) =>
       d.readiness().ready ? sendJson(res, 200, { status: 'ready', rules_loaded: true }) : sendError(res, 'not_ready'),
   }),
@@ -51,19 +70,19 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/status',
-    schema: {},
+    schema: { response: StatusRecord },
     handle: (_req, res, d) => sendJson(res, 200, d.status()),
   }),
   defineRoute({
     method: 'GET',
     path: '/api/v1/rules',
-    schema: {},
+    schema: { response: RulesRecord },
     handle: (_req, res, d) => sendJson(res, 200, d.rules()),
   }),
   defineRoute({
     method: 'GET',
     path: '/api/v1/correlations',
-    schema: {},
+    schema: { response: CorrelationListResponse },
     handle: (_req, res, d) => {
       const correlations = d.correlations();
       sendJson(res, 200, { correlations, count: correlations.length });
@@ -72,7 +91,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/correlations/state',
-    schema: { query: CorrelationStateQuery },
+    schema: { query: CorrelationStateQuery, response: CorrelationStateResponse },
     handle: (req, res, d) => {
       const { correlations, groups } = d.correlationState(req.input.query);
       sendJson(res, 200, { correlations, groups, count: groups.length });
@@ -81,7 +100,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/incidents',
-    schema: {},
+    schema: { response: IncidentListResponse },
     handle: (_req, res, d) => {
       const incidents = d.incidents?.() ?? [];
       sendJson(res, 200, { count: incidents.length, incidents });
@@ -90,7 +109,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/risk',
-    schema: {},
+    schema: { response: RiskListResponse },
     handle: (_req, res, d) => {
       const entities = d.riskEntities?.() ?? [];
       sendJson(res, 200, { count: entities.length, entities });
@@ -99,7 +118,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/silences',
-    schema: {},
+    schema: { response: SilenceListResponse },
     handle: (_req, res, d) => {
       const silences = d.silences.list();
       sendJson(res, 200, { count: silences.length, silences });
@@ -108,7 +127,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/silences',
-    schema: { body: SilenceCreateBody, invalid: 'silence_invalid' },
+    schema: { body: SilenceCreateBody, invalid: 'silence_invalid', response: SilenceCreatedResponse },
     handle: (req, res, d) => {
       const created = d.silences.create(req.input.body);
       if (created.ok) return sendJson(res, 201, { status: 'created', id: created.id });
@@ -119,7 +138,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v1/silences/{id}',
-    schema: { params: IdParams },
+    schema: { params: IdParams, response: SilenceDeletedResponse },
     handle: (req, res, d) =>
       d.silences.remove(req.input.params.id)
         ? sendJson(res, 200, { status: 'deleted', id: req.input.params.id })
@@ -135,7 +154,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/dispositions',
-    schema: {},
+    schema: { response: DispositionSummary },
     feature: { select: (d) => d.dispositions, disabled: 'dispositions_disabled' },
     handle: async (req, res, _d, dispositions) => {
       const records = parseDispositionBody(req.body);
@@ -146,7 +165,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/reload',
-    schema: {},
+    schema: { response: ReloadResponse },
     handle: (_req, res, d) =>
       d.triggerReload() === 'triggered'
         ? sendJson(res, 200, { status: 'reload_triggered' })
@@ -155,7 +174,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/events',
-    schema: {},
+    schema: { response: IngestSummary },
     feature: { select: (d) => d.ingest, disabled: 'ingest_disabled' },
     maxBodyBytes: INGEST_MAX_BODY_BYTES,
     handle: async (req, res, _d, ingest) => {
@@ -174,13 +193,13 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'GET',
     path: '/api/v1/sources',
-    schema: {},
+    schema: { response: SourceListResponse },
     handle: (_req, res, d) => sendJson(res, 200, { sources: d.sources?.list() ?? [] }),
   }),
   defineRoute({
     method: 'POST',
     path: '/api/v1/sources/resolve',
-    schema: { body: SourceResolveBody },
+    schema: { body: SourceResolveBody, response: ResolveResponse },
     feature: { select: (d) => d.sources, disabled: 'sources_not_configured' },
     handle: (req, res, _d, sources) => {
       const id = req.input.body.source_id;
@@ -191,7 +210,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'POST',
     path: '/api/v1/sources/resolve/{source_id}',
-    schema: { params: SourceIdParams },
+    schema: { params: SourceIdParams, response: ResolveResponse },
     feature: { select: (d) => d.sources, disabled: 'sources_not_configured' },
     handle: (req, res, _d, sources) => {
       const id = req.input.params.source_id;
@@ -202,7 +221,7 @@ export const ROUTES: readonly Route[] = [
   defineRoute({
     method: 'DELETE',
     path: '/api/v1/sources/cache/{source_id}',
-    schema: { params: SourceIdParams },
+    schema: { params: SourceIdParams, response: CacheInvalidatedResponse },
     // The contract answers 200 for any id, unknown ones and no sources at all included (a no-op).
     handle: (req, res, d) => {
       const id = req.input.params.source_id;

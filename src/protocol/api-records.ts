@@ -161,3 +161,23 @@ export type DispositionSummary = Type.Static<typeof DispositionSummary>;
 
 /** A JSON object the contract shows only in part (field and schema reports, ratio views). */
 export type JsonObject = Readonly<Record<string, unknown>>;
+
+// Response bodies of the routes (the list wrappers and acknowledgements of the contract).
+
+export const HealthResponse = Type.Object({ status: Type.Literal('ok') });
+export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), rules_loaded: Type.Literal(true) });
+export const CorrelationListResponse = Type.Object({ correlations: Type.Array(CorrelationSummary), count: Type.Integer() });
+export const CorrelationStateResponse = Type.Object({
+  correlations: Type.Array(CorrelationSummary),
+  groups: Type.Array(CorrelationGroupSnapshot),
+  count: Type.Integer(),
+});
+export const IncidentListResponse = Type.Object({ count: Type.Integer(), incidents: Type.Array(IncidentRecord) });
+export const RiskListResponse = Type.Object({ count: Type.Integer(), entities: Type.Array(RiskEntity) });
+export const SilenceListResponse = Type.Object({ count: Type.Integer(), silences: Type.Array(Silence) });
+export const SilenceCreatedResponse = Type.Object({ status: Type.Literal('created'), id: Type.String() });
+export const SilenceDeletedResponse = Type.Object({ status: Type.Literal('deleted'), id: Type.String() });
+export const ReloadResponse = Type.Object({ status: Type.Literal('reload_triggered') });
+export const SourceListResponse = Type.Object({ sources: Type.Array(DynamicSourceInfo) });
+export const ResolveResponse = Type.Object({ status: Type.Literal('resolve_triggered'), source_id: Type.Optional(Type.String()) });
+export const CacheInvalidatedResponse = Type.Object({ status: Type.Literal('invalidated'), source_id: Type.String() });

@@ -17,6 +17,7 @@ describe('listen address', () => {
       fc.property(address, (a) => {
         expect(parseListenAddress(formatListenAddress(a))).toEqual(a);
       }),
+      { numRuns: 50 },
     );
   });
 

@@ -1,0 +1,79 @@
+import Compile from 'typebox/compile';
+import { describe, expect, it } from 'vitest';
+import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
+import { inject, type InjectRequest } from '../../src/http/inject.js';
+import { createHttpApp } from '../../src/http/router.js';
+import { ROUTES } from '../../src/http/routes.js';
+
+/** A request that succeeds for each route, against the populated fake below. */
+const SUCCESS: Readonly<Record<string, InjectRequest>> = {
+  'GET /healthz': { method: 'GET', url: '/healthz' },
+  'GET /readyz': { method: 'GET', url: '/readyz' },
+  'GET /api/v1/status': { method: 'GET', url: '/api/v1/status' },
+  'GET /api/v1/rules': { method: 'GET', url: '/api/v1/rules' },
+  'GET /api/v1/correlations': { method: 'GET', url: '/api/v1/correlations' },
+  'GET /api/v1/correlations/state': { method: 'GET', url: '/api/v1/correlations/state?group=alice' },
+  'GET /api/v1/incidents': { method: 'GET', url: '/api/v1/incidents' },
+  'GET /api/v1/risk': { method: 'GET', url: '/api/v1/risk' },
+  'GET /api/v1/silences': { method: 'GET', url: '/api/v1/silences' },
+  'POST /api/v1/silences': { method: 'POST', url: '/api/v1/silences', body: '{"matchers":[{"selector":"rule","op":"!~","value":"^x"}]}' },
+  'DELETE /api/v1/silences/{id}': { method: 'DELETE', url: '/api/v1/silences/s1' },
+  'POST /api/v1/dispositions': { method: 'POST', url: '/api/v1/dispositions', body: '{"rule_id":"r","verdict":"true_positive"}' },
+  'POST /api/v1/reload': { method: 'POST', url: '/api/v1/reload' },
+  'POST /api/v1/events': { method: 'POST', url: '/api/v1/events', body: '{"a":1}\n' },
+  'GET /api/v1/sources': { method: 'GET', url: '/api/v1/sources' },
+  'POST /api/v1/sources/resolve': { method: 'POST', url: '/api/v1/sources/resolve' },
+  'POST /api/v1/sources/resolve/{source_id}': { method: 'POST', url: '/api/v1/sources/resolve/a' },
+  'DELETE /api/v1/sources/cache/{source_id}': { method: 'DELETE', url: '/api/v1/sources/cache/a' },
+};
+
+function populatedFacade(): FakeDaemonFacade {
+  const facade = Object.assign(
+    new FakeDaemonFacade({
+      httpInput: true,
+      dispositions: true,
+      sources: [{ source_id: 'a', pipeline: 'p.yml', type: 'Http', refresh: 'Interval(300s)', required: false }],
+    }),
+    {
+      incidents: () => [
+        {
+          incident_id: 'i1', state: 'open', trigger: 'snapshot', first_seen: 1, last_seen: 2, max_level: 'high',
+          result_count: 2, rule_counts: { r: 2 }, group_by: { 'match.user': 'alice' }, refs: [{ rule: 'r', level: 'high' }],
+        },
+      ],
+      riskEntities: () => [
+        { entity_type: 'user', entity_value: 'alice', score: 40, tactic_count: 2, source_count: 1, result_count: 3, window_start: 1, window_end: 9 },
+      ],
+    },
+  );
+  facade.correlationList = [
+    { index: 0, title: 'Brute', type: 'event_count', timespan_secs: 60, group_by: ['user'], rule_refs: ['r'], threshold: '>= 3', active_groups: 1 },
+  ];
+  facade.groupList = [
+    {
+      correlation_index: 0, correlation_title: 'Brute', type: 'event_count', group_key: [{ field: 'user', value: 'alice' }],
+      group_key_display: 'user=alice', got: 1, threshold: '>= 3', met: false, entries: 1, timespan_secs: 60,
+      seconds_to_eviction: 60, window: { EventCount: { timestamps: [1] } },
+    },
+  ];
+  facade.silences.create({ matchers: [{ selector: 'rule', op: '=', value: 'x' }] });
+  return facade;
+}
+
+describe('response shapes', () => {
+  const withResponse = ROUTES.filter((r) => r.schema.response !== undefined);
+
+  it('every route with a response schema has a success case here', () => {
+    expect(withResponse.map((r) => `${r.method} ${r.path}`).sort()).toEqual(Object.keys(SUCCESS).sort());
+  });
+
+  it.each(withResponse.map((r) => [`${r.method} ${r.path}`, r] as const))('%s answers its documented shape', async (key, route) => {
+    const request = SUCCESS[key];
+    expect(request).toBeDefined();
+    const res = await inject(createHttpApp(ROUTES, populatedFacade()), request as InjectRequest);
+    expect(res.status).toBeLessThan(300);
+    const validator = Compile(route.schema.response ?? {});
+    const body = res.json();
+    expect(validator.Errors(body)).toEqual([]);
+  });
+});

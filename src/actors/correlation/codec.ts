@@ -59,25 +59,24 @@ function compareGroups(a: GroupState, b: GroupState): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
+/** One group as plain data (the journal's per-actor snapshot value). */
+export function encodeGroup(g: GroupState): EncodedGroup {
+  return {
+    corr: g.def.hash,
+    key: [...g.key],
+    mark: g.mark,
+    ts: [...g.ts],
+    rules: [...g.rules],
+    values: [...g.values],
+    kept: g.kept.map((k) => ({ ...k })),
+    last_alert: g.lastAlert,
+    phase: g.phase,
+  };
+}
+
 /** All groups as plain data in a deterministic order (correlation index, then group key). */
 export function encode(groups: readonly GroupState[]): EncodedSnapshot {
-  const sorted = [...groups].sort(compareGroups);
-  return {
-    version: CORRELATION_CODEC_VERSION,
-    groups: sorted.map(
-      (g): EncodedGroup => ({
-        corr: g.def.hash,
-        key: [...g.key],
-        mark: g.mark,
-        ts: [...g.ts],
-        rules: [...g.rules],
-        values: [...g.values],
-        kept: g.kept.map((k) => ({ ...k })),
-        last_alert: g.lastAlert,
-        phase: g.phase,
-      }),
-    ),
-  };
+  return { version: CORRELATION_CODEC_VERSION, groups: [...groups].sort(compareGroups).map(encodeGroup) };
 }
 
 function ascending(ts: readonly number[]): boolean {
@@ -109,6 +108,13 @@ function rebuild(e: EncodedGroup, def: CompiledCorrelation): GroupState | undefi
   };
 }
 
+/** One group back from `encodeGroup`'s output; undefined when its definition is gone or it does not check. */
+export function decodeGroup(raw: unknown, byHash: (hash: string) => CompiledCorrelation | undefined): GroupState | undefined {
+  if (!checkGroup.Check(raw)) return undefined;
+  const def = byHash(raw.corr);
+  return def === undefined ? undefined : rebuild(raw, def);
+}
+
 /**
  * Rebuild groups from `encode`'s output against the loaded definitions (`byHash`). Entries of unknown
  * or changed correlations, and entries that do not check, are skipped and counted.
@@ -119,8 +125,7 @@ export function decode(data: unknown, byHash: (hash: string) => CompiledCorrelat
   const groups: GroupState[] = [];
   let skipped = 0;
   for (const raw of data.groups) {
-    const def = checkGroup.Check(raw) ? byHash(raw.corr) : undefined;
-    const g = def !== undefined && checkGroup.Check(raw) ? rebuild(raw, def) : undefined;
+    const g = decodeGroup(raw, byHash);
     if (g === undefined) skipped++;
     else groups.push(g);
   }

@@ -1,7 +1,6 @@
 import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } from '../../protocol/correlation-result.js';
 import type { CompiledCorrelation, FieldReader, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
 import {
-  decodeGroupKey,
   DEFAULT_TIMESTAMP_FIELDS,
   encodeGroupKey,
   extractEventTime,
@@ -13,6 +12,7 @@ import {
 } from '../../sigma/correlation/index.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
+import { actorKey, parseActorKey } from './actor-key.js';
 import type { GroupTransition } from './reducer.js';
 import { transition } from './reducer.js';
 import { buildResult, eventIdOf } from './result.js';
@@ -53,16 +53,6 @@ export interface GroupFilter {
 }
 
 const NO_RESULTS: readonly CorrelationResult[] = Object.freeze([]);
-
-/** How actor keys name a correlation: its id, else its name, else its definition hash. */
-function correlationName(def: CompiledCorrelation): string {
-  return def.rule.id ?? def.rule.name ?? def.hash;
-}
-
-/** The journal actor key of a group: `corr:<id | name | hash>:<encoded group key>`. */
-export function actorKey(def: CompiledCorrelation, key: readonly KeyPart[]): string {
-  return `corr:${correlationName(def)}:${encodeGroupKey(key)}`;
-}
 
 function lowestBit(mask: number): number {
   return 31 - Math.clz32(mask & -mask);
@@ -193,18 +183,9 @@ export class CorrelationRuntime {
    * malformed keys are ignored and reported as false.
    */
   replay(key: string, event: CorrelationEvent): boolean {
-    let def: CompiledCorrelation | undefined;
-    let parts: KeyPart[] | undefined;
-    for (const d of this.defs) {
-      const prefix = `corr:${correlationName(d)}:`;
-      const decoded = key.startsWith(prefix) ? decodeGroupKey(key.slice(prefix.length)) : undefined;
-      if (decoded !== undefined && decoded.length === d.groupBy.length) {
-        def = d;
-        parts = decoded;
-        break;
-      }
-    }
-    if (def === undefined || parts === undefined) return false;
+    const parsed = parseActorKey(this.defs, key);
+    if (parsed === undefined) return false;
+    const { def, parts } = parsed;
     const map = this.groups[def.index] as Map<string, GroupState>;
     const mapKey = encodeGroupKey(parts);
     const before = map.get(mapKey);

@@ -1,0 +1,122 @@
+// Witness choice follows requiredness in the condition, and probing finds exactly the rules whose witness
+// an event carries (plus those without one).
+import { describe, expect, test } from 'vitest';
+import type { Detection, DetectionItem, SigmaValue } from '../../../src/sigma/ast.js';
+import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
+import { CandidateIndex, ruleBits } from '../../../src/sigma/engine/candidate-index.js';
+import { EvalScope, FieldTable } from '../../../src/sigma/engine/eval-scope.js';
+import { FieldPath } from '../../../src/sigma/engine/field-path.js';
+import { chooseWitness, type Witness } from '../../../src/sigma/engine/witness.js';
+
+const lit = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'lit', s }], cased: false });
+const ends = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'any' }, { t: 'lit', s }], cased: false });
+const num = (n: number): SigmaValue => ({ kind: 'number', value: n, raw: String(n) });
+
+function item(field: string | null, values: SigmaValue[], extra: Partial<DetectionItem> = {}): DetectionItem {
+  return { kind: 'item', field, modifiers: [], original: [], values, linking: 'or', negated: false, ...extra };
+}
+const and = (...children: (Detection | DetectionItem)[]): Detection => ({ kind: 'detection', linking: 'and', children });
+const or = (...children: (Detection | DetectionItem)[]): Detection => ({ kind: 'detection', linking: 'or', children });
+
+function witness(condition: string, detections: Record<string, Detection>): Witness | null {
+  const node = resolveSelectors(parseCondition(condition), Object.keys(detections));
+  return chooseWitness(node === null ? [] : [node], new Map(Object.entries(detections)));
+}
+
+describe('witness choice', () => {
+  const sel = and(item('Image', [ends('\\cmd.exe')]), item('EventID', [num(1)]));
+  const filter = and(item('User', [lit('SYSTEM')]));
+
+  test('an and picks its cheapest required operand', () => {
+    expect(witness('sel', { sel })).toEqual([{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }]);
+    expect(witness('sel and filter', { sel, filter })).toEqual([{ kind: 'exact', field: 'User', key: 'system' }]);
+  });
+
+  test('identifiers under not give no witness', () => {
+    expect(witness('sel and not filter', { sel, filter })).toEqual([{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }]);
+    expect(witness('not filter', { filter })).toBeNull();
+  });
+
+  test('an or needs a witness from every branch and takes their union', () => {
+    const other = and(item('Image', [{ kind: 'regex', pattern: 'x', flags: { i: false, m: false, s: false } }]));
+    expect(witness('sel or filter', { sel, filter })).toEqual([
+      { kind: 'substring', field: 'Image', key: '\\cmd.exe' },
+      { kind: 'exact', field: 'User', key: 'system' },
+    ]);
+    expect(witness('sel or other', { sel, other })).toBeNull();
+    expect(witness('1 of sel*', { sel_a: sel, sel_b: filter })).toHaveLength(2);
+    expect(witness('all of sel*', { sel_a: sel, sel_b: filter })).toEqual([{ kind: 'exact', field: 'User', key: 'system' }]);
+  });
+
+  test('value lists are unions, |all items pick one value, lists of maps need every element', () => {
+    const list = and(item('Image', [ends('\\a.exe'), lit('B.EXE')]));
+    expect(witness('s', { s: list })).toEqual([
+      { kind: 'substring', field: 'Image', key: '\\a.exe' },
+      { kind: 'exact', field: 'Image', key: 'b.exe' },
+    ]);
+    const all = and(item('C', [ends('ab'), ends('abcdef')], { linking: 'and' }));
+    expect(witness('s', { s: all })).toEqual([{ kind: 'substring', field: 'C', key: 'abcdef' }]);
+    expect(witness('s', { s: or(and(item('A', [lit('x')])), and(item('B', [{ kind: 'null' }]))) })).toBeNull();
+  });
+
+  test('negated, cased, null, regex, cidr and wildcard-only values give none', () => {
+    for (const d of [
+      and(item('A', [lit('x')], { negated: true })),
+      and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),
+      and(item('A', [])),
+      and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }])),
+      and(item('A', [{ kind: 'string', parts: [{ t: 'any' }], cased: false }])),
+      and(item('A', [{ kind: 'exists', value: true }])),
+    ]) {
+      expect(witness('s', { s: d })).toBeNull();
+    }
+  });
+
+  test('keywords are witnessed by a literal of the keyword leaves', () => {
+    expect(witness('k', { k: and(item(null, [lit('MimiKatz'), num(4624)])) })).toEqual([
+      { kind: 'keyword', key: 'mimikatz' },
+      { kind: 'keyword', key: '4624' },
+    ]);
+  });
+});
+
+describe('probing', () => {
+  const table = new FieldTable((n) => new FieldPath(n));
+  const index = new CandidateIndex(
+    [
+      [{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }],
+      [{ kind: 'exact', field: 'User', key: 'system' }],
+      [{ kind: 'number', field: 'EventID', value: 4624 }],
+      null,
+      [{ kind: 'keyword', key: 'evil' }],
+      [{ kind: 'exact', field: 'a.b', key: 'x' }],
+      [],
+    ],
+    table,
+  );
+  const scope = new EvalScope(table.paths, null, 0);
+
+  function candidates(event: Record<string, unknown>): number[] {
+    const bits = ruleBits(7);
+    scope.begin(event);
+    index.probe(scope, bits);
+    return [0, 1, 2, 3, 4, 5, 6].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
+  }
+
+  test('rules without a witness are always candidates, rules with an empty one never', () => {
+    expect(index.witnessed).toBe(6);
+    expect(candidates({})).toEqual([3]);
+  });
+
+  test('events carrying a witness make its rule a candidate', () => {
+    expect(candidates({ Image: 'C:\\Windows\\CMD.EXE' })).toEqual([0, 3]);
+    expect(candidates({ User: 'System' })).toEqual([1, 3]);
+    expect(candidates({ User: 'Systems' })).toEqual([3]);
+    expect(candidates({ EventID: '04624' })).toEqual([2, 3]);
+    expect(candidates({ EventID: 4624 })).toEqual([2, 3]);
+    expect(candidates({ x: { y: ['so EVIL'] } })).toEqual([3, 4]);
+    expect(candidates({ a: [{ b: 'X' }, { b: 'y' }] })).toEqual([3, 5]);
+    expect(candidates({ 'a.b': 'x' })).toEqual([3, 5]);
+    expect(candidates({ User: ['bob', 'SYSTEM'] })).toEqual([1, 3]);
+  });
+});

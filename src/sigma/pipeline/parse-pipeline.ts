@@ -48,7 +48,8 @@ export function parsePipelineValue(input: unknown, file: string, locate: Locate 
     return { errors };
   }
   for (const key of Object.keys(raw)) {
-    if (!TOP_KEYS.includes(key)) err('pipeline_unknown_key', `unknown key '${key}' (known: ${TOP_KEYS.join(', ')})`, [key]);
+    if (key === 'sources') err('pipeline_declares_sources', "pipelines may not declare 'sources' (declare them in a --source file and reference them as ${source.<id>} in vars)", [key]);
+    else if (!TOP_KEYS.includes(key)) err('pipeline_unknown_key', `unknown key '${key}' (known: ${TOP_KEYS.join(', ')})`, [key]);
   }
   const name = raw['name'];
   if (name !== undefined && typeof name !== 'string') err('pipeline_invalid_key', "'name' must be a string", ['name']);

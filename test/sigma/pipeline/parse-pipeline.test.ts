@@ -39,6 +39,10 @@ finalizers:
     ]);
   });
 
+  test('declaring dynamic sources inside a pipeline is an error that says where they belong', () => {
+    expect(errorsOf('sources: []\n')[0]).toContain("pipelines may not declare 'sources'");
+  });
+
   test('unknown transformation types list the known ones', () => {
     const [e] = errorsOf('transformations:\n  - type: no_such_thing\n');
     expect(e).toMatch(/^p\.yml:2:5 transformations\.0\.type: unknown transformation type 'no_such_thing' \(known: field_name_mapping, /);

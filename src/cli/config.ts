@@ -213,14 +213,25 @@ function fileLayer(text: string, path: string): Layer {
   return { values: daemon, origin };
 }
 
-/** `SVC_DAEMON__INPUT__BATCH_SIZE=64` sets `daemon.input.batch_size`; values are YAML scalars. */
+const DAEMON_SECTIONS = new Set(Object.keys(DaemonConfig.properties));
+
+/**
+ * `SVC_DAEMON__INPUT__BATCH_SIZE=64` sets `daemon.input.batch_size`; the short form
+ * `SVC_INPUT__BATCH_SIZE` does too (the full form wins when both are set). Values are YAML scalars.
+ */
 function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
   const values: Tree = {};
   const names = new Map<string, string>();
+  const settings: [string, readonly string[], string][] = [];
   for (const [name, raw] of Object.entries(env)) {
     if (raw === undefined || !name.startsWith('SVC_') || !name.includes('__')) continue;
-    const [section, ...path] = name.slice('SVC_'.length).toLowerCase().split('__');
-    if (section !== 'daemon' || path.length === 0 || path.some((p) => p === '')) continue;
+    const segments = name.slice('SVC_'.length).toLowerCase().split('__');
+    if (segments.some((p) => p === '')) continue;
+    const [first = '', ...rest] = segments;
+    if (first === 'daemon' && rest.length > 0) settings.push([name, rest, raw]);
+    else if (DAEMON_SECTIONS.has(first)) settings.unshift([name, segments, raw]);
+  }
+  for (const [name, path, raw] of settings) {
     setPath(values, path, parseScalar(raw));
     names.set(['daemon', ...path].join('.'), name);
   }

@@ -77,6 +77,13 @@ describe('daemon config layers', () => {
     expect(config.pipelines).toEqual(['a', 'b']);
   });
 
+  it('accepts the short SVC_<SECTION>__<KEY> form, the full SVC_DAEMON__ form winning', () => {
+    const { config } = load({
+      env: { SVC_DAEMON__INPUT__BATCH_SIZE: '9', SVC_INPUT__BATCH_SIZE: '8', SVC_INPUT__BUFFER_SIZE: '99', SVC_GLOBAL__X: '1' },
+    });
+    expect(config.input).toMatchObject({ batch_size: 9, buffer_size: 99 });
+  });
+
   it('takes flags from a cac command line with every flag registered', () => {
     const flags = parseFlags([
       '-r', '/rules', '-p', 'ecs', '-p', 'sysmon', '--api-addr', 'unix:///tmp/s.sock', '--input', 'http', '--buffer-size', '50',

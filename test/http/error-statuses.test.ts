@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { IngestClosedError } from '../../src/http/facade.js';
+import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
+import { inject, type InjectRequest } from '../../src/http/inject.js';
+import { MAX_LINE_BYTES } from '../../src/http/ingest-lines.js';
+import { createHttpApp } from '../../src/http/router.js';
+import { ROUTES } from '../../src/http/routes.js';
+import { API_ERRORS, type ApiErrorCode } from '../../src/protocol/errors.js';
+
+interface ErrorCase {
+  readonly features?: FakeFeatures;
+  readonly setup?: (f: FakeDaemonFacade) => FakeDaemonFacade;
+  readonly request: InjectRequest;
+  /** Live sessions to open first (to reach a session cap). */
+  readonly occupy?: string;
+}
+
+const ON: FakeFeatures = { tap: true, tail: true, dispositions: true, httpInput: true };
+const silence = (matchers: unknown) => ({ method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers }) });
+
+/** One request per catalogue entry that makes the route table answer exactly that error. */
+const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
+  silence_invalid: { request: silence([]) },
+  silence_regex_invalid: { request: silence([{ selector: 'rule', op: '=~', value: '[' }]) },
+  disposition_body_invalid: { features: ON, request: { method: 'POST', url: '/api/v1/dispositions', body: '{' } },
+  tap_params_invalid: { features: ON, request: { method: 'GET', url: '/api/v1/tap?duration=1h' } },
+  tail_params_invalid: { features: ON, request: { method: 'GET', url: '/api/v1/detections/stream?level=loud' } },
+  silence_not_found: { request: { method: 'DELETE', url: '/api/v1/silences/none' } },
+  sources_not_configured: { request: { method: 'POST', url: '/api/v1/sources/resolve/x' } },
+  tap_capacity_reached: { features: ON, occupy: '/api/v1/tap', request: { method: 'GET', url: '/api/v1/tap' } },
+  tail_capacity_reached: { features: ON, occupy: '/api/v1/detections/stream', request: { method: 'GET', url: '/api/v1/detections/stream' } },
+  silences_limit_reached: { setup: (f) => Object.assign(f, { maxSilences: 0 }), request: silence([{ selector: 'rule', op: '=', value: 'x' }]) },
+  resolve_already_pending: {
+    features: { sources: [] },
+    setup: (f) => (f.resolving.add('x'), f),
+    request: { method: 'POST', url: '/api/v1/sources/resolve/x' },
+  },
+  not_ready: { setup: (f) => Object.assign(f, { ready: false }), request: { method: 'GET', url: '/readyz' } },
+  dispositions_disabled: { request: { method: 'GET', url: '/api/v1/dispositions' } },
+  fields_disabled: { request: { method: 'GET', url: '/api/v1/fields/missing' } },
+  schemas_disabled: { request: { method: 'DELETE', url: '/api/v1/schemas' } },
+  suggestions_disabled: { features: { observeSchemas: true }, request: { method: 'GET', url: '/api/v1/schemas/suggestions' } },
+  tap_disabled: { request: { method: 'GET', url: '/api/v1/tap' } },
+  tail_disabled: { request: { method: 'GET', url: '/api/v1/detections/stream' } },
+  ingest_disabled: { request: { method: 'POST', url: '/api/v1/events', body: '{}' } },
+  line_too_large: { features: ON, request: { method: 'POST', url: '/api/v1/events', body: 'x'.repeat(MAX_LINE_BYTES + 1) } },
+  event_channel_closed: {
+    setup: (f) => Object.assign(f, { ingest: { ingest: () => Promise.reject(new IngestClosedError(0)) } }),
+    request: { method: 'POST', url: '/api/v1/events', body: '{}' },
+  },
+  reload_already_pending: { setup: (f) => Object.assign(f, { reloadPending: true }), request: { method: 'POST', url: '/api/v1/reload' } },
+  otlp_disabled: { request: { method: 'POST', url: '/v1/logs' } },
+  route_not_found: { request: { method: 'GET', url: '/api/v2/status' } },
+  method_not_allowed: { request: { method: 'PATCH', url: '/healthz' } },
+  body_too_large: { request: { method: 'POST', url: '/api/v1/silences', body: 'x'.repeat(2_000_000) } },
+  body_malformed: { request: { method: 'POST', url: '/api/v1/sources/resolve', body: 'nope' }, features: { sources: [] } },
+  request_invalid: { features: { observeFields: true }, request: { method: 'GET', url: '/api/v1/fields?offset=-1' } },
+  internal_error: {
+    setup: (f) =>
+      Object.assign(f, {
+        rules: () => {
+          throw new Error('boom');
+        },
+      }),
+    request: { method: 'GET', url: '/api/v1/rules' },
+  },
+};
+
+describe('every catalogued error is answered by the route table', () => {
+  it.each(Object.entries(CASES) as [ApiErrorCode, ErrorCase][])('%s', async (code, c) => {
+    const base = new FakeDaemonFacade(c.features);
+    const facade = c.setup?.(base) ?? base;
+    const app = createHttpApp(ROUTES, facade, { onError: () => undefined });
+    const leave = new AbortController();
+    if (c.occupy !== undefined) {
+      for (let i = 0; i < 2; i++) void inject(app, { method: 'GET', url: c.occupy }, { signal: leave.signal });
+    }
+    const res = await inject(app, c.request);
+    leave.abort();
+    const spec = API_ERRORS[code];
+    expect(res.status).toBe(spec.status);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.json()).toMatchObject({ error: spec.error, ...('hint' in spec ? { hint: spec.hint } : {}) });
+  });
+});

@@ -79,7 +79,9 @@ export function mapItemValues(doc: AnyRule, ctx: ApplyContext, hook: ValueHook):
       changed = true;
       if (!isList(next)) values.push(next);
       // Alternatives are OR-ed: spliced into an OR item, kept as one expansion operand under `|all`.
-      else if (item.linking === 'or' || next.length === 1) values.push(...next);
+      // No alternatives at all is an empty expansion, which matches nothing (an item without values
+      // would mean "field is null").
+      else if (next.length > 0 && (item.linking === 'or' || next.length === 1)) values.push(...next);
       else values.push({ kind: 'expansion', alternatives: next });
     }
     return changed ? { ...item, values } : undefined;
@@ -189,7 +191,7 @@ function renameCorrelationFields(doc: CorrelationRule, ctx: ApplyContext, rename
   const aliases: Record<string, Record<string, string>> = {};
   for (const [alias, perRule] of Object.entries(doc.aliases)) {
     const mapped: Record<string, string> = {};
-    for (const [ruleRef, field] of Object.entries(perRule)) mapped[ruleRef] = single(field);
+    for (const [ruleRef, eventField] of Object.entries(perRule)) mapped[ruleRef] = single(eventField);
     aliases[alias] = mapped;
   }
   const condition =

@@ -291,6 +291,13 @@ describe('placeholders', () => {
     expect(transform(rule, 'transformations: [{type: value_placeholders, exclude: [admins]}]').errors).toEqual([]);
   });
 
+  test('a variable with no values leaves a value that matches nothing', () => {
+    const r = transform(rule, 'vars: {admins: []}\ntransformations: [{type: value_placeholders}]');
+    expect(itemsOf(r.doc)[0]?.values).toEqual([{ kind: 'expansion', alternatives: [] }]);
+    expect(matches(r, { User: 'root' })).toBe(false);
+    expect(matches(r, {})).toBe(false);
+  });
+
   test('wildcard_placeholders replaces by *', () => {
     expect(valuesOf(okTransform(rule, 'transformations: [{type: wildcard_placeholders}]'))).toEqual(['*']);
   });

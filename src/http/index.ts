@@ -15,18 +15,16 @@ export type {
 } from './facade.js';
 export { IngestClosedError } from './facade.js';
 export { FakeDaemonFacade, FakeLiveStream, type FakeFeatures } from './fake-facade.js';
+export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.js';
 export {
-  createHttpApp,
   defineRoute,
-  DEFAULT_MAX_BODY_BYTES,
-  type HttpAppOptions,
   type Method,
   type Route,
   type RouteDef,
   type RouteFeature,
   type RouteSchema,
   type ValidReq,
-} from './router.js';
+} from './route.js';
 export { ROUTES, INGEST_MAX_BODY_BYTES, LIVE_BUFFER_LINES, TAP_DEFAULT_DURATION_MS } from './routes.js';
 export { createNdjsonStream, type NdjsonStream, type NdjsonStreamOptions } from './ndjson-stream.js';
 export { MAX_LINE_BYTES, splitIngestLines, type SplitLines } from './ingest-lines.js';

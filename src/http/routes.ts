@@ -35,7 +35,7 @@ import type { Res } from './handler.js';
 import { splitIngestLines } from './ingest-lines.js';
 import { createNdjsonStream } from './ndjson-stream.js';
 import { sendError, sendJson } from './respond.js';
-import { defineRoute, type Route } from './router.js';
+import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
 export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;

@@ -7,7 +7,7 @@ import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
 import type { HttpServer } from '../../src/http/http-server.js';
 import type { ListenAddress } from '../../src/http/listen-address.js';
 import { listenNode } from '../../src/http/node-server.js';
-import { createHttpApp } from '../../src/http/router.js';
+import { createHttpApp } from '../../src/http/http-app.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { listenUws } from '../../src/http/uws-server.js';
 import { listenHttp, uwsNativeAvailable } from '../../src/http/listen.js';

@@ -4,7 +4,7 @@ import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
 import type { Chunk, Res } from '../../src/http/handler.js';
 import { inject } from '../../src/http/inject.js';
 import { createNdjsonStream } from '../../src/http/ndjson-stream.js';
-import { createHttpApp } from '../../src/http/router.js';
+import { createHttpApp } from '../../src/http/http-app.js';
 import { ROUTES } from '../../src/http/routes.js';
 
 /** A response whose transport takes `capacity` chunks, then backs up until `drain()`. */

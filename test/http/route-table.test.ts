@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
 import { inject } from '../../src/http/inject.js';
-import { createHttpApp } from '../../src/http/router.js';
+import { createHttpApp } from '../../src/http/http-app.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { section, tableRows } from '../protocol/contract-tables.js';
 

@@ -1,65 +1,14 @@
-import type { Static, TSchema } from 'typebox';
 import Compile from 'typebox/compile';
-import type { ApiErrorCode } from '../protocol/errors.js';
 import type { DaemonFacade } from './facade.js';
 import type { HttpApp, Req, Res } from './handler.js';
+import { compilePathMatcher } from './path-matcher.js';
 import { sendError } from './respond.js';
+import type { Route, RouteSchema, ValidReq } from './route.js';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
-
-export interface RouteSchema {
-  readonly params?: TSchema;
-  readonly query?: TSchema;
-  /** JSON body schema; without it the handler reads `req.body` itself. */
-  readonly body?: TSchema;
-  /** Catalogue error answered when validation fails (default `request_invalid`). */
-  readonly invalid?: ApiErrorCode;
-  /** Shape of the success body (documentation and tests; not checked per request). */
-  readonly response?: TSchema;
-}
-
-type Checked<S extends TSchema | undefined, Absent> = S extends TSchema ? Static<S> : Absent;
-
-export interface ValidReq<S extends RouteSchema> extends Req {
-  readonly input: {
-    readonly params: Checked<S['params'], Readonly<Record<string, string>>>;
-    readonly query: Checked<S['query'], Readonly<Record<string, never>>>;
-    readonly body: Checked<S['body'], undefined>;
-  };
-}
-
-/** An optional surface of the facade a route needs; absent → the catalogue's disabled error. */
-export interface RouteFeature<F> {
-  readonly select: (d: DaemonFacade) => F | undefined;
-  readonly disabled: ApiErrorCode;
-}
-
-export interface RouteDef<S extends RouteSchema, F> {
-  readonly method: Method;
-  /** Path with `{name}` parameters. */
-  readonly path: string;
-  readonly schema: S;
-  /** Checked before any validation, so a disabled feature answers its disabled error. */
-  readonly feature?: RouteFeature<F>;
-  /** Body cap for this route; default `HttpAppOptions.maxBodyBytes`. */
-  readonly maxBodyBytes?: number;
-  readonly handle: (req: ValidReq<S>, res: Res, d: DaemonFacade, feature: F) => void | Promise<void>;
-}
-
-/** A route with its types erased, as stored in the table. */
-export interface Route {
-  readonly method: Method;
-  readonly path: string;
-  readonly schema: RouteSchema;
-  readonly feature?: RouteFeature<unknown>;
-  readonly maxBodyBytes?: number;
-  readonly handle: (req: ValidReq<RouteSchema>, res: Res, d: DaemonFacade, feature: unknown) => void | Promise<void>;
-}
-
-/** Declare a route; infers the handler's input types from its typebox schemas and feature. */
-export function defineRoute<const S extends RouteSchema, F = undefined>(def: RouteDef<S, F>): Route {
-  return def as unknown as Route;
-}
+/**
+ * Turns a route table into the app adapters serve: validators compiled once; per request match,
+ * feature check, validation, then the handler; 404/405/400/500 answered from the catalogue.
+ */
 
 export interface HttpAppOptions {
   /** Default body cap (JSON routes). */
@@ -83,11 +32,6 @@ interface CompiledRoute {
   readonly body?: Validator;
 }
 
-interface Pattern {
-  readonly segments: readonly string[];
-  readonly byMethod: Map<string, CompiledRoute>;
-}
-
 type Match =
   | { readonly kind: 'route'; readonly compiled: CompiledRoute; readonly params: Record<string, string> }
   | { readonly kind: 'method'; readonly allowed: readonly string[] }
@@ -99,30 +43,21 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 /** Compile a route table (validators once) into the app adapters serve. */
 export function createHttpApp(routes: readonly Route[], facade: DaemonFacade, options: HttpAppOptions = {}): HttpApp {
   const defaultLimit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const staticPatterns = new Map<string, Pattern>();
-  const paramPatterns: Pattern[] = [];
+  const byPath = new Map<string, Map<string, CompiledRoute>>();
   for (const route of routes) {
-    const key = route.path;
-    let pattern = staticPatterns.get(key) ?? paramPatterns.find((p) => p.segments.join('/') === key);
-    if (pattern === undefined) {
-      pattern = { segments: key.split('/'), byMethod: new Map() };
-      if (key.includes('{')) paramPatterns.push(pattern);
-      else staticPatterns.set(key, pattern);
-    }
-    if (pattern.byMethod.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
-    pattern.byMethod.set(route.method, compileRoute(route));
+    const methods = byPath.get(route.path) ?? new Map<string, CompiledRoute>();
+    if (methods.has(route.method)) throw new Error(`duplicate route ${route.method} ${route.path}`);
+    methods.set(route.method, compileRoute(route));
+    byPath.set(route.path, methods);
   }
+  const paths = compilePathMatcher([...byPath]);
 
   const match = (method: string, path: string): Match => {
-    const exact = staticPatterns.get(path);
-    if (exact !== undefined) return pick(exact, method, {});
-    const segments = path.split('/');
-    for (const pattern of paramPatterns) {
-      const params = matchSegments(pattern.segments, segments);
-      if (params === 'bad_path') return { kind: 'bad_path' };
-      if (params !== undefined) return pick(pattern, method, params);
-    }
-    return { kind: 'none' };
+    const found = paths.match(path);
+    if (found.kind !== 'found') return found;
+    const compiled = found.value.get(method);
+    if (compiled !== undefined) return { kind: 'route', compiled, params: found.params };
+    return { kind: 'method', allowed: [...found.value.keys()] };
   };
 
   return {
@@ -166,33 +101,6 @@ function compileRoute(route: Route): CompiledRoute {
     ...(query !== undefined ? { query: Compile(query) as Validator } : {}),
     ...(body !== undefined ? { body: Compile(body) as Validator } : {}),
   };
-}
-
-function pick(pattern: Pattern, method: string, params: Record<string, string>): Match {
-  const compiled = pattern.byMethod.get(method);
-  if (compiled !== undefined) return { kind: 'route', compiled, params };
-  return { kind: 'method', allowed: [...pattern.byMethod.keys()] };
-}
-
-function matchSegments(
-  pattern: readonly string[],
-  segments: readonly string[],
-): Record<string, string> | undefined | 'bad_path' {
-  if (pattern.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i] as string;
-    const s = segments[i] as string;
-    if (p.startsWith('{')) {
-      if (s === '') return undefined;
-      try {
-        params[p.slice(1, -1)] = decodeURIComponent(s);
-      } catch {
-        return 'bad_path';
-      }
-    } else if (p !== s) return undefined;
-  }
-  return params;
 }
 
 async function serve(

@@ -1,0 +1,188 @@
+import type { Counter } from 'prom-client';
+import type { CorrelationRuntime } from '../actors/correlation/index.js';
+import type { EvalContext } from '../sigma/engine/index.js';
+import type { RuleSet } from '../sigma/rule-set.js';
+import type { CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
+import { resultIdForInput } from '../state/index.js';
+import type { Decoder } from './decode-stage.js';
+import { evaluateEvent } from './event-results.js';
+import type { SigmaResult } from './event-results.js';
+import type { InputUnit } from './input-queue.js';
+import type { StageContext } from './stage-context.js';
+
+/** The rules in force; swapped as a whole by a reload, between batches. */
+export interface ActiveRules {
+  readonly ruleSet: RuleSet;
+  readonly runtime: CorrelationRuntime;
+}
+
+/** Journal records produced outside `evaluate` (the runtime's `record` hook, ticks, `$definitions`). */
+export interface JournalBuffer {
+  /** Batch time stamped on records the hook adds. */
+  at: number;
+  readonly drafts: JournalDraft[];
+  /** Event time of the last journaled tick. */
+  tickedAt: number;
+}
+
+/**
+ * Event-time distance between correlation ticks. Ticks run inside a batch, at the newest event
+ * time that batch journaled, so replay and a re-sent input reproduce them exactly (a wall-clock
+ * timer would make eviction depend on when batches happened to run).
+ */
+export const TICK_EVERY_MS = 1_000;
+
+/** A committed result as sinks and the tail see it. */
+export type ResultLine = { readonly result_id: string } & SigmaResult;
+
+export interface BatchProcessorDeps {
+  readonly store: StateStore;
+  readonly decoder: Decoder;
+  readonly rules: () => ActiveRules;
+  readonly journal: JournalBuffer;
+  /** `input.source` of the commits (`http`, `stdin`). */
+  readonly source: string;
+  readonly includeEvent: boolean;
+  readonly context?: EvalContext;
+  readonly crash: CrashHook;
+  /** Resolves when every blocking sink has room (back-pressure from the sinks). */
+  readonly sinkRoom: () => Promise<void>;
+  /** Called after each commit with the batch's results (sinks wake, tail sessions fan out). */
+  readonly committed: (results: readonly ResultLine[]) => void;
+}
+
+const LEVEL_UNKNOWN = 'unknown';
+
+/**
+ * One batch: decode, evaluate (detections, then correlations whose `record` hook journals the group
+ * events), give each result its deterministic id, and commit journal + outbox (+ idempotency
+ * answer) in ONE transaction. Units are settled only after the commit, so `accepted` is durable.
+ */
+export class BatchProcessor {
+  private readonly byRule = new Map<string, Counter.Internal>();
+  private readonly byCorrelation = new Map<string, Counter.Internal>();
+
+  constructor(
+    private readonly ctx: StageContext,
+    private readonly deps: BatchProcessorDeps,
+  ) {}
+
+  async process(units: readonly InputUnit[], dequeuedAt: number): Promise<void> {
+    const { deps, ctx } = this;
+    const m = ctx.metrics;
+    await deps.sinkRoom();
+    // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
+    const active = deps.rules();
+    const now = ctx.clock.now();
+    deps.journal.at = now;
+    const started = performance.now();
+    const ordinal0 = deps.store.nextInputOrdinal;
+    const outbox: OutboxDraft[] = [];
+    const lines: ResultLine[] = [];
+    const answers: { accepted: number; parseErrors: number }[] = [];
+    let line = 0;
+    let events = 0;
+    for (const unit of units) {
+      let parseErrors = unit.oversized;
+      deps.decoder.rejected(unit.oversized);
+      for (const text of unit.lines) {
+        const ordinal = ordinal0 + line++;
+        const event = deps.decoder.decode(text);
+        if (event === undefined) {
+          parseErrors++;
+          continue;
+        }
+        events++;
+        const out = evaluateEvent(active.ruleSet, active.runtime, event, now, {
+          includeEvent: deps.includeEvent,
+          ...(deps.context !== undefined ? { context: deps.context } : {}),
+        });
+        for (let i = 0; i < out.results.length; i++) {
+          const result = out.results[i] as SigmaResult;
+          const withId = { result_id: resultIdForInput(ordinal, i), ...result } as ResultLine;
+          lines.push(withId);
+          outbox.push({ result_id: withId.result_id, payload: withId });
+          this.countResult(result);
+        }
+      }
+      answers.push({ accepted: unit.lines.length, parseErrors });
+    }
+    const elapsed = (performance.now() - started) / 1000;
+    const keyed = units.length === 1 ? units[0]?.idempotencyKey : undefined;
+    const answer = answers[0];
+    this.tick(active.runtime);
+    const records = deps.journal.drafts.splice(0);
+    deps.crash('after-eval');
+    try {
+      await deps.store.commitBatch({
+        records,
+        outbox,
+        input: { count: line, source: deps.source },
+        ...(keyed !== undefined && answer !== undefined
+          ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }
+          : {}),
+      });
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const u of units) u.settle?.({ ok: false, error: failure });
+      throw failure;
+    }
+    m.svc_events_processed_total.inc(events);
+    m.svc_batch_size.observe(line);
+    if (events > 0) {
+      const perEvent = elapsed / events;
+      for (let i = 0; i < events; i++) m.svc_event_processing_seconds.observe(perEvent);
+    }
+    m.svc_correlation_state_entries.set(active.runtime.stateEntries);
+    units.forEach((u, i) => {
+      const a = answers[i];
+      if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
+    });
+    deps.committed(lines);
+    m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
+  }
+
+  /** Journals what is buffered (ticks, `$definitions`) without input. */
+  async commitJournal(): Promise<void> {
+    const records = this.deps.journal.drafts.splice(0);
+    if (records.length === 0) return;
+    await this.deps.store.commitBatch({ records });
+  }
+
+  /** Advance every group to the newest hit time of this batch when it moved a tick further. */
+  private tick(runtime: CorrelationRuntime): void {
+    const journal = this.deps.journal;
+    let frontier = -1;
+    for (const d of journal.drafts) {
+      const e = d.event as { kind?: unknown; at?: unknown };
+      if (e.kind === 'hit' && typeof e.at === 'number' && e.at > frontier) frontier = e.at;
+    }
+    if (frontier < 0 || frontier - journal.tickedAt < TICK_EVERY_MS) return;
+    journal.tickedAt = frontier;
+    runtime.tick(frontier);
+  }
+
+  private countResult(result: SigmaResult): void {
+    const m = this.ctx.metrics;
+    const level = result.level ?? LEVEL_UNKNOWN;
+    if (!('correlation_type' in result)) {
+      m.svc_detection_matches_total.inc();
+      const key = `${result.rule_title}\u0000${level}`;
+      let c = this.byRule.get(key);
+      if (c === undefined) {
+        c = m.svc_detection_matches_by_rule_total.labels({ rule_title: result.rule_title, level });
+        this.byRule.set(key, c);
+      }
+      c.inc();
+      return;
+    }
+    m.svc_correlation_matches_total.inc();
+    const key = `${result.rule_title}\u0000${level}\u0000${result.correlation_type}`;
+    let c = this.byCorrelation.get(key);
+    if (c === undefined) {
+      c = m.svc_correlation_matches_by_rule_total.labels({ rule_title: result.rule_title, level, correlation_type: result.correlation_type });
+      this.byCorrelation.set(key, c);
+    }
+    c.inc();
+  }
+}

@@ -1,0 +1,102 @@
+import { decideSnapshot } from '../state/index.js';
+import type { SnapshotPolicy, StateStore } from '../state/index.js';
+import type { BatchProcessor } from './batch-processor.js';
+import type { InputQueue } from './input-queue.js';
+import type { SinkWorker } from './sinks/sink-worker.js';
+import { sleep } from './stage-context.js';
+import type { StageContext } from './stage-context.js';
+
+export interface EventPipelineDeps {
+  readonly queue: InputQueue;
+  readonly processor: BatchProcessor;
+  readonly sinks: readonly SinkWorker[];
+  readonly store: StateStore;
+  readonly batchSize: number;
+  readonly snapshotPolicy: SnapshotPolicy;
+  /** Writes a snapshot of the live state (between batches only). */
+  readonly snapshot: (at: number) => Promise<unknown>;
+}
+
+/**
+ * Runs batches one at a time off the input queue (correlation state is updated in input order),
+ * and everything else that touches the live state (reload swaps, snapshots) between them.
+ */
+export class EventPipeline {
+  private chain: Promise<unknown> = Promise.resolve();
+  private loop: Promise<void> | undefined;
+  private snapshotSeq: number;
+  private snapshotAt: number;
+
+  constructor(
+    private readonly ctx: StageContext,
+    private readonly deps: EventPipelineDeps,
+  ) {
+    this.snapshotSeq = deps.store.lastSeq;
+    this.snapshotAt = ctx.clock.now();
+  }
+
+  start(): void {
+    for (const s of this.deps.sinks) s.start();
+    this.loop ??= this.run();
+  }
+
+  /** Run `fn` between batches. */
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const next = this.chain.then(fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Snapshot now if the policy says so. */
+  private async maybeSnapshot(): Promise<void> {
+    const now = this.ctx.clock.now();
+    if (decideSnapshot(this.deps.store.lastSeq - this.snapshotSeq, now - this.snapshotAt, this.deps.snapshotPolicy) === undefined) return;
+    await this.snapshotNow(now);
+  }
+
+  private async snapshotNow(now: number): Promise<void> {
+    this.snapshotSeq = this.deps.store.lastSeq;
+    this.snapshotAt = now;
+    await this.deps.snapshot(now);
+  }
+
+  /** Resolves when the input is exhausted (stdin EOF) or the queue was closed and drained. */
+  done(): Promise<void> {
+    return this.loop ?? Promise.resolve();
+  }
+
+  /**
+   * Graceful stop: no new input, drain the queue and the sinks within `drainTimeoutMs`, then take a
+   * final snapshot. Returns false when the deadline cut the drain short.
+   */
+  async stop(drainTimeoutMs: number): Promise<boolean> {
+    const deadline = this.ctx.clock.now() + drainTimeoutMs;
+    this.deps.queue.close();
+    const drainedInput = await Promise.race([
+      this.done().then(() => true),
+      sleep(this.ctx.clock, drainTimeoutMs).then(() => false),
+    ]);
+    let drainedSinks = true;
+    for (const s of this.deps.sinks) drainedSinks = (await s.stop(deadline)) && drainedSinks;
+    if (drainedInput) await this.exclusive(() => this.snapshotNow(this.ctx.clock.now()));
+    return drainedInput && drainedSinks;
+  }
+
+  private async run(): Promise<void> {
+    const log = this.ctx.log.child({ component: 'pipeline' });
+    for (;;) {
+      const units = await this.deps.queue.take(this.deps.batchSize);
+      if (units.length === 0) return;
+      const dequeuedAt = this.ctx.clock.now();
+      await this.exclusive(async () => {
+        try {
+          await this.deps.processor.process(units, dequeuedAt);
+          for (const s of this.deps.sinks) s.wake();
+          await this.maybeSnapshot();
+        } catch (error) {
+          log.error({ err: error }, 'batch failed');
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import { mkdir, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import Type from 'typebox';
+import { reconcileFileSink } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
+import type { StageContext } from '../stage-context.js';
+import type { SinkTarget } from './sink-worker.js';
+
+export const kind = 'file';
+
+export const configSchema = Type.Object({
+  path: Type.String({ minLength: 1 }),
+  on_full: Type.Union([Type.Literal('block'), Type.Literal('drop')], { default: 'block' }),
+});
+export type FileSinkConfig = Type.Static<typeof configSchema>;
+
+/**
+ * Append-mode NDJSON file. On start it skips what it already wrote: when the file ends with a result
+ * the watermark does not cover (a crash between write and acknowledgement), the watermark moves up
+ * to it, so no line is written twice.
+ */
+export function create(config: FileSinkConfig, ctx: StageContext, store: StateStore): SinkTarget {
+  const name = `file:${config.path}`;
+  const log = ctx.log.child({ component: 'sink', sink: name });
+  let handle: FileHandle | undefined;
+  return {
+    name,
+    label: 'file',
+    onFull: config.on_full,
+    async start() {
+      await mkdir(dirname(config.path), { recursive: true });
+      const acked = await reconcileFileSink(store, name, config.path).catch(() => undefined);
+      if (acked !== undefined) log.info({ oseq: acked }, 'file sink already had results past its watermark');
+      handle = await open(config.path, 'a');
+    },
+    async write(text) {
+      if (handle === undefined) throw new Error('file sink not started');
+      await handle.appendFile(text);
+    },
+    async close() {
+      await handle?.close();
+      handle = undefined;
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import type { Counter, Gauge } from 'prom-client';
+import { bindZeroed } from '../../protocol/metrics.js';
+import { deliverOutboxOnce } from '../../state/index.js';
+import type { CrashHook, OutboxEntry, StateStore } from '../../state/index.js';
+import type { DlqWriter } from '../dlq-writer.js';
+import { sleep } from '../stage-context.js';
+import type { StageContext } from '../stage-context.js';
+
+/** One output: where lines go, and how a full queue behaves. */
+export interface SinkTarget {
+  readonly name: string;
+  readonly label: string;
+  readonly onFull: 'block' | 'drop';
+  start(): Promise<void>;
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DeliveryOptions {
+  /** Queue capacity (`--buffer-size`): outbox entries not yet delivered to this sink. */
+  readonly capacity: number;
+  readonly retryMax: number;
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** Entries per write. */
+  readonly batchMax: number;
+}
+
+/** Retry delay after failed attempt `attempt` (1-based): base·2^(attempt−1), capped (§4.3). */
+export function backoffMs(attempt: number, base: number, max: number): number {
+  return Math.min(max, base * 2 ** Math.min(20, attempt - 1));
+}
+
+/**
+ * Delivers one sink from the outbox in order: the sink's queue is its backlog past its watermark.
+ * A failed write is retried with exponential backoff; when retries run out the entries go to the
+ * DLQ and the watermark moves on. `block` sinks hold the engine back when their backlog is full;
+ * `drop` sinks skip the oldest backlog instead.
+ */
+export class SinkWorker {
+  private wakeUp: (() => void) | undefined;
+  private roomWaiters: (() => void)[] = [];
+  private stopping = false;
+  private readonly depth: Gauge.Internal<'sink'>;
+  private readonly retries: Counter.Internal;
+  private readonly dropped: Counter.Internal;
+  private readonly failures: Counter.Internal;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    readonly target: SinkTarget,
+    private readonly store: StateStore,
+    private readonly ctx: StageContext,
+    private readonly options: DeliveryOptions,
+    private readonly dlq: DlqWriter,
+    private readonly crash: CrashHook,
+  ) {
+    const labels = { sink: target.label };
+    this.depth = bindZeroed(ctx.metrics.svc_sink_queue_depth, labels);
+    this.retries = bindZeroed(ctx.metrics.svc_sink_retries_total, labels);
+    this.dropped = bindZeroed(ctx.metrics.svc_sink_dropped_total, labels);
+    this.failures = bindZeroed(ctx.metrics.svc_sink_delivery_failures_total, labels);
+  }
+
+  get backlog(): number {
+    return this.store.lastOseq - this.store.watermark(this.target.name);
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** New entries were committed. */
+  wake(): void {
+    this.depth.set(Math.min(this.backlog, this.options.capacity));
+    this.wakeUp?.();
+  }
+
+  /** For `block` sinks: resolves once the backlog is below capacity. */
+  room(): Promise<void> {
+    if (this.target.onFull === 'drop' || this.backlog < this.options.capacity || this.stopping) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Deliver what is committed, then stop; gives up waiting at `deadlineMs` (clock time). */
+  async stop(deadlineMs: number): Promise<boolean> {
+    this.stopping = true;
+    this.wakeUp?.();
+    const drained = await Promise.race([
+      (this.running ?? Promise.resolve()).then(() => true),
+      sleep(this.ctx.clock, Math.max(0, deadlineMs - this.ctx.clock.now())).then(() => false),
+    ]);
+    this.releaseRoom();
+    return drained;
+  }
+
+  private async loop(): Promise<void> {
+    const log = this.ctx.log.child({ component: 'sink', sink: this.target.name });
+    for (;;) {
+      if (this.backlog === 0) {
+        this.releaseRoom();
+        if (this.stopping) return;
+        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+        this.wakeUp = undefined;
+        continue;
+      }
+      if (this.target.onFull === 'drop' && this.backlog > this.options.capacity) await this.dropOldest();
+      try {
+        await deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(entries), {
+          limit: this.options.batchMax,
+          crashHook: this.crash,
+        });
+      } catch (error) {
+        log.error({ err: error }, 'outbox delivery failed');
+        await sleep(this.ctx.clock, this.options.backoffMaxMs, this.ctx.signal);
+      }
+      this.depth.set(Math.min(this.backlog, this.options.capacity));
+      if (this.backlog < this.options.capacity) this.releaseRoom();
+    }
+  }
+
+  private async dropOldest(): Promise<void> {
+    const excess = this.backlog - this.options.capacity;
+    await this.store.ackDelivered(this.target.name, this.store.watermark(this.target.name) + excess);
+    this.dropped.inc(excess);
+  }
+
+  private async writeWithRetries(entries: readonly OutboxEntry[]): Promise<void> {
+    const text = entries.map((e) => `${JSON.stringify(e.payload)}\n`).join('');
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= this.options.retryMax; attempt++) {
+      if (attempt > 0) {
+        this.retries.inc();
+        await sleep(this.ctx.clock, backoffMs(attempt, this.options.backoffBaseMs, this.options.backoffMaxMs));
+      }
+      try {
+        await this.target.write(text);
+        return;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    this.failures.inc();
+    const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    this.dlq.write(JSON.stringify(entries.map((e) => e.payload)), `sink delivery failure: ${reason}`);
+  }
+
+  private releaseRoom(): void {
+    for (const r of this.roomWaiters.splice(0)) r();
+  }
+}

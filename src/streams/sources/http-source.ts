@@ -1,0 +1,54 @@
+import Type from 'typebox';
+import type { EventIngest } from '../../http/facade.js';
+import { IngestClosedError } from '../../http/facade.js';
+import type { IngestSummary } from '../../protocol/api-records.js';
+import type { StateStore } from '../../state/index.js';
+import type { InputQueue, UnitOutcome } from '../input-queue.js';
+import { QueueClosedError } from '../input-queue.js';
+import type { StageContext } from '../stage-context.js';
+
+export const kind = 'http';
+
+export const configSchema = Type.Object({});
+export type HttpSourceConfig = Type.Static<typeof configSchema>;
+
+export interface HttpSourceDeps {
+  readonly queue: InputQueue;
+  readonly store: StateStore;
+}
+
+/**
+ * `POST /api/v1/events`: lines are queued unparsed and the request is answered once their batch is
+ * committed, so `accepted` means durable. A repeated `Idempotency-Key` gets the stored answer
+ * without queueing anything again (also while the first request is still in flight).
+ */
+export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): EventIngest {
+  const inFlight = new Map<string, Promise<IngestSummary>>();
+  const submit = async (lines: readonly string[], oversized: number, key: string | undefined): Promise<IngestSummary> => {
+    const outcome = await new Promise<UnitOutcome>((settle, reject) => {
+      deps.queue.offer({ lines, oversized, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(reject);
+    }).catch((error: unknown) => {
+      if (error instanceof QueueClosedError) throw new IngestClosedError(0);
+      throw error;
+    });
+    if (!outcome.ok) throw outcome.error;
+    return { accepted: outcome.accepted, parse_errors: outcome.parseErrors };
+  };
+  return {
+    async ingest(batch, key) {
+      if (deps.queue.isClosed) throw new IngestClosedError(0);
+      if (key === undefined) return submit(batch.lines, batch.oversized, undefined);
+      const known = deps.store.lookupIdempotency(key, ctx.clock.now());
+      if (known !== undefined) return (known.status === 'committed' ? known.answer : await known.answer) as IngestSummary;
+      const running = inFlight.get(key);
+      if (running !== undefined) return running;
+      const answer = submit(batch.lines, batch.oversized, key);
+      inFlight.set(key, answer);
+      try {
+        return await answer;
+      } finally {
+        inFlight.delete(key);
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { Subject } from 'rxjs';
+import type { Subscription } from 'rxjs';
+import Type from 'typebox';
+import type { LiveSink, LiveStream, TailRequest } from '../http/facade.js';
+import { TAIL_LEVELS } from '../protocol/api-requests.js';
+import type { ResultLine } from './batch-processor.js';
+import type { StageContext } from './stage-context.js';
+
+export const kind = 'tail';
+
+export const configSchema = Type.Object({ max_sessions: Type.Integer({ minimum: 1, default: 2 }) });
+export type TailConfig = Type.Static<typeof configSchema>;
+
+export interface TailFanout extends LiveStream<TailRequest> {
+  /** Offer committed results to every session (never waits; full sessions drop and count). */
+  publish(results: readonly ResultLine[]): void;
+  /** End every session (shutdown). */
+  closeAll(): void;
+}
+
+function levelRank(level: string | null | undefined): number {
+  return level === undefined || level === null ? -1 : (TAIL_LEVELS as readonly string[]).indexOf(level);
+}
+
+function admits(request: TailRequest, r: ResultLine): boolean {
+  if (request.level !== undefined) {
+    const rank = levelRank(r.level);
+    if (rank < 0 || rank < levelRank(request.level)) return false;
+  }
+  if (request.rule !== undefined) {
+    const title = r.rule_title.toLowerCase();
+    const id = r.rule_id?.toLowerCase() ?? '';
+    if (!title.includes(request.rule) && !id.includes(request.rule)) return false;
+  }
+  return true;
+}
+
+/**
+ * The live detection tail: committed results fan out through a Subject to each session, filtered at
+ * capture time. Lossy by design: a session whose buffer is full drops (and counts) instead of
+ * slowing the engine.
+ */
+export function create(config: TailConfig, ctx: StageContext): TailFanout {
+  const results$ = new Subject<ResultLine>();
+  const sessions = new Set<() => void>();
+  const m = ctx.metrics;
+  return {
+    open(request: TailRequest, sink: LiveSink) {
+      if (sessions.size >= config.max_sessions) return { ok: false, reason: 'capacity' } as const;
+      let streamed = 0;
+      let dropped = 0;
+      let finished = false;
+      let sub: Subscription | undefined;
+      let cancelTimer: (() => void) | undefined;
+      const finish = (): void => {
+        if (finished) return;
+        finished = true;
+        sub?.unsubscribe();
+        cancelTimer?.();
+        sessions.delete(finish);
+        m.svc_tail_active_sessions.dec();
+        m.svc_tail_detections_dropped_total.inc(dropped);
+        if (!sink.closed) sink.end(JSON.stringify({ svc_tail_summary: { streamed, dropped } }));
+      };
+      sessions.add(finish);
+      m.svc_tail_active_sessions.inc();
+      if (request.limit === 0) {
+        finish();
+        return { ok: true, close: finish } as const;
+      }
+      sub = results$.subscribe((r) => {
+        if (!admits(request, r)) return;
+        if (sink.push(JSON.stringify(r))) streamed++;
+        else dropped++;
+        if (request.limit !== undefined && streamed >= request.limit) finish();
+      });
+      if (request.durationMs !== undefined) cancelTimer = ctx.clock.setTimer(finish, request.durationMs);
+      return { ok: true, close: finish } as const;
+    },
+    publish(results) {
+      if (sessions.size === 0) return;
+      for (const r of results) results$.next(r);
+    },
+    closeAll() {
+      for (const finish of [...sessions]) finish();
+    },
+  };
+}

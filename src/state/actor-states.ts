@@ -33,8 +33,10 @@ export function applyTransition<S, E, F>(states: StateMaps, kind: ActorKind<S, E
     byKey = new Map();
     states.set(kind.kind, byKey);
   }
-  // Only this kind's own transitions (or its codec) ever stored values under its name.
-  const current = (byKey.has(key) ? byKey.get(key) : kind.initial(key)) as S;
+  // Only this kind's own transitions (or its codec) ever stored values under its name; a state is
+  // never `undefined`, so one lookup tells absent from present (this runs per replayed record).
+  const stored = byKey.get(key);
+  const current = (stored === undefined ? kind.initial(key) : stored) as S;
   const { state, effects } = kind.transition(current, event);
   if (kind.retired?.(state) === true) byKey.delete(key);
   else byKey.set(key, state);

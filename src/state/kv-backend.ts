@@ -2,6 +2,8 @@
  * The few storage operations the state store needs, so one store implementation runs over LMDB and
  * over memory with the same semantics. Values are opaque bytes: the store encodes and checks them
  * itself, which is what lets it name an unreadable record instead of failing inside the backend.
+ * A value read (from `get` or `range`) may be a view into a reused buffer: decode or copy it
+ * before the next read or iteration step.
  */
 export type Table = 'journal' | 'outbox' | 'snapshots' | 'meta' | 'idempotency' | 'idempotency_order';
 

@@ -35,7 +35,10 @@ function modelRange(model: Map<number, number>, r: RangeQuery): [number, number]
 }
 
 function range(backend: KvBackend, r: RangeQuery): [KvKey, number][] {
-  return [...backend.range('journal', { ...(r.start !== undefined ? { start: r.start } : {}), ...(r.end !== undefined ? { end: r.end } : {}), reverse: r.reverse, ...(r.limit !== undefined ? { limit: r.limit } : {}) })].map((e) => [e.key, e.value[0] ?? -1]);
+  const rows: [KvKey, number][] = [];
+  // Values may be views into a reused buffer: read each before the iterator moves on.
+  for (const e of backend.range('journal', { ...(r.start !== undefined ? { start: r.start } : {}), ...(r.end !== undefined ? { end: r.end } : {}), reverse: r.reverse, ...(r.limit !== undefined ? { limit: r.limit } : {}) })) rows.push([e.key, e.value[0] ?? -1]);
+  return rows;
 }
 
 describe.each([

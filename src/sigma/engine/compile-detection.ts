@@ -12,6 +12,7 @@ import {
   KeywordItem,
   NegatedItem,
   type DetectionMatcher,
+  type ItemMatcher,
 } from './item-matchers.js';
 import type { LeafMatcher } from './leaf-matcher.js';
 import { keywordParts } from './keyword-parts.js';
@@ -49,7 +50,7 @@ function textValue(parts: readonly StringPart[], item: DetectionItem, ctx: Detec
   return compileText(normaliseParts(shaped), cased);
 }
 
-function literalParts(s: string): StringPart[] {
+function literalOnly(s: string): StringPart[] {
   return [{ t: 'lit', s }];
 }
 
@@ -59,9 +60,9 @@ function compileValue(v: SigmaValue, item: DetectionItem, ctx: DetectionContext)
     case 'string':
       return textValue(v.parts, item, ctx, v.cased);
     case 'number':
-      return keyword ? textValue(literalParts(String(v.value)), item, ctx, false) : new NumberEquals(v.value);
+      return keyword ? textValue(literalOnly(String(v.value)), item, ctx, false) : new NumberEquals(v.value);
     case 'bool':
-      return keyword ? textValue(literalParts(String(v.value)), item, ctx, false) : new BoolEquals(v.value);
+      return keyword ? textValue(literalOnly(String(v.value)), item, ctx, false) : new BoolEquals(v.value);
     case 'null':
       if (keyword) fail('InvalidKeywordItem', 'a null keyword must be bound to a field', item, ctx);
       return new IsNull();
@@ -133,20 +134,10 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
 
 function compileItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
   const positive = compilePositiveItem(item, ctx);
-  if (!item.negated) return positive;
-  const field = item.field ?? 'keyword';
-  const slot = item.field === null ? -1 : ctx.fields.slot(item.field);
-  const kind = positive instanceof ExistsItem ? 'exists' : item.values[0] === undefined ? 'null' : kindOfFirst(positive);
-  return new NegatedItem(field, slot, positive, kind);
+  return item.negated ? new NegatedItem(positive) : positive;
 }
 
-function kindOfFirst(m: DetectionMatcher): 'keyword' | LeafMatcher['kind'] {
-  if (m instanceof KeywordItem) return 'keyword';
-  if (m instanceof FieldItem) return m.matchers[0]?.kind ?? 'null';
-  return 'exact';
-}
-
-function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
+function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMatcher {
   const all = item.linking === 'and';
   if (item.field === null) {
     if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
@@ -159,7 +150,7 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): Detect
   const slot = ctx.fields.slot(item.field);
   const first = item.values[0];
   if (first?.kind === 'exists') {
-    if (item.values.some((v) => v.kind !== 'exists')) compileValue(first, item, ctx);
+    if (item.values.some((v) => v.kind !== 'exists')) fail('InvalidExistsItem', '`exists` must be the only kind of value of a field item', item, ctx);
     return new ExistsItem(item.field, slot, first.value);
   }
   // An empty value list means "field is null" (pySigma).

@@ -87,7 +87,8 @@ export class EvalScope {
     const lower = this.kwLower;
     for (let i = 0; i < leaves.count; i++) {
       const l = leaves.items[i];
-      const t = typeof l === 'string' ? this.lower.lower(l) : (textOf(l) as string);
+      // Straight toLowerCase: many distinct leaves would only churn the small ring cache.
+      const t = typeof l === 'string' ? l.toLowerCase() : (textOf(l) as string);
       if (i < lower.length) lower[i] = t;
       else lower.push(t);
     }

@@ -24,6 +24,14 @@ export interface DetectionMatcher {
   explain(scope: EvalScope, selection: string, out: MatchedField[]): void;
 }
 
+/** One detection item: reports under its field (`keyword` for keyword items) and main matcher kind. */
+export interface ItemMatcher extends DetectionMatcher {
+  readonly field: string;
+  /** Field slot, -1 for keyword items. */
+  readonly slot: number;
+  readonly kind: MatcherKind;
+}
+
 const NOT_FOUND: unique symbol = Symbol('not-found');
 
 /** Copy fan-out buffers so a reported value never aliases the scope's reused lists. */
@@ -33,7 +41,8 @@ function reportable(value: unknown): unknown {
 }
 
 /** `field|mods: values` — leaves of the field tested against each value; OR or AND (`|all`) linking. */
-export class FieldItem implements DetectionMatcher {
+export class FieldItem implements ItemMatcher {
+  readonly kind: MatcherKind;
   readonly needsLower: boolean;
   readonly absentResult: boolean;
   /** Index of the matcher that satisfied the last successful `findLeaf`. */
@@ -45,6 +54,7 @@ export class FieldItem implements DetectionMatcher {
     readonly matchers: readonly LeafMatcher[],
     readonly all: boolean,
   ) {
+    this.kind = matchers[0]?.kind ?? 'null';
     this.needsLower = matchers.some((m) => m.needsLower);
     this.absentResult = all ? matchers.every((m) => m.matchesAbsent) : matchers.some((m) => m.matchesAbsent);
   }
@@ -107,7 +117,10 @@ export class FieldItem implements DetectionMatcher {
 }
 
 /** Field-less values searched in every scalar leaf of the event (§2.7, §5.8). */
-export class KeywordItem implements DetectionMatcher {
+export class KeywordItem implements ItemMatcher {
+  readonly field = 'keyword';
+  readonly slot = -1;
+  readonly kind: MatcherKind = 'keyword';
   readonly needsLower: boolean;
   constructor(
     readonly matchers: readonly LeafMatcher[],
@@ -146,7 +159,8 @@ export class KeywordItem implements DetectionMatcher {
 }
 
 /** `Field|exists: bool` — presence, a present null included (§3.3.12). */
-export class ExistsItem implements DetectionMatcher {
+export class ExistsItem implements ItemMatcher {
+  readonly kind: MatcherKind = 'exists';
   constructor(
     readonly field: string,
     readonly slot: number,
@@ -163,18 +177,14 @@ export class ExistsItem implements DetectionMatcher {
 
 /** `|neq`: the whole item negated, so an absent field satisfies it (§3.3.10). */
 export class NegatedItem implements DetectionMatcher {
-  constructor(
-    readonly field: string,
-    readonly slot: number,
-    readonly inner: DetectionMatcher,
-    readonly kind: MatcherKind,
-  ) {}
+  constructor(readonly inner: ItemMatcher) {}
   matches(scope: EvalScope): boolean {
     return !this.inner.matches(scope);
   }
   explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
-    const value = this.slot < 0 ? null : reportable(scope.resolve(this.slot));
-    out.push({ field: this.field, value, selection, matcher: this.kind, negated: true });
+    const { field, slot, kind } = this.inner;
+    const value = slot < 0 ? null : reportable(scope.resolve(slot));
+    out.push({ field, value, selection, matcher: kind, negated: true });
   }
 }
 

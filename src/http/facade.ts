@@ -4,14 +4,19 @@ import type {
   DispositionSummary,
   DynamicSourceInfo,
   IncidentRecord,
-  IngestSummary,
   JsonObject,
   RiskEntity,
   RulesRecord,
   Silence,
   StatusRecord,
 } from '../protocol/api-records.js';
-import type { CorrelationStateQuery, PageQuery, SilenceCreateBody, TailLevel } from '../protocol/api-requests.js';
+import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/api-requests.js';
+import type { EventIngest } from '../protocol/event-ingest.js';
+import type { LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
+
+// Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
+export { IngestClosedError, type EventIngest } from '../protocol/event-ingest.js';
+export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
 
 /**
  * What the HTTP layer needs from the daemon. Optional surfaces of the contract are optional
@@ -50,13 +55,6 @@ export interface DaemonFacade {
   readonly tail?: LiveStream<TailRequest>;
 }
 
-export interface EventIngest {
-  /**
-   * Queue raw lines (not parsed here) and resolve once committed. `oversized` counts lines that
-   * were rejected for size; the daemon counts them as parse errors.
-   */
-  ingest(batch: { readonly lines: readonly string[]; readonly oversized: number }, idempotencyKey?: string): Promise<IngestSummary>;
-}
 
 export type SilenceCreateResult =
   | { readonly ok: true; readonly id: string }
@@ -92,43 +90,4 @@ export interface FieldObserver {
 export interface SchemaObserver {
   report(): JsonObject;
   reset(): JsonObject;
-}
-
-export interface TapRequest {
-  readonly durationMs: number;
-  readonly limit?: number;
-  readonly stage: 'decoded' | 'raw';
-  readonly redact: readonly string[];
-}
-
-export interface TailRequest {
-  readonly durationMs?: number;
-  readonly limit?: number;
-  readonly level?: TailLevel;
-  /** Lower-cased substring of rule title or id. */
-  readonly rule?: string;
-}
-
-/** Where a live session writes: one JSON line per item, then a summary line. */
-export interface LiveSink {
-  /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
-  push(line: string): boolean;
-  /** Write the summary line and finish the response. */
-  end(summaryLine: string): void;
-  readonly closed: boolean;
-}
-
-export interface LiveStream<R> {
-  /** Largest accepted `duration` (tap: `daemon.tap.max_duration`); undefined = no maximum. */
-  readonly maxDurationMs?: number;
-  /** Start a session writing to `sink`; `close` is called when the client goes away. */
-  open(request: R, sink: LiveSink): { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
-}
-
-/** Rejection of `EventIngest.ingest` when the event channel is closed (shutdown); answered 503. */
-export class IngestClosedError extends Error {
-  override readonly name = 'IngestClosedError';
-  constructor(readonly accepted: number) {
-    super('event channel closed');
-  }
 }

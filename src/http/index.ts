@@ -27,7 +27,7 @@ export {
 } from './route.js';
 export { ROUTES, INGEST_MAX_BODY_BYTES, LIVE_BUFFER_LINES, TAP_DEFAULT_DURATION_MS } from './routes.js';
 export { createNdjsonStream, type NdjsonStream, type NdjsonStreamOptions } from './ndjson-stream.js';
-export { MAX_LINE_BYTES, splitIngestLines, type SplitLines } from './ingest-lines.js';
+export { splitIngestLines, type IngestLines } from './ingest-lines.js';
 export { inject, type InjectOptions, type InjectRequest, type InjectResponse } from './inject.js';
 export { JSON_CONTENT_TYPE, NDJSON_CONTENT_TYPE, sendError, sendJson } from './respond.js';
 export { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';

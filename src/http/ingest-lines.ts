@@ -1,32 +1,27 @@
-/** The contract's MAX_LINE_BYTES: one event line on HTTP (and stdin) ingest. */
-export const MAX_LINE_BYTES = 1_048_576;
+import { splitLines } from '../protocol/decode/index.js';
 
-export interface SplitLines {
-  /** Non-blank lines up to the first oversized one (a trailing `\r` stripped). */
+export interface IngestLines {
+  /** Non-blank lines up to the first line over MAX_LINE_BYTES. */
   readonly lines: string[];
-  /** 1 when a line over the limit stopped the split (the lines after it are not read). */
+  /** Lines rejected before decoding (over the size limit, or not UTF-8); counted as parse errors. */
   readonly oversized: number;
+  /** A line over MAX_LINE_BYTES ended the body early: the request answers 413. */
+  readonly tooLong: boolean;
 }
 
-const NEWLINE = 0x0a;
-const CR = 0x0d;
-const decoder = new TextDecoder('utf-8');
-
-/** Split an NDJSON body into lines without decoding more than each line, checking sizes first. */
-export function splitIngestLines(body: Uint8Array, maxLineBytes: number = MAX_LINE_BYTES): SplitLines {
+/**
+ * Frame an NDJSON ingest body with the shared line splitter. The lines before an oversized line
+ * are still ingested (daemon-semantics §3.5); the lines after it are not.
+ */
+export function splitIngestLines(body: Uint8Array, maxLineBytes?: number): IngestLines {
   const lines: string[] = [];
-  let start = 0;
-  while (start < body.length) {
-    let end = body.indexOf(NEWLINE, start);
-    if (end === -1) end = body.length;
-    let stop = end;
-    if (stop > start && body[stop - 1] === CR) stop -= 1;
-    if (stop - start > maxLineBytes) return { lines, oversized: 1 };
-    if (stop > start) {
-      const line = decoder.decode(body.subarray(start, stop));
-      if (line.trim() !== '') lines.push(line);
+  let oversized = 0;
+  for (const frame of splitLines(body, maxLineBytes === undefined ? {} : { maxLineBytes })) {
+    if (frame.ok) lines.push(frame.line);
+    else {
+      oversized += 1;
+      if (frame.reason === 'too_long') return { lines, oversized, tooLong: true };
     }
-    start = end + 1;
   }
-  return { lines, oversized: 0 };
+  return { lines, oversized, tooLong: false };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IngestClosedError } from '../../src/http/facade.js';
 import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
 import { inject, type InjectRequest } from '../../src/http/inject.js';
-import { MAX_LINE_BYTES } from '../../src/http/ingest-lines.js';
+import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
 import { createHttpApp } from '../../src/http/http-app.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { API_ERRORS, type ApiErrorCode } from '../../src/protocol/errors.js';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDispositionBody } from '../../src/http/disposition-body.js';
-import { MAX_LINE_BYTES, splitIngestLines } from '../../src/http/ingest-lines.js';
+import { splitIngestLines } from '../../src/http/ingest-lines.js';
+import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
 import { formatListenAddress, parseListenAddress } from '../../src/http/listen-address.js';
 
 const encode = (s: string) => new TextEncoder().encode(s);
@@ -37,7 +38,7 @@ describe('NDJSON ingest line splitting', () => {
     fc.assert(
       fc.property(fc.array(line, { maxLength: 20 }), fc.constantFrom('\n', '\r\n'), fc.boolean(), (lines, eol, trailing) => {
         const body = lines.join(eol) + (trailing ? eol : '');
-        expect(splitIngestLines(encode(body))).toEqual({ lines: lines.filter((l) => l.trim() !== ''), oversized: 0 });
+        expect(splitIngestLines(encode(body))).toEqual({ lines: lines.filter((l) => l.trim() !== ''), oversized: 0, tooLong: false });
       }),
     );
   });
@@ -47,14 +48,19 @@ describe('NDJSON ingest line splitting', () => {
       fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.nat({ max: 8 }), { maxLength: 10 }), fc.array(line, { maxLength: 10 }), (limit, sizes, after) => {
         const fits = sizes.map((n) => 'x'.repeat(Math.min(n, limit)));
         const body = [...fits, 'y'.repeat(limit + 1), ...after].join('\n');
-        expect(splitIngestLines(encode(body), limit)).toEqual({ lines: fits.filter((l) => l !== ''), oversized: 1 });
+        expect(splitIngestLines(encode(body), limit)).toEqual({ lines: fits.filter((l) => l !== ''), oversized: 1, tooLong: true });
       }),
     );
   });
 
   it('accepts a line of exactly MAX_LINE_BYTES', () => {
     expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES))).oversized).toBe(0);
-    expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES + 1))).oversized).toBe(1);
+    expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES + 1))).tooLong).toBe(true);
+  });
+
+  it('counts a line that is not UTF-8 as rejected and keeps going', () => {
+    const body = new Uint8Array([...encode('{"a":1}\n'), 0xff, 0xfe, 0x0a, ...encode('{"b":2}\n')]);
+    expect(splitIngestLines(body)).toEqual({ lines: ['{"a":1}', '{"b":2}'], oversized: 1, tooLong: false });
   });
 });
 

@@ -1,0 +1,22 @@
+import type { IngestSummary } from './api-records.js';
+
+/**
+ * HTTP event ingest: the port `POST /api/v1/events` calls, implemented by the stream side.
+ * Shared by `http/` and `streams/`, so neither imports the other.
+ */
+
+export interface EventIngest {
+  /**
+   * Queue raw lines (not parsed here) and resolve once committed. `oversized` counts lines rejected
+   * before decoding (over MAX_LINE_BYTES, or not UTF-8); the daemon counts them as parse errors.
+   */
+  ingest(batch: { readonly lines: readonly string[]; readonly oversized: number }, idempotencyKey?: string): Promise<IngestSummary>;
+}
+
+/** Rejection of `EventIngest.ingest` when the event channel is closed (shutdown); answered 503. */
+export class IngestClosedError extends Error {
+  override readonly name = 'IngestClosedError';
+  constructor(readonly accepted: number) {
+    super('event channel closed');
+  }
+}

@@ -1,0 +1,38 @@
+import type { TailLevel } from './api-requests.js';
+
+/**
+ * Live sessions (tap, detection tail): what the HTTP layer asks for and the sink it hands to the
+ * stream that feeds the session. Shared by `http/` (which serves them) and `streams/` (which
+ * implements them), so neither imports the other.
+ */
+
+export interface TapRequest {
+  readonly durationMs: number;
+  readonly limit?: number;
+  readonly stage: 'decoded' | 'raw';
+  readonly redact: readonly string[];
+}
+
+export interface TailRequest {
+  readonly durationMs?: number;
+  readonly limit?: number;
+  readonly level?: TailLevel;
+  /** Lower-cased substring of rule title or id. */
+  readonly rule?: string;
+}
+
+/** Where a live session writes: one JSON line per item, then a summary line. */
+export interface LiveSink {
+  /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
+  push(line: string): boolean;
+  /** Write the summary line and finish the response. */
+  end(summaryLine: string): void;
+  readonly closed: boolean;
+}
+
+export interface LiveStream<R> {
+  /** Largest accepted `duration` (tap: `daemon.tap.max_duration`); undefined = no maximum. */
+  readonly maxDurationMs?: number;
+  /** Start a session writing to `sink`; `close` is called when the client goes away. */
+  open(request: R, sink: LiveSink): { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
+}

@@ -120,3 +120,14 @@ export function collectKeywordLeaves(value: unknown, out: LeafList, depth: numbe
     if (Object.hasOwn(rec, k)) collectKeywordLeaves(rec[k], out, depth + 1);
   }
 }
+
+/**
+ * Field access with the engine's semantics for callers off the hot path (correlation group-by and
+ * timestamps, templates): the value, fan-out results as a fresh array, or undefined when absent.
+ */
+export function readEventField(event: unknown, name: string): unknown {
+  const pool = new LeafList();
+  const v = new FieldPath(name).resolve(event, pool);
+  if (v === ABSENT) return undefined;
+  return v === pool ? pool.toArray() : v;
+}

@@ -3,4 +3,4 @@ export type { CompiledRule, Engine, EvalContext, Match } from './engine.js';
 export type { MatchedField } from './item-matchers.js';
 export type { MatcherKind } from './leaf-matcher.js';
 export type { EngineStats, EventLogsource } from './logsource-router.js';
-export { ABSENT, FieldPath, LeafList, collectKeywordLeaves } from './field-path.js';
+export { ABSENT, FieldPath, LeafList, collectKeywordLeaves, readEventField } from './field-path.js';

@@ -1,7 +1,7 @@
 // Field access (§5.1, §5.6, §5.8) against the reference evaluator's naive recursive resolution.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ABSENT, collectKeywordLeaves, FieldPath, LeafList } from '../../../src/sigma/engine/field-path.js';
+import { ABSENT, collectKeywordLeaves, FieldPath, LeafList, readEventField } from '../../../src/sigma/engine/field-path.js';
 import { keywordLeaves, resolveField } from './reference-evaluator.js';
 
 const key = fc.constantFrom('a', 'b', 'a.b', 'c');
@@ -63,5 +63,14 @@ describe('field paths', () => {
     path.resolve({ p: [{ q: 3 }] }, pool);
     expect(pool.toArray()).toEqual([3]);
     expect(path.resolve({ p: [{ r: 3 }] }, pool)).toBe(ABSENT);
+  });
+
+  test('readEventField gives the same value as the hot-path resolution, undefined when absent', () => {
+    expect(readEventField({ 'a.b': 1, a: { b: 2 } }, 'a.b')).toBe(1);
+    expect(readEventField({ a: { b: 2 } }, 'a.b')).toBe(2);
+    expect(readEventField({ a: [{ b: 2 }, { b: [3] }] }, 'a.b')).toEqual([2, [3]]);
+    expect(readEventField({ a: null }, 'a')).toBeNull();
+    expect(readEventField({ a: {} }, 'a.b')).toBeUndefined();
+    expect(readEventField('x', 'a')).toBeUndefined();
   });
 });

@@ -124,12 +124,21 @@ function upperBound(ts: readonly number[], t: number): number {
   return lo;
 }
 
-/** `src[from..]` with `item` inserted at `pos`, then `drop` entries removed at `anchor`. */
+/**
+ * `src[from..]` with `item` inserted at `pos`, minus `drop` entries at `anchor`, in an array of exactly
+ * the final length (growing by push would reserve spare capacity in every live group).
+ */
 function rebuild<T>(src: readonly T[], from: number, pos: number, item: T, drop: number, anchor: number): T[] {
-  const out = src.slice(from, pos);
-  out.push(item);
-  for (let i = pos; i < src.length; i++) out.push(src[i] as T);
-  if (drop > 0) out.splice(anchor, drop);
+  const out = new Array<T>(src.length - from + 1 - drop);
+  let o = 0;
+  let skipped = 0;
+  const put = (v: T): void => {
+    if (o === anchor && skipped < drop) skipped++;
+    else out[o++] = v;
+  };
+  for (let i = from; i < pos; i++) put(src[i] as T);
+  put(item);
+  for (let i = pos; i < src.length; i++) put(src[i] as T);
   return out;
 }
 

@@ -58,12 +58,22 @@ function lowestBit(mask: number): number {
   return 31 - Math.clz32(mask & -mask);
 }
 
-function compareStaleness(a: GroupState, b: GroupState): number {
-  if (a.mark !== b.mark) return a.mark - b.mark;
-  if (a.def.index !== b.def.index) return a.def.index - b.def.index;
-  const ka = encodeGroupKey(a.key);
-  const kb = encodeGroupKey(b.key);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+interface Aged {
+  readonly g: GroupState;
+  readonly mapKey: string;
+  readonly seen: number;
+}
+
+/** When a group last did something: its newest entry or its last alert (-1 when neither). */
+function lastSeen(g: GroupState): number {
+  return g.ts.length > 0 ? Math.max(g.ts[g.ts.length - 1] as number, g.lastAlert) : g.lastAlert;
+}
+
+/** Stalest first: oldest last-seen time, then correlation index, then group key (a total order). */
+function compareStaleness(a: Aged, b: Aged): number {
+  if (a.seen !== b.seen) return a.seen - b.seen;
+  if (a.g.def.index !== b.g.def.index) return a.g.def.index - b.g.def.index;
+  return a.mapKey < b.mapKey ? -1 : a.mapKey > b.mapKey ? 1 : 0;
 }
 
 /**
@@ -292,12 +302,14 @@ export class CorrelationRuntime {
     this.tick(at);
     if (this.live < this.cap) return;
     const target = Math.floor(this.cap * 0.9);
-    const all = this.snapshot().slice().sort(compareStaleness);
+    const all: Aged[] = [];
+    for (const map of this.groups) for (const [mapKey, g] of map) all.push({ g, mapKey, seen: lastSeen(g) });
+    all.sort(compareStaleness);
     const evict = all.length - target;
     for (let i = 0; i < evict; i++) {
-      const g = all[i] as GroupState;
+      const { g, mapKey } = all[i] as Aged;
       this.apply(g, { kind: 'evicted' });
-      this.groups[g.def.index]?.delete(encodeGroupKey(g.key));
+      this.groups[g.def.index]?.delete(mapKey);
       this.live--;
     }
     this.onNotice?.({ kind: 'state_cap_evicted', evicted: evict, cap: this.cap });

@@ -195,7 +195,8 @@ export class RefCorrelation {
     if (this.groups.size >= this.cap) {
       this.tick(at);
       if (this.groups.size >= this.cap) {
-        const stale = [...this.groups.values()].sort((a, b) => a.mark - b.mark || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const seen = (g: RefGroup) => Math.max(g.lastAlert, ...g.window().map((h) => h.ts));
+        const stale = [...this.groups.values()].sort((a, b) => seen(a) - seen(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
         for (const g of stale.slice(0, this.groups.size - Math.floor(this.cap * 0.9))) this.groups.delete(g.key);
       }
     }

@@ -1,1 +1,35 @@
-export {};
+#!/usr/bin/env node
+// The `sigmad` command line: one cac program, each command registered by its own module.
+import { cac } from 'cac';
+import { inspectStateDir } from '../state/index.js';
+import { listBuiltinPipelines } from '../sigma/pipeline/index.js';
+import { registerEvalCommand } from './eval-command.js';
+import { UsageError } from './load-pipelines.js';
+
+const cli = cac('sigmad');
+registerEvalCommand(cli);
+
+cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
+  for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);
+});
+
+cli
+  .command('state <action>', 'Inspect a state directory: `sigmad state inspect --state-db DIR`')
+  .option('--state-db <dir>', 'State directory (LMDB)')
+  .action(async (action: string, flags: { stateDb?: string }) => {
+    if (action !== 'inspect') throw new UsageError(`unknown state action '${action}' (known: inspect)`);
+    if (flags.stateDb === undefined) throw new UsageError('--state-db DIR is required');
+    process.stdout.write(`${JSON.stringify(await inspectStateDir(String(flags.stateDb)), null, 2)}\n`);
+  });
+
+cli.help();
+cli.version('0.1.0');
+
+try {
+  cli.parse(process.argv, { run: false });
+  if (cli.matchedCommand === undefined && cli.args.length > 0) throw new UsageError(`unknown command '${cli.args[0]}'`);
+  await cli.runMatchedCommand();
+} catch (e) {
+  process.stderr.write(`sigmad: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : 2;
+}

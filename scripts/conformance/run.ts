@@ -1,0 +1,30 @@
+// `npm run conformance`: corpus compile rate, regression cases (plain, with the sysmon pipeline and
+// logsource routing, and unflattened with evtx-nested), printed as a short report.
+import { builtin, groupErrors, loadCorpus, runCases, type CaseOutcome } from './conformance.js';
+import { loadRegressionCases, type RegressionCase } from './regression-cases.js';
+
+function summarise(name: string, outcomes: readonly CaseOutcome[]): void {
+  const passed = outcomes.filter((o) => o.passed).length;
+  const others = outcomes.reduce((n, o) => n + o.others, 0);
+  console.log(`${name}: ${passed}/${outcomes.length} regression cases fire their rule; other rules fired ${others} times`);
+  for (const o of outcomes.filter((x) => !x.passed)) console.log(`  FAIL ${o.dir} rules=${o.ruleIds.join(',')} fired=${o.fired.join(',')}`);
+}
+
+const cases: RegressionCase[] = await loadRegressionCases();
+const plain = await loadCorpus();
+const loaded = plain.ruleSet.engine.rules.length + plain.ruleSet.correlations.correlations.length;
+const failed = plain.ruleSet.errors.length;
+console.log(`rules: ${loaded} loaded, ${failed} failed (${((100 * loaded) / (loaded + failed)).toFixed(2)}% compile), load ${Math.round(plain.loadMs)} ms`);
+for (const g of groupErrors(plain.ruleSet.errors)) console.log(`  ${g.count} × ${g.key}  e.g. ${g.example}`);
+
+const base = runCases(plain.ruleSet, cases, (c) => c.decoded);
+summarise('flattened events, no pipeline', base);
+
+const sysmon = await loadCorpus([builtin('sysmon')]);
+summarise('sysmon pipeline + logsource routing (product=windows)', runCases(sysmon.ruleSet, cases, (c) => c.decoded, { product: 'windows' }));
+
+const nested = await loadCorpus([builtin('evtx-nested')]);
+const nestedOut = runCases(nested.ruleSet, cases, (c) => c.raw);
+summarise('unflattened events, evtx-nested pipeline', nestedOut);
+const same = nestedOut.filter((o, i) => o.signature.join('|') === base[i]?.signature.join('|')).length;
+console.log(`evtx-nested vs flattened: identical matches in ${same}/${cases.length} cases`);

@@ -27,7 +27,8 @@ function schemaKeys(schema: TSchema): readonly string[] {
 
 /**
  * Returns the parameters (aliases renamed) when they fit `schema`, otherwise pushes errors and returns
- * undefined. `what` names the unit in messages, e.g. "transformation 'field_name_mapping'".
+ * undefined. `what` names the unit in messages, e.g. "transformation 'field_name_mapping'"; `noun` is
+ * what its keys are called.
  */
 export function checkParams(
   schema: TSchema,
@@ -36,6 +37,7 @@ export function checkParams(
   path: readonly (string | number)[],
   locate: Locate,
   errors: SigmaError[],
+  noun: 'parameter' | 'key' = 'parameter',
 ): unknown {
   const known = schemaKeys(schema);
   const params: Record<string, unknown> = {};
@@ -46,7 +48,7 @@ export function checkParams(
     if (!known.includes(name)) {
       const list = known.length > 0 ? known.join(', ') : 'none';
       errors.push(
-        new SigmaError('pipeline', 'pipeline_unknown_parameter', `unknown parameter '${key}' of ${what} (known: ${list})`, locate([...path, key])),
+        new SigmaError('pipeline', `pipeline_unknown_${noun}`, `unknown ${noun} '${key}' of ${what} (known: ${list})`, locate([...path, key])),
       );
       ok = false;
       continue;
@@ -57,11 +59,18 @@ export function checkParams(
   const v = validator(schema);
   if (v.Check(params)) return params;
   const before = errors.length;
-  for (const e of v.Errors(params)) {
-    // Union errors repeat what their branches said; keep them only if nothing more precise came out.
-    if (e.keyword === 'boolean' || e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+  const found = [...v.Errors(params)].filter((e) => e.keyword !== 'boolean');
+  // A value matching no branch of a union gets one message, not one per branch.
+  const unions = found.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath);
+  const reported = new Set<string>();
+  for (const e of found) {
+    const isUnion = e.keyword === 'anyOf' || e.keyword === 'oneOf';
+    if (!isUnion && unions.some((u) => e.instancePath === u || e.instancePath.startsWith(`${u}/`))) continue;
     const sub = e.instancePath.split('/').filter((s) => s !== '');
-    errors.push(new SigmaError('pipeline', 'pipeline_invalid_parameter', `${what}: ${sub.length > 0 ? `'${sub.join('.')}' ` : ''}${e.message}`, locate([...path, ...sub])));
+    const message = isUnion ? 'has a value of none of the allowed types' : e.message;
+    if (reported.has(e.instancePath + message)) continue;
+    reported.add(e.instancePath + message);
+    errors.push(new SigmaError('pipeline', 'pipeline_invalid_parameter', `${what}: ${sub.length > 0 ? `'${sub.join('.')}' ` : ''}${message}`, locate([...path, ...sub])));
   }
   if (errors.length === before) {
     errors.push(new SigmaError('pipeline', 'pipeline_invalid_parameter', `${what}: invalid parameters`, locate(path)));

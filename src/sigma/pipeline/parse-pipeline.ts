@@ -8,17 +8,16 @@ import { expressionIdentifiers, parseConditionExpression } from './condition-exp
 import { buildConditionSet } from './condition-set.js';
 import type { ConditionCombination } from './condition-set.js';
 import { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/index.js';
+import { CONDITION_KINDS, ITEM_KEYS, ItemFields, PipelineFile } from './pipeline-schema.js';
+import type { ConditionKind } from './pipeline-schema.js';
 import { transformations } from './transformations/index.js';
-import type { ConditionSet, CreateContext, Pipeline, ProcessingItem, Transformation, UnitDef, VarValue } from './types.js';
+import type { ConditionSet, CreateContext, Pipeline, ProcessingItem, Transformation, UnitDef } from './types.js';
 import { readYaml } from './yaml-source.js';
 
 type Path = readonly (string | number)[];
 
-const TOP_KEYS = ['name', 'priority', 'allowed_backends', 'vars', 'transformations', 'postprocessing', 'finalizers'];
-const CONDITION_KINDS = ['rule', 'detection_item', 'field_name'] as const;
-type ConditionKind = (typeof CONDITION_KINDS)[number];
-const CONDITION_KEYS = (k: ConditionKind): readonly string[] => [`${k}_conditions`, `${k}_cond_op`, `${k}_cond_not`, `${k}_cond_expr`];
-const ITEM_KEYS = ['id', 'type', ...CONDITION_KINDS.flatMap(CONDITION_KEYS)];
+const CONDITION_KEYS = (k: ConditionKind) =>
+  [`${k}_conditions`, `${k}_cond_op`, `${k}_cond_not`, `${k}_cond_expr`] as const;
 // rsigma spells the expression key out in full.
 const ITEM_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
   CONDITION_KINDS.map((k) => [`${k}_cond_expression`, `${k}_cond_expr`]),
@@ -40,57 +39,27 @@ export function parsePipelineValue(input: unknown, file: string, locate: Locate 
   const errors: SigmaError[] = [];
   // An empty file is an empty pipeline.
   const raw = input ?? {};
-  const err = (code: string, message: string, path: Path): void => {
-    errors.push(new SigmaError('pipeline', code, message, locate(path)));
-  };
-  if (!isRecord(raw)) {
-    err('pipeline_not_mapping', 'a processing pipeline must be a YAML mapping', []);
+  if (typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'sources')) {
+    errors.push(
+      new SigmaError(
+        'pipeline',
+        'pipeline_declares_sources',
+        "pipelines may not declare 'sources' (declare them in a --source file and reference them as ${source.<id>} in vars)",
+        locate(['sources']),
+      ),
+    );
     return { errors };
   }
-  for (const key of Object.keys(raw)) {
-    if (key === 'sources') err('pipeline_declares_sources', "pipelines may not declare 'sources' (declare them in a --source file and reference them as ${source.<id>} in vars)", [key]);
-    else if (!TOP_KEYS.includes(key)) err('pipeline_unknown_key', `unknown key '${key}' (known: ${TOP_KEYS.join(', ')})`, [key]);
-  }
-  const name = raw['name'];
-  if (name !== undefined && typeof name !== 'string') err('pipeline_invalid_key', "'name' must be a string", ['name']);
-  const priority = raw['priority'] ?? 0;
-  if (typeof priority !== 'number' || !Number.isInteger(priority)) {
-    err('pipeline_invalid_key', "'priority' must be an integer", ['priority']);
-  }
-  const vars = parseVars(raw['vars'], err);
-  const parser = new ItemParser(file, locate, errors);
-  const items = parser.items(raw['transformations'] ?? [], ['transformations']);
-  for (const key of ['postprocessing', 'finalizers', 'allowed_backends']) {
-    const v = raw[key];
-    if (v !== undefined && v !== null && !Array.isArray(v)) err('pipeline_invalid_key', `'${key}' must be a list`, [key]);
-  }
-  if (errors.length > 0) return { errors };
-  return {
-    pipeline: {
-      name: typeof name === 'string' ? name : undefined,
-      file,
-      priority: typeof priority === 'number' ? priority : 0,
-      vars,
-      items,
-    },
-    errors,
-  };
-}
-
-function parseVars(raw: unknown, err: (code: string, message: string, path: Path) => void): Readonly<Record<string, VarValue>> {
-  const vars: Record<string, VarValue> = {};
-  if (raw === undefined || raw === null) return vars;
   if (!isRecord(raw)) {
-    err('pipeline_invalid_key', "'vars' must be a mapping", ['vars']);
-    return vars;
+    errors.push(new SigmaError('pipeline', 'pipeline_not_mapping', 'a processing pipeline must be a YAML mapping', locate([])));
+    return { errors };
   }
-  const scalar = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
-  for (const [k, v] of Object.entries(raw)) {
-    if (scalar(v)) vars[k] = v;
-    else if (Array.isArray(v) && v.every(scalar)) vars[k] = v;
-    else err('pipeline_invalid_var', `variable '${k}' must be a string, a number or a list of them`, ['vars', k]);
-  }
-  return vars;
+  const present = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
+  const top = checkParams(PipelineFile, present, 'processing pipeline', [], locate, errors, 'key') as PipelineFile | undefined;
+  if (!top) return { errors };
+  const items = new ItemParser(file, locate, errors).items(top.transformations ?? [], ['transformations']);
+  if (errors.length > 0) return { errors };
+  return { pipeline: { name: top.name, file, priority: top.priority ?? 0, vars: top.vars ?? {}, items }, errors };
 }
 
 class ItemParser {
@@ -122,18 +91,17 @@ class ItemParser {
       this.err('pipeline_invalid_item', 'a processing item must be a mapping', path);
       return undefined;
     }
-    const fields: Record<string, unknown> = {};
+    const rawFields: Record<string, unknown> = {};
     const params: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(raw)) {
       const key = ITEM_ALIASES[k] ?? k;
-      if (ITEM_KEYS.includes(key)) fields[key] = v;
+      if (ITEM_KEYS.includes(key)) rawFields[key] = v;
       else params[k] = v;
     }
-    const type = fields['type'];
-    const id = fields['id'];
-    if (id !== undefined && typeof id !== 'string') this.err('pipeline_invalid_item', "'id' must be a string", [...path, 'id']);
+    const fields = checkParams(ItemFields, rawFields, 'processing item', path, this.locate, this.errors, 'key') as ItemFields | undefined;
+    if (!fields) return undefined;
     const loc: SourceLoc = this.locate(path);
-    const def = this.lookup(transformations, type, 'transformation', [...path, 'type']);
+    const def = this.lookup(transformations, fields.type, 'transformation', [...path, 'type']);
     const before = this.errors.length;
     const ruleConds = this.conditions('rule', ruleConditions, fields, path);
     const itemConditions = this.conditions('detection_item', detectionItemConditions, fields, path);
@@ -141,7 +109,7 @@ class ItemParser {
     if (!def) return undefined;
     const transformation = this.create<Transformation>(def, params, `transformation '${def.type}'`, path, loc);
     if (!transformation || !ruleConds || !itemConditions || !fieldConditions || this.errors.length > before) return undefined;
-    return { id: typeof id === 'string' ? id : `${this.file}#${path.join('.')}`, type: def.type, transformation, ruleConditions: ruleConds, itemConditions, fieldConditions, loc };
+    return { id: fields.id ?? `${this.file}#${path.join('.')}`, type: def.type, transformation, ruleConditions: ruleConds, itemConditions, fieldConditions, loc };
   }
 
   private lookup<R>(registry: Readonly<Record<string, UnitDef<R>>>, type: unknown, what: string, path: Path): UnitDef<R> | undefined {
@@ -170,21 +138,18 @@ class ItemParser {
   private conditions<P>(
     kind: ConditionKind,
     registry: Readonly<Record<string, UnitDef<P>>>,
-    fields: Readonly<Record<string, unknown>>,
+    fields: ItemFields,
     path: Path,
   ): ConditionSet<P> | undefined {
-    const [listKey, opKey, notKey, exprKey] = CONDITION_KEYS(kind) as [string, string, string, string];
+    const [listKey, opKey, notKey, exprKey] = CONDITION_KEYS(kind);
     const raw = fields[listKey];
-    const op = fields[opKey] ?? 'and';
+    const op = fields[opKey];
     const not = fields[notKey] ?? false;
     const exprText = fields[exprKey];
     const before = this.errors.length;
-    if (op !== 'and' && op !== 'or') this.err('pipeline_invalid_item', `'${opKey}' must be 'and' or 'or'`, [...path, opKey]);
-    if (typeof not !== 'boolean') this.err('pipeline_invalid_item', `'${notKey}' must be a boolean`, [...path, notKey]);
     const entries: { id: string; raw: unknown; path: Path }[] = [];
     if (Array.isArray(raw)) raw.forEach((c: unknown, i) => entries.push({ id: String(i), raw: c, path: [...path, listKey, i] }));
-    else if (isRecord(raw)) for (const [k, c] of Object.entries(raw)) entries.push({ id: k, raw: c, path: [...path, listKey, k] });
-    else if (raw !== undefined && raw !== null) this.err('pipeline_invalid_item', `'${listKey}' must be a list or a mapping`, [...path, listKey]);
+    else if (raw) for (const [k, c] of Object.entries(raw)) entries.push({ id: k, raw: c, path: [...path, listKey, k] });
     const conditions: { id: string; predicate: P }[] = [];
     for (const e of entries) {
       if (!isRecord(e.raw)) {
@@ -197,11 +162,11 @@ class ItemParser {
       const predicate = this.create<P>(def, params, `${kind.replace('_', '-')} condition '${def.type}'`, e.path, this.locate(e.path));
       if (predicate !== undefined) conditions.push({ id: e.id, predicate });
     }
-    let combination: ConditionCombination = { kind: 'list', op: op === 'or' ? 'or' : 'and', not: not === true };
+    let combination: ConditionCombination = { kind: 'list', op: op ?? 'and', not };
     if (exprText !== undefined) {
-      if (fields[opKey] !== undefined) this.err('pipeline_invalid_item', `'${opKey}' and '${exprKey}' exclude each other`, [...path, opKey]);
-      if (typeof exprText !== 'string' || !isRecord(raw)) {
-        this.err('pipeline_invalid_item', `'${exprKey}' needs a string expression over conditions given as a mapping`, [...path, exprKey]);
+      if (op !== undefined) this.err('pipeline_invalid_item', `'${opKey}' and '${exprKey}' exclude each other`, [...path, opKey]);
+      if (raw === undefined || Array.isArray(raw)) {
+        this.err('pipeline_invalid_item', `'${exprKey}' needs the conditions given as a mapping from id to condition`, [...path, exprKey]);
       } else {
         try {
           const expr = parseConditionExpression(exprText);

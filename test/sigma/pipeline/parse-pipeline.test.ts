@@ -35,7 +35,7 @@ finalizers:
 
   test('unknown top-level keys are errors naming the file, line and key', () => {
     expect(errorsOf('name: x\nbogus: 1\n')).toEqual([
-      'p.yml:2:1 bogus: unknown key \'bogus\' (known: name, priority, allowed_backends, vars, transformations, postprocessing, finalizers)',
+      "p.yml:2:1 bogus: unknown key 'bogus' of processing pipeline (known: name, priority, allowed_backends, vars, transformations, postprocessing, finalizers)",
     ]);
   });
 
@@ -112,7 +112,10 @@ finalizers:
   });
 
   test('vars must be scalars or lists of scalars', () => {
-    expect(errorsOf('vars: {a: {b: 1}}\n')[0]).toContain("variable 'a' must be");
+    expect(errorsOf('vars: {a: {b: 1}, c: [1, x], d: [[1]]}\nfinalizers:\n')).toEqual([
+      "p.yml:1:8 vars.a: processing pipeline: 'vars.a' has a value of none of the allowed types",
+      "p.yml:1:30 vars.d: processing pipeline: 'vars.d' has a value of none of the allowed types",
+    ]);
   });
 
   test('withVars replaces a variable by a list without re-parsing', () => {

@@ -1,44 +1,51 @@
 export const EMPTY_BODY = new Uint8Array(0);
 
-/** Collects request body chunks (copying them) and refuses to grow beyond `limit` bytes. */
+/**
+ * Collects a request body into one buffer, copying each chunk once (uWS chunks are only valid
+ * during their callback), sized up front when Content-Length is known, never beyond `limit`.
+ */
 export class BodyBuffer {
-  private readonly chunks: Uint8Array[] = [];
+  private buffer: Uint8Array;
   private size = 0;
-  constructor(private readonly limit: number) {}
 
-  /** Copy a chunk in; false (and nothing kept) once the total would exceed the limit. */
+  constructor(
+    private readonly limit: number,
+    expected = 0,
+  ) {
+    this.buffer = new Uint8Array(Math.min(Math.max(expected, 0), limit));
+  }
+
+  /** Copy a chunk in; false (and the body released) once the total would exceed the limit. */
   push(chunk: Uint8Array): boolean {
-    this.size += chunk.length;
-    if (this.size > this.limit) {
-      this.chunks.length = 0;
+    const end = this.size + chunk.length;
+    if (end > this.limit) {
+      this.buffer = EMPTY_BODY;
       return false;
     }
-    this.chunks.push(chunk.slice());
+    if (end > this.buffer.length) {
+      const grown = new Uint8Array(Math.min(this.limit, Math.max(end, this.buffer.length * 2)));
+      grown.set(this.buffer.subarray(0, this.size));
+      this.buffer = grown;
+    }
+    this.buffer.set(chunk, this.size);
+    this.size = end;
     return true;
   }
 
   result(): Uint8Array {
-    return this.chunks.length === 1 ? (this.chunks[0] as Uint8Array) : concat(this.chunks);
+    return this.size === this.buffer.length ? this.buffer : this.buffer.subarray(0, this.size);
   }
 }
 
-/** What the headers say about a body before reading it. */
-export function announcedBody(headers: Readonly<Record<string, string>>, limit: number): 'none' | 'too_large' | 'read' {
-  const length = headers['content-length'];
-  if (headers['transfer-encoding'] !== undefined) return 'read';
-  if (length === undefined || length.trim() === '' || Number(length) === 0) return 'none';
-  return Number(length) > limit ? 'too_large' : 'read';
-}
-
-/** Join chunks into one array. */
-export function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const c of chunks) size += c.length;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+/** What the headers say about a body before reading it; `length` when Content-Length gives it. */
+export function announcedBody(
+  headers: Readonly<Record<string, string>>,
+  limit: number,
+): { readonly kind: 'none' | 'too_large' } | { readonly kind: 'read'; readonly length: number } {
+  const declared = headers['content-length'];
+  if (headers['transfer-encoding'] !== undefined) return { kind: 'read', length: 0 };
+  if (declared === undefined || declared.trim() === '' || Number(declared) === 0) return { kind: 'none' };
+  const length = Number(declared);
+  if (!Number.isSafeInteger(length) || length < 0) return { kind: 'read', length: 0 };
+  return length > limit ? { kind: 'too_large' } : { kind: 'read', length };
 }

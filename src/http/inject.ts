@@ -1,4 +1,3 @@
-import { concat } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
 
 /** An in-memory adapter: runs a request through the app without a socket (tests, tooling). */
@@ -121,4 +120,16 @@ class InjectRes implements Res {
       json: () => JSON.parse(text) as unknown,
     });
   }
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }

@@ -50,7 +50,8 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
     void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
   };
   const limit = app.bodyLimit(method, path);
-  switch (announcedBody(headers, limit)) {
+  const announced = announcedBody(headers, limit);
+  switch (announced.kind) {
     case 'none':
       req.resume();
       return dispatch(EMPTY_BODY);
@@ -58,7 +59,7 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
       req.resume();
       return app.rejectOversizedBody(r);
     case 'read': {
-      const buffer = new BodyBuffer(limit);
+      const buffer = new BodyBuffer(limit, announced.length);
       const onData = (chunk: Buffer): void => {
         if (buffer.push(chunk)) return;
         req.off('data', onData);

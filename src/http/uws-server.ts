@@ -33,13 +33,14 @@ export async function listenUws(app: HttpApp, address: ListenAddress): Promise<H
       void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
     };
     const limit = app.bodyLimit(method, path);
-    switch (announcedBody(headers, limit)) {
+    const announced = announcedBody(headers, limit);
+    switch (announced.kind) {
       case 'none':
         return dispatch(EMPTY_BODY);
       case 'too_large':
         return app.rejectOversizedBody(r);
       case 'read': {
-        const buffer = new BodyBuffer(limit);
+        const buffer = new BodyBuffer(limit, announced.length);
         res.onData((ab, isLast) => {
           if (r.closed) return;
           if (!buffer.push(new Uint8Array(ab))) return app.rejectOversizedBody(r);

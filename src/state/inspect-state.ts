@@ -1,22 +1,24 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Type from 'typebox';
 import { LmdbBackend } from './lmdb-backend.js';
 import { listSnapshots } from './snapshot-tables.js';
 import { StateStore } from './state-store.js';
 
 /** What `sigmad state inspect` prints (snake_case, like every key we print). */
-export interface StateReport {
-  readonly snapshot: { readonly seq: number; readonly at: number; readonly previous_seq: number | null } | null;
-  readonly journal: { readonly length: number; readonly first_seq: number | null; readonly last_seq: number };
-  readonly outbox: { readonly length: number; readonly last_oseq: number; readonly backlog: Readonly<Record<string, number>> };
+export const StateReport = Type.Object({
+  snapshot: Type.Union([Type.Object({ seq: Type.Integer(), at: Type.Number(), previous_seq: Type.Union([Type.Integer(), Type.Null()]) }), Type.Null()]),
+  journal: Type.Object({ length: Type.Integer(), first_seq: Type.Union([Type.Integer(), Type.Null()]), last_seq: Type.Integer() }),
+  outbox: Type.Object({ length: Type.Integer(), last_oseq: Type.Integer(), backlog: Type.Record(Type.String(), Type.Integer()) }),
   /** Instances per actor kind in the newest snapshot (the journal after it is not folded in). */
-  readonly states: Readonly<Record<string, number>>;
-  readonly definitions: number;
-  readonly input_ordinal: number;
-  readonly input_positions: Readonly<Record<string, unknown>>;
-  readonly idempotency_keys: number;
-  readonly size_bytes: number;
-}
+  states: Type.Record(Type.String(), Type.Integer()),
+  definitions: Type.Integer(),
+  input_ordinal: Type.Integer(),
+  input_positions: Type.Record(Type.String(), Type.Unknown()),
+  idempotency_keys: Type.Integer(),
+  size_bytes: Type.Integer(),
+});
+export type StateReport = Type.Static<typeof StateReport>;
 
 export function inspectStore(store: StateStore): StateReport {
   const snaps = listSnapshots(store.backend);

@@ -78,6 +78,11 @@ export class LmdbBackend implements KvBackend {
     await this.root.flushed;
   }
 
+  /** A compacted copy of the environment written to `targetDir` (an existing, empty directory). */
+  copyCompacted(targetDir: string): Promise<void> {
+    return this.root.backup(targetDir, true);
+  }
+
   sizeBytes(): number {
     try {
       return statSync(join(this.dir, 'data.mdb')).size;

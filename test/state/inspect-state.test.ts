@@ -1,5 +1,6 @@
+import Compile from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
-import { inspectStateDir, inspectStore, openLmdbStateStore, openMemoryStateStore } from '../../src/state/index.js';
+import { inspectStateDir, inspectStore, openLmdbStateStore, openMemoryStateStore, StateReport } from '../../src/state/index.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 describe('state inspect', () => {
@@ -26,6 +27,7 @@ describe('state inspect', () => {
       idempotency_keys: 1,
     });
     expect(report.size_bytes).toBeGreaterThan(0);
+    expect(Compile(StateReport).Check(report)).toBe(true);
     // The daemon's handle is unaffected by the inspector's.
     await store.commitBatch({ records: [hit] });
     expect(store.lastSeq).toBe(4);

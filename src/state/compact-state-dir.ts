@@ -1,0 +1,28 @@
+import { mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LmdbBackend } from './lmdb-backend.js';
+
+export interface CompactionResult {
+  readonly beforeBytes: number;
+  readonly afterBytes: number;
+}
+
+/**
+ * Rewrites the environment at `dir` without free pages (LMDB never shrinks its file; deleting old
+ * journal only makes space reusable). Only while no process has it open: the daemon runs this at
+ * start-up, before opening the store.
+ */
+export async function compactStateDir(dir: string): Promise<CompactionResult> {
+  const backend = new LmdbBackend(dir);
+  const beforeBytes = backend.sizeBytes();
+  const target = await mkdtemp(join(dir, 'compact-'));
+  try {
+    await backend.copyCompacted(target);
+  } finally {
+    await backend.close();
+  }
+  // Same filesystem, so the swap is one atomic rename.
+  await rename(join(target, 'data.mdb'), join(dir, 'data.mdb'));
+  await rm(target, { recursive: true, force: true });
+  return { beforeBytes, afterBytes: (await stat(join(dir, 'data.mdb'))).size };
+}

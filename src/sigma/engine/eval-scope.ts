@@ -34,9 +34,9 @@ export class EvalScope {
   readonly ip = new IpParser();
   readonly time = new TimeReader();
   /** Identifier results of the rule being evaluated (MEMO_*). */
-  memo: Int8Array = new Int8Array(0);
+  readonly memo: Int8Array;
   private epoch = 0;
-  private stamps: Float64Array;
+  private readonly stamps: Float64Array;
   private readonly raws: unknown[] = [];
   private readonly pools: LeafList[] = [];
   private keywordEpoch = -1;

@@ -85,6 +85,21 @@ describe.each(STORE_FLAVOURS)('%s state store', (_name, harness) => {
     await again.close();
   });
 
+  it('answers a request retried after a crash that followed its commit, without applying it again', async () => {
+    const reopen = harness(tempDir());
+    const store = await reopen({
+      crashHook: (p) => {
+        if (p === 'after-commit') throw new Error('crash');
+      },
+    });
+    await expect(store.commitBatch({ records: [draft(1)], idempotency: { key: 'req', answer: { accepted: 1 }, at: 10 } })).rejects.toThrow('crash');
+    await store.close();
+    const again = await reopen();
+    expect(again.lookupIdempotency('req', 20)).toEqual({ status: 'committed', answer: { accepted: 1 } });
+    expect(again.lastSeq).toBe(1);
+    await again.close();
+  });
+
   it('forgets idempotency keys past the age or count bound', async () => {
     const reopen = harness(tempDir());
     const store = await reopen({ idempotency: { maxAgeMs: 1000, maxKeys: 3 } });

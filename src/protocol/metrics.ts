@@ -394,9 +394,16 @@ export interface Metrics {
   readonly handles: MetricHandles;
 }
 
+/** Unlabelled gauges, the ones a scrape can read from a function. */
+export type ScalarGaugeName = {
+  [N in MetricName]: Catalogue[N]['type'] extends 'gauge' ? (Catalogue[N]['labels'] extends readonly [] ? N : never) : never;
+}[MetricName];
+
 export interface CreateMetricsOptions {
   /** Feature groups whose families are registered besides `always` ones. */
   readonly groups?: readonly Exclude<MetricGroup, 'always'>[];
+  /** Gauges set from a function at every scrape (e.g. `svc_uptime_seconds` from the daemon clock). */
+  readonly onScrape?: Partial<Record<ScalarGaugeName, () => number>>;
 }
 
 /**
@@ -413,16 +420,23 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
       labelNames: decl.labels,
       registers: enabled.has(decl.group) ? [registry] : [],
     };
+    const read = (options.onScrape as Partial<Record<string, () => number>> | undefined)?.[name];
     const handle =
       decl.type === 'counter'
         ? new Counter(config)
         : decl.type === 'gauge'
-          ? new Gauge(config)
+          ? new Gauge({ ...config, ...(read !== undefined ? { collect: scrapeWith(read) } : {}) })
           : new Histogram({ ...config, buckets: [...DEFAULT_BUCKETS] });
     if (decl.preregister === true) preregister(handle, decl);
     handles[name] = handle;
   }
   return { registry, handles: handles as unknown as MetricHandles };
+}
+
+function scrapeWith(read: () => number): (this: Gauge) => void {
+  return function (this: Gauge) {
+    this.set(read());
+  };
 }
 
 /** Zero every combination of a family's closed label sets so it renders from the first scrape. */

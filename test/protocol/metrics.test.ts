@@ -103,6 +103,14 @@ describe('createMetrics', () => {
     expect(text).toContain('svc_webhook_request_duration_seconds_count{webhook_id="w"} 0');
   });
 
+  it('sets scrape-time gauges from their functions at every scrape', async () => {
+    let uptime = 1.5;
+    const { registry } = createMetrics(new Registry(), { onScrape: { svc_uptime_seconds: () => uptime } });
+    expect(await registry.metrics()).toMatch(/^svc_uptime_seconds 1.5$/m);
+    uptime = 42;
+    expect(await registry.metrics()).toMatch(/^svc_uptime_seconds 42$/m);
+  });
+
   it('has one handle per catalogue entry', () => {
     const { handles } = createMetrics();
     expect(Object.keys(handles).sort()).toEqual((Object.keys(METRICS) as MetricName[]).sort());

@@ -10,21 +10,18 @@ export function runItems(items: readonly ProcessingItem[], doc: AnyRule, run: Ru
   for (const item of items) {
     if (!item.ruleConditions.holds((p) => p(current, run))) continue;
     const rule = current;
-    let failed = false;
     const ctx: ApplyContext = {
       run,
       id: item.id,
       loc: item.loc,
       itemSelected: (di) => itemSelected(item, di, run),
       fieldSelected: (name) => item.fieldConditions.holds((p) => p.field(name, run)),
-      fail: (code, message) => {
-        failed = true;
-        run.errors.push(ruleError(rule, item, code, message));
-      },
+      fail: (code, message) => run.errors.push(ruleError(rule, item, code, message)),
     };
     current = item.transformation.apply(current, ctx);
     run.applied.add(item.id);
-    if (failed || run.errors.length > 0) return current;
+    // Errors only ever come from this rule's run (state is per rule), so any error means "failed".
+    if (run.errors.length > 0) return current;
   }
   return current;
 }

@@ -1,6 +1,7 @@
 // `npm run conformance`: corpus compile rate, regression cases (plain, with the sysmon pipeline and
 // logsource routing, and unflattened with evtx-nested), printed as a short report.
 import { builtin, groupErrors, loadCorpus, runCases, type CaseOutcome } from './conformance.js';
+import { parsePipelineText } from '../../src/sigma/pipeline/index.js';
 import { loadRegressionCases, type RegressionCase } from './regression-cases.js';
 
 function summarise(name: string, outcomes: readonly CaseOutcome[]): void {
@@ -17,11 +18,20 @@ const failed = plain.ruleSet.errors.length;
 console.log(`rules: ${loaded} loaded, ${failed} failed (${((100 * loaded) / (loaded + failed)).toFixed(2)}% compile), load ${Math.round(plain.loadMs)} ms`);
 for (const g of groupErrors(plain.ruleSet.errors)) console.log(`  ${g.count} × ${g.key}  e.g. ${g.example}`);
 
+const policy = parsePipelineText('name: placeholders\ntransformations:\n  - type: wildcard_placeholders\n', 'placeholders.yml').pipeline;
+if (policy !== undefined) {
+  const wild = await loadCorpus([policy]);
+  const n = wild.ruleSet.engine.rules.length + wild.ruleSet.correlations.correlations.length;
+  console.log(`with placeholders turned into wildcards (pySigma wildcard_placeholders): ${n} loaded, ${wild.ruleSet.errors.length} failed`);
+}
+
 const base = runCases(plain.ruleSet, cases, (c) => c.decoded);
 summarise('flattened events, no pipeline', base);
 
 const sysmon = await loadCorpus([builtin('sysmon')]);
-summarise('sysmon pipeline + logsource routing (product=windows)', runCases(sysmon.ruleSet, cases, (c) => c.decoded, { product: 'windows' }));
+// Windows events are routed as product=windows; the Cisco case carries no logsource.
+const routed = cases.map((c) => runCases(sysmon.ruleSet, [c], (x) => x.decoded, c.decoded.some((e) => 'Channel' in e) ? { product: 'windows' } : undefined)[0] as CaseOutcome);
+summarise('sysmon pipeline + logsource routing (product=windows)', routed);
 
 const nested = await loadCorpus([builtin('evtx-nested')]);
 const nestedOut = runCases(nested.ruleSet, cases, (c) => c.raw);

@@ -30,6 +30,11 @@ for (const [name, listen] of ADAPTERS) {
     });
     afterAll(() => server.close(100));
 
+    it('fails to listen on a port that is taken', async () => {
+      const app = createHttpApp(ROUTES, new FakeDaemonFacade());
+      await expect(listen(app, server.address)).rejects.toThrow();
+    });
+
     it('reports the port the system chose', () => {
       expect(server.address.kind).toBe('tcp');
       expect(server.address.kind === 'tcp' && server.address.port > 0).toBe(true);

@@ -1,7 +1,7 @@
 // Per-event working memory owned by one engine and reused for every event: resolved field values (each
 // resolved at most once per event), the keyword leaves, lowercased text and the identifier memo. Reusing
 // it is what keeps a non-matching evaluation free of allocations.
-import { LowerCache, textOf } from './event-text.js';
+import { LowerCache, textOf, toLower } from './event-text.js';
 import { ABSENT, collectKeywordLeaves, LeafList, type FieldPath } from './field-path.js';
 import { IpParser } from './cidr.js';
 import { TimeReader } from './time-parts.js';
@@ -87,8 +87,8 @@ export class EvalScope {
     const lower = this.kwLower;
     for (let i = 0; i < leaves.count; i++) {
       const l = leaves.items[i];
-      // Straight toLowerCase: many distinct leaves would only churn the small ring cache.
-      const t = typeof l === 'string' ? l.toLowerCase() : (textOf(l) as string);
+      // Not through the ring cache: many distinct leaves would only churn it.
+      const t = typeof l === 'string' ? toLower(l) : (textOf(l) as string);
       if (i < lower.length) lower[i] = t;
       else lower.push(t);
     }

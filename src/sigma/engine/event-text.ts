@@ -36,6 +36,18 @@ export function booleanValue(leaf: unknown): boolean | undefined {
   return undefined;
 }
 
+/**
+ * `s.toLowerCase()`, returning `s` itself when it has no ASCII capital and no non-ASCII character (most
+ * log text): the platform may allocate a copy even when nothing changes.
+ */
+export function toLower(s: string): string {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128 || (c >= 65 && c <= 90)) return s.toLowerCase();
+  }
+  return s;
+}
+
 const LOWER_CACHE_SIZE = 32;
 
 /**
@@ -53,7 +65,7 @@ export class LowerCache {
     for (let i = 0; i < LOWER_CACHE_SIZE; i++) {
       if (keys[i] === s) return this.values[i] as string;
     }
-    const l = s.toLowerCase();
+    const l = toLower(s);
     const slot = this.next;
     keys[slot] = s;
     this.values[slot] = l;

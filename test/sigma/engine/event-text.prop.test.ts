@@ -1,7 +1,7 @@
 // Event-side coercions (§5.4): strict decimal parsing, text forms, lenient booleans, the lowercase cache.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { booleanValue, LowerCache, numericValue, textOf } from '../../../src/sigma/engine/event-text.js';
+import { booleanValue, LowerCache, numericValue, textOf, toLower } from '../../../src/sigma/engine/event-text.js';
 
 describe('event text', () => {
   test('every finite number round-trips through its decimal text', () => {
@@ -37,5 +37,11 @@ describe('event text', () => {
         for (const x of xs) expect(cache.lower(x)).toBe(x.toLowerCase());
       }),
     );
+  });
+
+  test('toLower equals toLowerCase and returns lowercase ASCII text itself', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => expect(toLower(s)).toBe(s.toLowerCase())));
+    const s = ['c:\\windows', 'x'].join('\\');
+    expect(toLower(s)).toBe(s);
   });
 });

@@ -38,7 +38,6 @@ export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOpt
   const pipelines = options.pipelines ?? [];
 
   const detections: DetectionRule[] = [];
-  const absent = new Map<DetectionRule, ReadonlySet<string>>();
   const correlations: CorrelationRule[] = [];
   const index = buildRuleIndex(loaded.documents);
   for (const doc of loaded.documents) {
@@ -54,18 +53,12 @@ export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOpt
     errors.push(...processed.errors);
     warnings.push(...processed.warnings);
     if (processed.errors.length > 0) continue;
-    if (processed.doc.kind === 'detection') {
-      detections.push(processed.doc);
-      if (processed.absentIdentifiers.size > 0) absent.set(processed.doc, processed.absentIdentifiers);
-    } else {
-      correlations.push(processed.doc);
-    }
+    // Pipelines rewrite the condition themselves when they drop identifiers, so the AST is complete.
+    if (processed.doc.kind === 'detection') detections.push(processed.doc);
+    else correlations.push(processed.doc);
   }
 
-  const compiled = compileRules(detections, {
-    ...options.compile,
-    ...(absent.size > 0 ? { absentIdentifiers: (rule: DetectionRule) => absent.get(rule) } : {}),
-  });
+  const compiled = compileRules(detections, options.compile);
   errors.push(...compiled.errors);
   warnings.push(...compiled.warnings);
 

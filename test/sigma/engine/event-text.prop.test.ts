@@ -40,7 +40,11 @@ describe('event text', () => {
   });
 
   test('toLower equals toLowerCase and returns lowercase ASCII text itself', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => expect(toLower(s)).toBe(s.toLowerCase())));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        expect(toLower(s)).toBe(s.toLowerCase());
+      }),
+    );
     const s = ['c:\\windows', 'x'].join('\\');
     expect(toLower(s)).toBe(s);
   });

@@ -8,6 +8,7 @@
 export interface ActorKind<S, E, F> {
   /** Journal `kind` field; unique across the registry. */
   readonly kind: string;
+  /** States are never `undefined` (the host uses `undefined` for "no instance"). */
   initial(key: string): S;
   /** Pure: same state and event give the same result; never reads a clock. */
   transition(state: S, event: E): Transition<S, F>;

@@ -1,7 +1,10 @@
 // The digest's worked examples and conformance cases about matching (sigma-semantics §3.5, §9 C01–C68),
 // written as Sigma YAML and run through loader → modifiers → engine.
 import { describe, expect, test } from 'vitest';
-import { compileDetectionYaml } from './yaml-rules.js';
+import type { DetectionItem, DetectionRule, SigmaValue } from '../../../src/sigma/ast.js';
+import { compileRules } from '../../../src/sigma/engine/index.js';
+import { parseSigmaString } from '../../../src/sigma/value/index.js';
+import { compileDetectionYaml, loadYamlRules, ruleYaml } from './yaml-rules.js';
 
 type Case = readonly [event: Record<string, unknown>, expected: boolean];
 
@@ -411,6 +414,16 @@ describe('conditions (C62–C68)', () => {
       [{ F: 1 }, true],
     ]);
     check(`${defs}\ncondition: 1 of _help*`, [[{ F: 2 }, true]]);
+    check(`${defs}\ncondition: 1 of *`, [
+      [{ F: 2 }, false],
+      [{ F: 1 }, true],
+    ]);
+  });
+  test('a pattern without wildcard names exactly one identifier (C64)', () =>
+    check('selection: {F: 1}\nselection_extra: {G: 2}\ncondition: 1 of selection', [[{ G: 2 }, false]]));
+  test('identifiers may start with a keyword (C65)', () => {
+    check('sel: {F: 1}\nnot_filter: {G: 2}\ncondition: sel and not_filter', [[{ F: 1, G: 2 }, true]]);
+    check('notepad: {F: 1}\ncondition: notepad', [[{ F: 1 }, true]]);
   });
   test('a condition list is OR (C67)', () =>
     check('sel1: {F: 1}\nsel2: {F: 2}\ncondition: [sel1, sel2]', [[{ F: 2 }, true]]));
@@ -424,6 +437,26 @@ describe('conditions (C62–C68)', () => {
     expect(errors).toEqual([]);
     expect(warnings.map((w) => w.code)).toContain('ConditionPruned');
     expect(engine.evaluate({ F: 1 })).toHaveLength(0);
+  });
+});
+
+describe('pipeline-resolved placeholders (worked example 46)', () => {
+  test('a placeholder expanded to alternatives matches any of them, wildcards honoured', () => {
+    const lit = (t: string): SigmaValue => ({ kind: 'string', parts: parseSigmaString(t), cased: false });
+    const rule = loadYamlRules(ruleYaml('sel: {User: x}\ncondition: sel'))[0] as DetectionRule;
+    const item: DetectionItem = {
+      kind: 'item',
+      field: 'User',
+      modifiers: ['expand'],
+      original: ['%admins%'],
+      values: [{ kind: 'expansion', alternatives: [lit('root'), lit('adm_*')] }],
+      linking: 'or',
+      negated: false,
+    };
+    const { engine } = compileRules([{ ...rule, detections: new Map([['sel', { kind: 'detection', linking: 'and', children: [item] }]]) }]);
+    expect(engine.evaluate({ User: 'adm_bob' })).toHaveLength(1);
+    expect(engine.evaluate({ User: 'ROOT' })).toHaveLength(1);
+    expect(engine.evaluate({ User: 'bob' })).toHaveLength(0);
   });
 });
 

@@ -1,10 +1,10 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
 import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
-import { encodeGroupKey } from '../../sigma/correlation/index.js';
+import { compareGroupIds, groupIdOf } from '../../sigma/correlation/index.js';
 import { HitValueSchema, KeptEventSchema } from './events.js';
 import type { GroupState } from './state.js';
-import { keepsRules, keepsValues, NO_ENTRIES } from './state.js';
+import { keepsRules, keepsValues, NO_ENTRIES, partsOf } from './state.js';
 
 /** Layout version of the encoded snapshot; an unknown version means starting fresh. */
 export const CORRELATION_CODEC_VERSION = 1;
@@ -54,16 +54,14 @@ export interface DecodedSnapshot {
 
 function compareGroups(a: GroupState, b: GroupState): number {
   if (a.def.index !== b.def.index) return a.def.index - b.def.index;
-  const ka = encodeGroupKey(a.key);
-  const kb = encodeGroupKey(b.key);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+  return compareGroupIds(a.id, b.id);
 }
 
 /** One group as plain data (the journal's per-actor snapshot value). */
 export function encodeGroup(g: GroupState): EncodedGroup {
   return {
     corr: g.def.hash,
-    key: [...g.key],
+    key: partsOf(g),
     mark: g.mark,
     ts: [...g.ts],
     rules: [...g.rules],
@@ -97,7 +95,7 @@ function rebuild(e: EncodedGroup, def: CompiledCorrelation): GroupState | undefi
   const list = <T>(xs: readonly T[]): readonly T[] => (xs.length === 0 ? NO_ENTRIES : xs);
   return {
     def,
-    key: e.key,
+    id: groupIdOf(e.key),
     mark: e.mark,
     ts: list(e.ts),
     rules: list(e.rules),

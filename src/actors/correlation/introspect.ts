@@ -8,6 +8,7 @@ import { renderGroupKey } from '../../sigma/correlation/index.js';
 import { evaluateGroup } from './reducer.js';
 import { toSeconds } from './result.js';
 import type { GroupState } from './state.js';
+import { partsOf } from './state.js';
 
 /** `GET /api/v1/correlations` entry of one correlation. */
 export function summarize(def: CompiledCorrelation, activeGroups: number): CorrelationSummary {
@@ -63,6 +64,7 @@ export function snapshotGroup(g: GroupState): CorrelationGroupSnapshot {
   const earliest = n > 0 ? (g.ts[0] as number) : undefined;
   const latest = n > 0 ? (g.ts[n - 1] as number) : undefined;
   const now = Math.max(g.mark, 0);
+  const parts = partsOf(g);
   return {
     correlation_index: def.index,
     ...(r.id !== undefined ? { correlation_id: r.id } : {}),
@@ -70,10 +72,10 @@ export function snapshotGroup(g: GroupState): CorrelationGroupSnapshot {
     correlation_title: r.title,
     type: def.type,
     group_key: def.groupBy.map((field, i) => {
-      const v = g.key[i];
+      const v = parts[i];
       return v === null || v === undefined ? { field } : { field, value: v };
     }),
-    group_key_display: renderGroupKey(def.groupBy, g.key),
+    group_key_display: renderGroupKey(def.groupBy, parts),
     ...(value !== undefined ? { got: value } : {}),
     threshold: def.threshold,
     met,

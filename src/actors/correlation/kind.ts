@@ -1,5 +1,6 @@
 import Compile from 'typebox/compile';
 import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
+import { groupIdOf } from '../../sigma/correlation/index.js';
 import type { ActorKind } from '../kind.js';
 import { definitionGroupOf, parseActorKey } from './actor-key.js';
 import { CORRELATION_CODEC_VERSION, decodeGroup, encodeGroup } from './codec.js';
@@ -25,7 +26,7 @@ export function createCorrelationActorKind(
     initial(key) {
       const parsed = parseActorKey(correlations, key);
       if (parsed === undefined) throw new Error(`no loaded correlation for actor key '${key}'`);
-      return initial(parsed.def, parsed.parts);
+      return initial(parsed.def, groupIdOf(parsed.parts));
     },
     transition,
     codec: {

@@ -180,7 +180,7 @@ function hit(s: GroupState, e: HitEvent): GroupTransition {
   if (e.kept !== undefined && def.eventMode !== 'none') kept = addKept(kept, e.kept, def.maxEvents);
   const next: GroupState = {
     def,
-    key: s.key,
+    id: s.id,
     mark,
     ts: rebuild(base.ts, from, pos, e.at, drop, anchor),
     rules: keepsRules(def) ? rebuild(base.rules, from, pos, e.rules, drop, anchor) : NO_ENTRIES,

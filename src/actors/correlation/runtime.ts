@@ -1,8 +1,10 @@
 import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } from '../../protocol/correlation-result.js';
-import type { CompiledCorrelation, FieldReader, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation, FieldReader, GroupId, ParentLink } from '../../sigma/correlation/index.js';
 import {
+  compareGroupIds,
   DEFAULT_TIMESTAMP_FIELDS,
   encodeGroupKey,
+  groupIdOf,
   extractEventTime,
   MAX_CHAIN_DEPTH,
   numericValue,
@@ -17,7 +19,7 @@ import type { GroupTransition } from './reducer.js';
 import { transition } from './reducer.js';
 import { buildResult, eventIdOf } from './result.js';
 import type { GroupState } from './state.js';
-import { initial } from './state.js';
+import { initial, partsOf } from './state.js';
 
 export const DEFAULT_MAX_STATE_ENTRIES = 100_000;
 
@@ -60,7 +62,6 @@ function lowestBit(mask: number): number {
 
 interface Aged {
   readonly g: GroupState;
-  readonly mapKey: string;
   readonly seen: number;
 }
 
@@ -73,7 +74,7 @@ function lastSeen(g: GroupState): number {
 function compareStaleness(a: Aged, b: Aged): number {
   if (a.seen !== b.seen) return a.seen - b.seen;
   if (a.g.def.index !== b.g.def.index) return a.g.def.index - b.g.def.index;
-  return a.mapKey < b.mapKey ? -1 : a.mapKey > b.mapKey ? 1 : 0;
+  return compareGroupIds(a.g.id, b.g.id);
 }
 
 /**
@@ -84,7 +85,7 @@ function compareStaleness(a: Aged, b: Aged): number {
  */
 export class CorrelationRuntime {
   private readonly defs: readonly CompiledCorrelation[];
-  private readonly groups: Map<string, GroupState>[];
+  private readonly groups: Map<GroupId, GroupState>[];
   /** Rule id or name → the correlations it feeds and its bit there. */
   private readonly consumers = new Map<string, ParentLink[]>();
   private readonly pendingMask: Int32Array;
@@ -182,9 +183,8 @@ export class CorrelationRuntime {
     for (const g of groups) {
       const map = this.groups[g.def.index];
       if (map === undefined || this.defs[g.def.index] !== g.def) continue;
-      const k = encodeGroupKey(g.key);
-      if (!map.has(k)) this.live++;
-      map.set(k, g);
+      if (!map.has(g.id)) this.live++;
+      map.set(g.id, g);
     }
   }
 
@@ -196,16 +196,16 @@ export class CorrelationRuntime {
     const parsed = parseActorKey(this.defs, key);
     if (parsed === undefined) return false;
     const { def, parts } = parsed;
-    const map = this.groups[def.index] as Map<string, GroupState>;
-    const mapKey = encodeGroupKey(parts);
-    const before = map.get(mapKey);
-    const next = transition(before ?? initial(def, parts), event).state;
+    const map = this.groups[def.index] as Map<GroupId, GroupState>;
+    const id = groupIdOf(parts);
+    const before = map.get(id);
+    const next = transition(before ?? initial(def, id), event).state;
     if (next.phase === 'expired' || next.phase === 'evicted') {
       if (before !== undefined) this.live--;
-      map.delete(mapKey);
+      map.delete(id);
     } else {
       if (before === undefined) this.live++;
-      map.set(mapKey, next);
+      map.set(id, next);
     }
     return true;
   }
@@ -226,7 +226,7 @@ export class CorrelationRuntime {
       const r = def.rule;
       if (filter.id !== undefined && filter.id !== r.id && filter.id !== r.name && filter.id !== r.title) continue;
       const rows = [...(this.groups[def.index]?.values() ?? [])]
-        .map((g) => ({ g, display: renderGroupKey(def.groupBy, g.key) }))
+        .map((g) => ({ g, display: renderGroupKey(def.groupBy, partsOf(g)) }))
         .filter((x) => filter.group === undefined || x.display.includes(filter.group))
         .sort((a, b) => (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
       for (const { g } of rows) out.push(snapshotGroup(g));
@@ -235,7 +235,7 @@ export class CorrelationRuntime {
   }
 
   private apply(g: GroupState, e: CorrelationEvent): GroupTransition {
-    this.record?.(actorKey(g.def, g.key), e);
+    this.record?.(actorKey(g.def, partsOf(g)), e);
     return transition(g, e);
   }
 
@@ -249,7 +249,7 @@ export class CorrelationRuntime {
     results: CorrelationResult[],
   ): void {
     const bit = lowestBit(mask);
-    const key: KeyPart[] = def.groupFields.map((f) => renderScalar(this.read(source, f[bit] as string)));
+    const id = this.groupIdFor(def, bit, source);
     const value = this.valueOf(def, bit, source);
     const kept = chained ? undefined : this.keptOf(def, source, at);
     const hitEvent: HitEvent = {
@@ -259,14 +259,13 @@ export class CorrelationRuntime {
       ...(value !== undefined ? { value } : {}),
       ...(kept !== undefined ? { kept } : {}),
     };
-    const map = this.groups[def.index] as Map<string, GroupState>;
-    const mapKey = encodeGroupKey(key);
-    const before = map.get(mapKey);
+    const map = this.groups[def.index] as Map<GroupId, GroupState>;
+    const before = map.get(id);
     if (before === undefined) this.live++;
-    const tr = this.apply(before ?? initial(def, key), hitEvent);
-    map.set(mapKey, tr.state);
+    const tr = this.apply(before ?? initial(def, id), hitEvent);
+    map.set(id, tr.state);
     for (const effect of tr.effects) {
-      const result = buildResult(def, tr.state.key, effect);
+      const result = buildResult(def, partsOf(tr.state), effect);
       if (def.emits) results.push(result);
       if (def.parents.length === 0) continue;
       if (depth >= MAX_CHAIN_DEPTH) {
@@ -278,6 +277,13 @@ export class CorrelationRuntime {
         this.hit(this.defs[p.index] as CompiledCorrelation, 1 << p.bit, fields, effect.at, true, depth + 1, results);
       }
     }
+  }
+
+  /** The group of an event; one group-by field needs no key string (the common, hot case). */
+  private groupIdFor(def: CompiledCorrelation, bit: number, source: unknown): GroupId {
+    const fields = def.groupFields;
+    if (fields.length === 1) return renderScalar(this.read(source, (fields[0] as readonly string[])[bit] as string));
+    return encodeGroupKey(fields.map((f) => renderScalar(this.read(source, f[bit] as string))));
   }
 
   private valueOf(def: CompiledCorrelation, bit: number, source: unknown): HitValue | undefined {
@@ -303,13 +309,13 @@ export class CorrelationRuntime {
     if (this.live < this.cap) return;
     const target = Math.floor(this.cap * 0.9);
     const all: Aged[] = [];
-    for (const map of this.groups) for (const [mapKey, g] of map) all.push({ g, mapKey, seen: lastSeen(g) });
+    for (const map of this.groups) for (const g of map.values()) all.push({ g, seen: lastSeen(g) });
     all.sort(compareStaleness);
     const evict = all.length - target;
     for (let i = 0; i < evict; i++) {
-      const { g, mapKey } = all[i] as Aged;
+      const { g } = all[i] as Aged;
       this.apply(g, { kind: 'evicted' });
-      this.groups[g.def.index]?.delete(mapKey);
+      this.groups[g.def.index]?.delete(g.id);
       this.live--;
     }
     this.onNotice?.({ kind: 'state_cap_evicted', evicted: evict, cap: this.cap });

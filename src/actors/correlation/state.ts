@@ -1,4 +1,5 @@
-import type { CompiledCorrelation, KeyPart } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation, GroupId, KeyPart } from '../../sigma/correlation/index.js';
+import { groupParts } from '../../sigma/correlation/index.js';
 import type { HitValue, KeptEvent } from './events.js';
 
 /** Where a group is in its lifecycle (see `spec.ts`). `expired` and `evicted` are final. */
@@ -10,7 +11,8 @@ export type GroupPhase = 'idle' | 'accumulating' | 'fired' | 'suppressed' | 'exp
  */
 export interface GroupState {
   readonly def: CompiledCorrelation;
-  readonly key: readonly KeyPart[];
+  /** The group's identity (see `GroupId`); `partsOf` gives its components. */
+  readonly id: GroupId;
   /** The group's time: the latest entry or tick it has seen (epoch ms); -1 before the first. */
   readonly mark: number;
   readonly ts: readonly number[];
@@ -27,10 +29,10 @@ export interface GroupState {
 
 export const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
-export function initial(def: CompiledCorrelation, key: readonly KeyPart[]): GroupState {
+export function initial(def: CompiledCorrelation, id: GroupId): GroupState {
   return {
     def,
-    key,
+    id,
     mark: -1,
     ts: NO_ENTRIES,
     rules: NO_ENTRIES,
@@ -39,6 +41,11 @@ export function initial(def: CompiledCorrelation, key: readonly KeyPart[]): Grou
     lastAlert: -1,
     phase: 'idle',
   };
+}
+
+/** The group-by components of a group, in group-by order (null = absent). */
+export function partsOf(s: GroupState): KeyPart[] {
+  return groupParts(s.def.groupBy.length, s.id);
 }
 
 /** Which per-entry arrays a correlation type keeps. */

@@ -14,6 +14,30 @@ export function encodeGroupKey(parts: readonly KeyPart[]): string {
   return out;
 }
 
+/**
+ * A group's identity and map key: for one group-by field the rendered value itself (null when absent),
+ * so the commonest case allocates no key string; otherwise the encoded tuple.
+ */
+export type GroupId = string | null;
+
+export function groupIdOf(parts: readonly KeyPart[]): GroupId {
+  return parts.length === 1 ? (parts[0] ?? null) : encodeGroupKey(parts);
+}
+
+/** The components of a group id for a group-by of `width` fields. */
+export function groupParts(width: number, id: GroupId): KeyPart[] {
+  if (width === 1) return [id];
+  return decodeGroupKey(id ?? '') ?? [];
+}
+
+/** A total order on group ids (absent first). */
+export function compareGroupIds(a: GroupId, b: GroupId): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
+}
+
 /** The inverse of `encodeGroupKey`; undefined for text it cannot have produced. */
 export function decodeGroupKey(text: string): KeyPart[] | undefined {
   const parts: KeyPart[] = [];

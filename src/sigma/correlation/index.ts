@@ -13,8 +13,16 @@ export { canonicalJson, definitionHash } from './definition-hash.js';
 export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
 export { numericValue, readField, renderScalar } from './field-value.js';
 export type { FieldReader } from './field-value.js';
-export { decodeGroupKey, encodeGroupKey, groupKeyPairs, renderGroupKey } from './group-key.js';
-export type { KeyPart } from './group-key.js';
+export {
+  compareGroupIds,
+  decodeGroupKey,
+  encodeGroupKey,
+  groupIdOf,
+  groupKeyPairs,
+  groupParts,
+  renderGroupKey,
+} from './group-key.js';
+export type { GroupId, KeyPart } from './group-key.js';
 export { CorrelationRuleOptionsSchema, DEFAULT_CORRELATION_SETTINGS, resolveRuleOptions } from './rule-options.js';
 export type {
   CorrelationAction,

@@ -7,7 +7,7 @@ import {
   CORRELATION_CODEC_VERSION,
   definitionHashes,
 } from '../../../src/actors/correlation/index.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
+import { compileCorrelations, encodeGroupKey } from '../../../src/sigma/correlation/index.js';
 import { applyTransition, createKindRegistry, createStateMaps } from '../../../src/state/index.js';
 import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 import { runtimeFor } from './harness.js';
@@ -26,7 +26,7 @@ describe('correlation actor kind for the journal', () => {
     const key = actorKey(counted, ['a:b', null]);
     expect(key).toBe('corr:cid:3:a:b-;');
     const s = kind.initial(key);
-    expect([s.def, s.key, s.phase]).toEqual([counted, ['a:b', null], 'idle']);
+    expect([s.def, s.id, s.phase]).toEqual([counted, encodeGroupKey(['a:b', null]), 'idle']);
     expect(kind.initial(actorKey(temporal, [])).def).toBe(temporal);
     expect(() => kind.initial('corr:unknown:1:a')).toThrow(/no loaded correlation/);
   });

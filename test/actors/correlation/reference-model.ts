@@ -14,8 +14,11 @@ interface RefHit {
   dropped: boolean;
 }
 
+/** The group: the host value, null when absent. */
+export type RefKey = string | null;
+
 export interface RefFiring {
-  readonly key: string;
+  readonly key: RefKey;
   readonly value: number;
   readonly at: number;
   readonly kept: readonly { ts: number; id?: string }[];
@@ -44,7 +47,7 @@ export class RefGroup {
 
   constructor(
     readonly def: CompiledCorrelation,
-    readonly key: string,
+    readonly key: RefKey,
   ) {}
 
   private start(): number {
@@ -179,7 +182,7 @@ export class RefGroup {
 
 /** All groups of one correlation plus the global state cap. */
 export class RefCorrelation {
-  readonly groups = new Map<string, RefGroup>();
+  readonly groups = new Map<RefKey, RefGroup>();
   private seq = 0;
 
   constructor(
@@ -191,12 +194,13 @@ export class RefCorrelation {
     for (const [k, g] of [...this.groups]) if (g.tick(now)) this.groups.delete(k);
   }
 
-  hit(key: string, at: number, mask: number, value: HitValue, id: string | undefined): RefFiring | undefined {
+  hit(key: RefKey, at: number, mask: number, value: HitValue, id: string | undefined): RefFiring | undefined {
     if (this.groups.size >= this.cap) {
       this.tick(at);
       if (this.groups.size >= this.cap) {
         const seen = (g: RefGroup) => Math.max(g.lastAlert, ...g.window().map((h) => h.ts));
-        const stale = [...this.groups.values()].sort((a, b) => seen(a) - seen(b) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+        const byKey = (a: RefKey, b: RefKey) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+        const stale = [...this.groups.values()].sort((a, b) => seen(a) - seen(b) || byKey(a.key, b.key));
         for (const g of stale.slice(0, this.groups.size - Math.floor(this.cap * 0.9))) this.groups.delete(g.key);
       }
     }

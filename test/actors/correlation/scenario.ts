@@ -57,7 +57,7 @@ function arbOps(k: fc.Arbitrary<number>): fc.Arbitrary<Ops> {
   );
 }
 
-const rawStep = fc.oneof(
+const rawStep: fc.Arbitrary<RawStep> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc.record({
@@ -71,15 +71,18 @@ const rawStep = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tick' as const), delta: fc.integer({ min: 0, max: 40 }).map((d) => d * 500) }) },
 );
 
+type RawStep =
+  | { kind: 'hit'; delta: number; host: string | null; rules: number; value: string | number | null | undefined }
+  | { kind: 'tick'; delta: number };
+
 /** Turn relative steps into absolute times around a cursor that mostly moves forward. */
-function place(raw: readonly fc.RecordValue<{ kind: 'hit' | 'tick'; delta: number } & Record<string, unknown>>[]): Op[] {
+function place(raw: readonly RawStep[]): Op[] {
   let cursor = 60_000;
-  return raw.map((s) => {
+  return raw.map((s): Op => {
     if (s.kind === 'tick') return { kind: 'tick', now: cursor + s.delta };
     const at = Math.max(0, cursor + s.delta);
     cursor = Math.max(cursor, at);
-    const h = s as unknown as { host: string | null; rules: number; value: string | number | null | undefined };
-    return { kind: 'hit', at, host: h.host, rules: h.rules, value: h.value };
+    return { kind: 'hit', at, host: s.host, rules: s.rules, value: s.value };
   });
 }
 

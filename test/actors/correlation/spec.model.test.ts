@@ -101,7 +101,7 @@ describe('group reducer against its lifecycle statechart', () => {
       fc.property(arb, fc.commands(commands, { maxCommands: 40 }), ([type, s], cmds) => {
         const { def } = buildScenario({ ...s, steps: [] }, type);
         const spec = createActor(groupLifecycle, { input: { suppressMs: def.suppressMs } }).start();
-        const real: Real = { state: initial(def, ['a']), spec };
+        const real: Real = { state: initial(def, 'a'), spec };
         fc.modelRun(() => ({ model: { ref: new RefGroup(def, 'a'), def, cursor: 60_000, seq: 0, final: false }, real }), cmds);
         spec.stop();
       }),

@@ -16,7 +16,10 @@ export interface IdempotencyRetention {
 }
 
 export interface StateStoreOptions {
-  /** Sinks that deliver from the outbox; an entry is pruned once all of them have acknowledged it. */
+  /**
+   * Sinks that deliver from the outbox; an entry is pruned once all of them have acknowledged it.
+   * With none, nothing waits for delivery and snapshots prune the whole outbox.
+   */
   readonly sinks?: readonly string[];
   readonly idempotency?: IdempotencyRetention;
   readonly crashHook?: CrashHook;

@@ -3,11 +3,13 @@
 import { cac } from 'cac';
 import { inspectStateDir } from '../state/index.js';
 import { listBuiltinPipelines } from '../sigma/pipeline/index.js';
+import { registerDaemonCommand } from './daemon.js';
 import { registerEvalCommand } from './eval-command.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');
 registerEvalCommand(cli);
+registerDaemonCommand(cli);
 
 cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
   for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);

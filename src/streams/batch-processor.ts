@@ -61,6 +61,8 @@ const LEVEL_UNKNOWN = 'unknown';
 export class BatchProcessor {
   private readonly byRule = new Map<string, Counter.Internal>();
   private readonly byCorrelation = new Map<string, Counter.Internal>();
+  /** Committed totals for `/api/v1/status` (the metric handles only read asynchronously). */
+  readonly totals = { events: 0, detections: 0, correlations: 0 };
 
   constructor(
     private readonly ctx: StageContext,
@@ -128,6 +130,11 @@ export class BatchProcessor {
       throw failure;
     }
     m.svc_events_processed_total.inc(events);
+    this.totals.events += events;
+    for (const r of lines) {
+      if ('correlation_type' in r) this.totals.correlations++;
+      else this.totals.detections++;
+    }
     m.svc_batch_size.observe(line);
     if (events > 0) {
       const perEvent = elapsed / events;

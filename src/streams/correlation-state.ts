@@ -60,7 +60,8 @@ export function recoverCorrelations(
   options: CorrelationRuntimeOptions,
   mode: RecoverMode,
 ): RecoveredCorrelations {
-  const runtime = new CorrelationRuntime(defs, { ...options, record: undefined });
+  // replay() bypasses the `record` hook, so the live runtime can be the one that replays.
+  const runtime = new CorrelationRuntime(defs, options);
   const current = correlationHashes(defs);
   const base = store.loadSnapshotBase(mode);
   let inForce: DefinitionHashes = base.snapshot?.header.definitions ?? {};

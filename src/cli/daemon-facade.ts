@@ -1,0 +1,72 @@
+// The real daemon behind the HTTP routes: reads live state, never holds any of its own.
+import type { Registry } from 'prom-client';
+import type { DaemonFacade, EventIngest, SilenceStore } from '../http/facade.js';
+import type { CorrelationGroupSnapshot, CorrelationSummary, StatusRecord } from '../protocol/api-records.js';
+import type { MetricHandles } from '../protocol/metrics.js';
+import type { ActiveRules, BatchProcessor, Clock, TailFanout } from '../streams/index.js';
+
+export interface FacadeParts {
+  readonly rules: () => ActiveRules;
+  readonly rulesPath: string;
+  readonly ready: () => boolean;
+  readonly processor: BatchProcessor;
+  readonly registry: Registry;
+  readonly metrics: MetricHandles;
+  readonly clock: Clock;
+  readonly startedAt: number;
+  readonly triggerReload: () => 'triggered' | 'already_pending';
+  readonly silences: SilenceStore;
+  readonly ingest?: EventIngest;
+  readonly tail?: TailFanout;
+}
+
+export function createDaemonFacade(p: FacadeParts): DaemonFacade {
+  const uptime = (): number => (p.clock.now() - p.startedAt) / 1000;
+  // api-records' CorrelationType maps a tuple, which widens its static type to never; the runtime
+  // produces exactly the contract's shape (protocol/correlation-result.ts), so only the type is cast.
+  const summaries = (): CorrelationSummary[] => p.rules().runtime.summaries() as unknown as CorrelationSummary[];
+  return {
+    readiness: () => ({ ready: p.ready() }),
+    status(): StatusRecord {
+      const { ruleSet, runtime } = p.rules();
+      const t = p.processor.totals;
+      return {
+        status: 'running',
+        detection_rules: ruleSet.engine.rules.length,
+        correlation_rules: ruleSet.correlations.correlations.length,
+        correlation_state_entries: runtime.stateEntries,
+        events_processed: t.events,
+        detection_matches: t.detections,
+        correlation_matches: t.correlations,
+        uptime_seconds: uptime(),
+      };
+    },
+    rules() {
+      const { ruleSet } = p.rules();
+      return {
+        detection_rules: ruleSet.engine.rules.length,
+        correlation_rules: ruleSet.correlations.correlations.length,
+        rules_path: p.rulesPath,
+      };
+    },
+    correlations: summaries,
+    correlationState(filter) {
+      const correlations = summaries().filter(
+        (c) => filter.id === undefined || c.id === filter.id || c.name === filter.id || c.title === filter.id,
+      );
+      const groups = p.rules().runtime.groupSnapshots({
+        ...(filter.id !== undefined ? { id: filter.id } : {}),
+        ...(filter.group !== undefined ? { group: filter.group } : {}),
+      }) as unknown as CorrelationGroupSnapshot[];
+      return { correlations, groups };
+    },
+    triggerReload: p.triggerReload,
+    async metrics() {
+      p.metrics.svc_uptime_seconds.set(uptime());
+      return { contentType: p.registry.contentType, text: await p.registry.metrics() };
+    },
+    silences: p.silences,
+    ...(p.ingest !== undefined ? { ingest: p.ingest } : {}),
+    ...(p.tail !== undefined ? { tail: p.tail } : {}),
+  };
+}

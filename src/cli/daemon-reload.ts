@@ -1,0 +1,90 @@
+// Drives the reload machine: triggers in, a timer armed for the debounce deadline, one reload run
+// when the machine enters `running`, its outcome sent back.
+import { dirname } from 'node:path';
+import { stat } from 'node:fs/promises';
+import watcher from '@parcel/watcher';
+import type { Logger } from 'pino';
+import { createActor } from 'xstate';
+import { reloadMachine } from '../actors/reload/index.js';
+import type { ReloadTrigger } from '../actors/reload/index.js';
+import type { Clock } from '../streams/index.js';
+
+export interface ReloadController {
+  trigger(source: ReloadTrigger): 'triggered' | 'already_pending';
+  /** Resolves when no reload is debouncing or running. */
+  settled(): Promise<void>;
+  stop(): void;
+}
+
+export function createReloadController(clock: Clock, run: () => Promise<boolean>, log: Logger): ReloadController {
+  const actor = createActor(reloadMachine);
+  let cancelTimer: (() => void) | undefined;
+  let idleWaiters: (() => void)[] = [];
+  let started = 0;
+  actor.subscribe((snap) => {
+    if (snap.matches('debouncing') && cancelTimer === undefined) {
+      cancelTimer = clock.setTimer(() => {
+        cancelTimer = undefined;
+        actor.send({ type: 'tick', now: clock.now() });
+      }, Math.max(0, snap.context.deadline - clock.now()));
+    }
+    if (snap.matches('running') && snap.context.started > started) {
+      started = snap.context.started;
+      void run()
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'reload crashed');
+          return false;
+        })
+        .then((ok) => actor.send({ type: 'finished', at: clock.now(), ok }));
+    }
+    if (snap.matches('idle')) for (const w of idleWaiters.splice(0)) w();
+  });
+  actor.start();
+  return {
+    trigger(source) {
+      const snap = actor.getSnapshot();
+      if (snap.matches('debouncing') || (snap.matches('running') && snap.context.pending)) return 'already_pending';
+      actor.send({ type: 'trigger', at: clock.now(), source });
+      return 'triggered';
+    },
+    settled() {
+      return actor.getSnapshot().matches('idle') ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    stop() {
+      cancelTimer?.();
+      actor.stop();
+      idleWaiters = [];
+    },
+  };
+}
+
+const RULE_FILE = /\.ya?ml$/i;
+
+/**
+ * Watches the rules (a directory recursively, or a file's directory) and file pipelines; any
+ * `.yml`/`.yaml` change triggers a reload. Watcher failure only disables reload-on-change.
+ */
+export async function watchRuleFiles(
+  rulesPath: string,
+  pipelineFiles: readonly string[],
+  onChange: () => void,
+  log: Logger,
+): Promise<() => Promise<void>> {
+  const subs: { unsubscribe(): Promise<void> }[] = [];
+  const watch = async (dir: string, accept: (path: string) => boolean): Promise<void> => {
+    try {
+      subs.push(await watcher.subscribe(dir, (err, events) => {
+        if (err !== null) return log.warn({ err }, 'file watcher error');
+        if (events.some((e) => accept(e.path))) onChange();
+      }));
+    } catch (error) {
+      log.warn({ err: error, dir }, 'file watcher unavailable; reload on change disabled');
+    }
+  };
+  const info = await stat(rulesPath).catch(() => undefined);
+  await watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p));
+  for (const file of pipelineFiles) await watch(dirname(file), (p) => p === file);
+  return async () => {
+    await Promise.all(subs.map((s) => s.unsubscribe()));
+  };
+}

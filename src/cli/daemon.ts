@@ -1,0 +1,371 @@
+// The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
+// signals and the process kept to `listen()` and the command action.
+import { appendFile, mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { CAC } from 'cac';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
+import { createActor } from 'xstate';
+import { readinessMachine } from '../actors/readiness/index.js';
+import type { DaemonFacade } from '../http/facade.js';
+import { createHttpApp, formatListenAddress, listenNode, listenUws, parseListenAddress, ROUTES } from '../http/index.js';
+import type { HttpServer, ListenAddress } from '../http/index.js';
+import type { DaemonConfig } from '../protocol/config.js';
+import { createMetrics } from '../protocol/metrics.js';
+import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
+import { noCrash, openLmdbStateStore, openMemoryStateStore } from '../state/index.js';
+import type { CrashHook, CrashPoint, StateStore } from '../state/index.js';
+import {
+  BatchProcessor,
+  carryOver,
+  createDecoder,
+  createDlqWriter,
+  createFileSink,
+  createHttpSource,
+  createStdinSource,
+  createStdoutSink,
+  createTailFanout,
+  definitionsRecord,
+  EventPipeline,
+  InputQueue,
+  parseSinkUri,
+  recoverCorrelations,
+  SinkWorker,
+  snapshotCorrelations,
+  systemClock,
+} from '../streams/index.js';
+import type { ActiveRules, Clock, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
+import { ConfigError, DAEMON_FLAGS, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
+import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
+import { createDaemonFacade } from './daemon-facade.js';
+import { createReloadController, watchRuleFiles } from './daemon-reload.js';
+import type { ReloadController } from './daemon-reload.js';
+import { loadDaemonRules, runtimeOptions } from './daemon-rules.js';
+import { createSilenceStore } from './daemon-silences.js';
+
+/** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
+export class DaemonExit extends Error {
+  override readonly name = 'DaemonExit';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface DaemonDeps {
+  readonly log: Logger;
+  readonly clock?: Clock;
+  readonly crashHook?: CrashHook;
+  /** stdin input (`--input stdin`). */
+  readonly stdin?: AsyncIterable<string | Uint8Array>;
+  /** The stdout sink's stream. */
+  readonly stdout?: LineWritable;
+}
+
+export interface Daemon {
+  readonly facade: DaemonFacade;
+  readonly config: DaemonConfig;
+  readonly reload: ReloadController;
+  /** Resolves when the input is exhausted (stdin EOF) and everything was delivered. */
+  readonly inputDone: Promise<void>;
+  /** Graceful stop: drain within `--drain-timeout`, flush sinks, snapshot, close the state. */
+  stop(): Promise<boolean>;
+}
+
+const SNAPSHOT_MS_PER_SECOND = 1000;
+
+/** Build and start the daemon's data path (no sockets). Throws DaemonExit. */
+export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
+  const clock = deps.clock ?? systemClock;
+  const crash = deps.crashHook ?? noCrash;
+  const log = deps.log;
+  const startedAt = clock.now();
+  const registry = new Registry();
+  const metrics = createMetrics(registry).handles;
+  const abort = new AbortController();
+  const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
+  const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
+
+  const rulesPath = requireRules(config);
+  const loaded = await loadDaemonRules(config, rulesPath);
+  for (const p of loaded.problems) log.child({ component: 'rules' }).warn({ problem: p.message, file: p.loc?.file }, 'rule problem');
+  if (!loaded.ok) {
+    readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
+    throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
+  }
+  readiness.send({ type: 'rules_loaded', at: clock.now() });
+
+  const specs = (config.output.sinks.length > 0 ? config.output.sinks : ['stdout']).map(parseSinkUri);
+  let store: StateStore;
+  try {
+    const options = { sinks: specs.map((s) => s.name), crashHook: crash };
+    store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
+  } catch (error) {
+    throw new DaemonExit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
+  }
+
+  const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
+  const record = (key: string, event: unknown): void => {
+    journal.drafts.push({ at: journal.at, kind: 'corr', key, event });
+  };
+  const optionsFor = (rs: ActiveRules['ruleSet']) => ({
+    ...runtimeOptions(config, rs),
+    record,
+    onNotice: (n: unknown) => log.child({ component: 'correlation' }).warn({ notice: n }, 'correlation notice'),
+  });
+  const defs = loaded.ruleSet.correlations.correlations;
+  const recovered = recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover ? 'fail' : 'skip');
+  if (!config.state.recover) recovered.runtime.restore([]);
+  journal.tickedAt = config.state.recover ? recovered.tickedAt : -1;
+  if (recovered.definitionsChanged || !config.state.recover) journal.drafts.push(definitionsRecord(defs, clock.now()));
+  log.child({ component: 'state' }).info(
+    { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: recovered.dropped, groups: recovered.runtime.stateEntries },
+    'state recovered',
+  );
+  let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: recovered.runtime };
+  const setRuleGauges = (): void => {
+    metrics.svc_detection_rules_loaded.set(active.ruleSet.engine.rules.length);
+    metrics.svc_correlation_rules_loaded.set(active.ruleSet.correlations.correlations.length);
+    metrics.svc_correlation_state_entries.set(active.runtime.stateEntries);
+  };
+  setRuleGauges();
+
+  const dlqPath = config.output.dlq === undefined ? undefined : config.output.dlq.slice('file://'.length).split('?')[0];
+  if (dlqPath !== undefined) await mkdir(dirname(dlqPath), { recursive: true });
+  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
+  const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
+  const capacity = config.input.buffer_size;
+  const workers = specs.map((spec) => {
+    const target =
+      spec.kind === 'file'
+        ? createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store)
+        : createStdoutSink({ on_full: spec.onFull }, ctx, deps.stdout ?? process.stdout);
+    return new SinkWorker(target, store, ctx, {
+      capacity,
+      retryMax: config.output.retry_max,
+      backoffBaseMs: config.output.backoff_base_ms,
+      backoffMaxMs: config.output.backoff_max_ms,
+      batchMax: Math.min(config.input.batch_size, capacity),
+    }, dlq, crash);
+  });
+  try {
+    for (const w of workers) await w.target.start();
+  } catch (error) {
+    throw new DaemonExit(`cannot open a sink: ${error instanceof Error ? error.message : String(error)}`, 3);
+  }
+  const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
+  const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
+  const logsource = config.logsource_routing.enabled ? config.logsource_routing.event_logsource : undefined;
+  const processor = new BatchProcessor(ctx, {
+    store,
+    decoder,
+    rules: () => active,
+    journal,
+    source: config.input.source,
+    includeEvent: config.output.include_event,
+    ...(logsource !== undefined ? { context: { logsource } } : {}),
+    crash,
+    sinkRoom: () => Promise.all(workers.map((w) => w.room())).then(() => undefined),
+    committed: (results) => tail?.publish(results),
+  });
+  const pipeline = new EventPipeline(ctx, {
+    queue,
+    processor,
+    sinks: workers,
+    store,
+    batchSize: Math.min(config.input.batch_size, capacity),
+    snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
+    snapshot: (at) => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, at),
+  });
+  await pipeline.exclusive(() => processor.commitJournal());
+  pipeline.start();
+  readiness.send({ type: 'state_recovered', at: clock.now() });
+
+  const reloadLog = log.child({ component: 'reload' });
+  const runReload = async (): Promise<boolean> => {
+    metrics.svc_reloads_total.inc();
+    const next = await loadDaemonRules(config, rulesPath);
+    if (!next.ok) {
+      metrics.svc_reloads_failed_total.inc();
+      readiness.send({ type: 'reload_failed', at: clock.now(), error: next.reason });
+      reloadLog.error({ reason: next.reason, problems: next.problems.length }, 'reload failed; previous rules keep serving');
+      return false;
+    }
+    await pipeline.exclusive(async () => {
+      const carried = carryOver(active.runtime, next.ruleSet.correlations.correlations, optionsFor(next.ruleSet));
+      active = { ruleSet: next.ruleSet, runtime: carried.runtime };
+      journal.drafts.push(definitionsRecord(next.ruleSet.correlations.correlations, clock.now()));
+      await processor.commitJournal();
+      reloadLog.info(
+        { detectionRules: next.ruleSet.engine.rules.length, correlationRules: next.ruleSet.correlations.correlations.length, droppedGroups: carried.dropped },
+        'rules reloaded',
+      );
+    });
+    setRuleGauges();
+    readiness.send({ type: 'reload_succeeded', at: clock.now() });
+    return true;
+  };
+  const reload = createReloadController(clock, runReload, reloadLog);
+  const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
+  const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
+
+  const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { queue, store }) : undefined;
+  const stdinDone =
+    config.input.source === 'stdin' && deps.stdin !== undefined
+      ? createStdinSource({ chunk_lines: Math.min(config.input.batch_size, capacity) }, ctx, { input: deps.stdin, queue })
+      : undefined;
+
+  let stopping: Promise<boolean> | undefined;
+  const stop = (): Promise<boolean> => {
+    stopping ??= (async () => {
+      abort.abort();
+      reload.stop();
+      await unwatch();
+      tail?.closeAll();
+      const drained = await pipeline.stop(config.output.drain_timeout * 1000);
+      await dlq.flush();
+      for (const w of workers) await w.target.close();
+      await store.close();
+      return drained;
+    })();
+    return stopping;
+  };
+  const inputDone = stdinDone === undefined
+    ? new Promise<void>(() => undefined)
+    : stdinDone.then(async () => {
+        queue.close();
+        await pipeline.done();
+      });
+
+  const facade = createDaemonFacade({
+    rules: () => active,
+    rulesPath,
+    ready: () => readiness.getSnapshot().matches('ready'),
+    processor,
+    registry,
+    metrics,
+    clock,
+    startedAt,
+    triggerReload: () => reload.trigger('api'),
+    silences: createSilenceStore(),
+    ...(ingest !== undefined ? { ingest } : {}),
+    ...(tail !== undefined ? { tail } : {}),
+  });
+  return { facade, config, reload, inputDone, stop };
+}
+
+/** Bind the API (uWS, node:http when uWS cannot load) on `address`. */
+export async function listen(daemon: Daemon, address: ListenAddress, log: Logger): Promise<HttpServer> {
+  const app = createHttpApp(ROUTES, daemon.facade, {
+    onError: (error, req) => log.child({ component: 'http' }).error({ err: error, path: req.path }, 'handler failed'),
+  });
+  try {
+    return await listenUws(app, address);
+  } catch (error) {
+    log.child({ component: 'http' }).warn({ err: error }, 'uWebSockets.js unavailable; serving with node:http');
+    return listenNode(app, address);
+  }
+}
+
+const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
+
+/** `SVC_CRASH_AT=<point>`: SIGKILL this process when the data path reaches that point (crash tests). */
+function crashHookFromEnv(value: string | undefined): CrashHook {
+  const point = CRASH_POINTS.find((p) => p === value);
+  if (point === undefined) return noCrash;
+  return (p) => {
+    if (p === point) process.kill(process.pid, 'SIGKILL');
+  };
+}
+
+const KNOWN_OPTIONS = new Set(['--', 'help', 'h', 'version', 'v', ...DAEMON_FLAGS.flatMap((f) => [f.name, f.name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())]), 'r', 'p']);
+
+/** The daemon command's action: the whole process lifecycle. Resolves with the exit code. */
+export async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Promise<number> {
+  const log = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
+  let config: DaemonConfig;
+  try {
+    const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
+    if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
+    const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
+    const loaded = loadDaemonConfig({
+      ...(configPath !== undefined ? { configPath } : { configPath: BUNDLED_CONFIG_PATH, readFile: () => bundledConfigYaml() }),
+      env: process.env,
+      flags: options,
+    });
+    for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
+    config = loaded.config;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`sigmad: ${error.message}\n`);
+      return 3;
+    }
+    throw error;
+  }
+  if (options['dryRun'] === true) {
+    process.stdout.write(renderEffectiveConfig(config));
+    return 0;
+  }
+  const addr = parseListenAddress(config.api.addr);
+  if ('error' in addr) {
+    process.stderr.write(`sigmad: ${addr.error}\n`);
+    return 3;
+  }
+  let daemon: Daemon;
+  try {
+    daemon = await buildDaemon(config, {
+      log,
+      crashHook: crashHookFromEnv(process.env['SVC_CRASH_AT']),
+      ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
+      stdout: process.stdout,
+    });
+  } catch (error) {
+    if (error instanceof DaemonExit || error instanceof ConfigError) {
+      log.error({ err: error }, 'daemon failed to start');
+      return error.exitCode;
+    }
+    throw error;
+  }
+  let server: HttpServer;
+  try {
+    server = await listen(daemon, addr, log);
+  } catch (error) {
+    log.error({ err: error }, 'cannot bind the API address');
+    await daemon.stop();
+    return 3;
+  }
+  log.info({ component: 'http', addr: formatListenAddress(server.address) }, 'listening');
+  const shutdown = async (): Promise<number> => {
+    await server.close(1000);
+    const drained = await daemon.stop();
+    if (!drained) log.warn('drain timeout passed; some events may be lost');
+    log.info('stopped');
+    return 0;
+  };
+  return new Promise<number>((done) => {
+    const onSignal = (signal: string): void => {
+      log.info({ signal }, 'shutting down');
+      void shutdown().then(done);
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
+    process.on('SIGHUP', () => daemon.reload.trigger('signal'));
+    void daemon.inputDone.then(() => {
+      log.info('input exhausted; stopping');
+      void shutdown().then(done);
+    });
+  });
+}
+
+/** Registers `sigmad daemon` with every flag of the config module's flag list. */
+export function registerDaemonCommand(cli: CAC): void {
+  const command = cli.command('daemon', 'Run the detection daemon').allowUnknownOptions();
+  for (const flag of DAEMON_FLAGS) command.option(flag.option, flag.description);
+  command.action(async (options: Record<string, unknown>) => {
+    // Exit explicitly: an idle stdin or a lingering socket must not keep a stopped daemon alive.
+    process.exit(await runDaemonCommand(options));
+  });
+}

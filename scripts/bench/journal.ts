@@ -31,11 +31,13 @@ interface Hit {
   readonly user: string;
 }
 
+const NO_EFFECTS: readonly never[] = Object.freeze([]);
+
 /** A correlation-group-like reducer: counts hits per group within a window. */
 const groupKind: ActorKind<Group, Hit, never> = {
   kind: 'bench-group',
   initial: () => ({ count: 0, first: 0, last: 0 }),
-  transition: (s, e) => ({ state: s.count === 0 || e.at - s.first > 300_000 ? { count: 1, first: e.at, last: e.at } : { count: s.count + 1, first: s.first, last: e.at }, effects: [] }),
+  transition: (s, e) => ({ state: s.count === 0 || e.at - s.first > 300_000 ? { count: 1, first: e.at, last: e.at } : { count: s.count + 1, first: s.first, last: e.at }, effects: NO_EFFECTS }),
   codec: {
     version: 1,
     encode: (s) => [s.count, s.first, s.last],

@@ -1,28 +1,8 @@
-/** Reads one field of an event; `undefined` when absent. The daemon passes the engine's shared accessor. */
-export type FieldReader = (event: unknown, path: string) => unknown;
-
-function isRecord(v: unknown): v is Readonly<Record<string, unknown>> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
- * Default reader: a literal key wins, else the path is walked on dots (again preferring literal
- * remaining keys at each level). Arrays are returned as they are; callers treat them as "no scalar".
+ * Reads one field of an event; `undefined` when absent. Defaults to the engine's accessor
+ * (`readEventField`), so group-by, values and timestamps resolve like detection fields.
  */
-export const readField: FieldReader = (event, path) => {
-  if (!isRecord(event)) return undefined;
-  if (Object.hasOwn(event, path)) return event[path];
-  let dot = path.indexOf('.');
-  while (dot > 0) {
-    const head = path.slice(0, dot);
-    if (Object.hasOwn(event, head)) {
-      const found = readField(event[head], path.slice(dot + 1));
-      if (found !== undefined) return found;
-    }
-    dot = path.indexOf('.', dot + 1);
-  }
-  return undefined;
-};
+export type FieldReader = (event: unknown, path: string) => unknown;
 
 /**
  * A group-key or value-count component: strings as they are, numbers and booleans stringified;

@@ -5,8 +5,8 @@ import {
   DEFAULT_TIMESTAMP_FIELDS,
   extractEventTime,
   parseTimestamp,
-  readField,
 } from '../../../src/sigma/correlation/index.js';
+import { readEventField as readField } from '../../../src/sigma/engine/index.js';
 
 describe('event timestamps', () => {
   it('reads numbers as epoch seconds, and as milliseconds above 10^12', () => {

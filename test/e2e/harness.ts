@@ -1,0 +1,197 @@
+// Runs the real daemon as a child process: builds dist/ once per run (a lock directory serialises
+// parallel test files), starts `node dist/src/cli/main.js daemon ...`, reads the bound address from
+// its `listening` log line, and offers HTTP helpers and polling with deadlines.
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { ListenAddress } from '../../src/http/listen-address.js';
+import type { InjectRequest } from '../../src/http/inject.js';
+import { send } from '../http/client.js';
+import type { SuiteResponse } from '../http/route-suite.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const MAIN = join(ROOT, 'dist/src/cli/main.js');
+export const FIXTURES = join(ROOT, 'test/fixtures/daemon');
+const LOCK = join(ROOT, 'dist/.e2e-build.lock');
+const STALE_LOCK_MS = 5 * 60_000;
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+const MARKER = join(ROOT, 'dist/.e2e-built');
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** When dist/ was last built: tsc may leave unchanged outputs alone, so a marker is written too. */
+function builtAt(): number {
+  return mtime(MAIN) === 0 ? 0 : Math.max(mtime(MAIN), mtime(MARKER));
+}
+
+function isStale(): boolean {
+  return builtAt() < Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'scripts')));
+}
+
+function tryLock(): boolean {
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  try {
+    mkdirSync(LOCK);
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+    } catch {
+      // Another process removed it first.
+    }
+    return false;
+  }
+}
+
+/** Compile with tsc when dist/ is older than the sources; other files wait for the one building. */
+export async function ensureBuilt(): Promise<void> {
+  const deadline = Date.now() + 170_000;
+  while (isStale()) {
+    if (tryLock()) {
+      try {
+        // Type errors in unrelated in-progress files must not stop the emit, so the exit code is ignored.
+        await promisify(execFile)('npx', ['tsc', '-p', ROOT], { cwd: ROOT }).catch(() => undefined);
+        writeFileSync(MARKER, String(Date.now()));
+      } finally {
+        rmSync(LOCK, { recursive: true, force: true });
+      }
+      return;
+    }
+    if (Date.now() > deadline) throw new Error('timed out waiting for another e2e build');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `sigmad-${prefix}-`));
+}
+
+/** Poll `check` until it returns a value (not undefined) or the deadline passes. */
+export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface RunningDaemon {
+  readonly proc: ChildProcess;
+  readonly address: ListenAddress;
+  readonly logs: string[];
+  readonly stdout: string[];
+  request(r: InjectRequest): Promise<SuiteResponse>;
+  json(r: InjectRequest): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Resolves with the exit code (or the signal name). */
+  exited: Promise<number | string>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+export interface StartOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  /** Do not wait for `listening` (start-up failures). */
+  readonly noWait?: boolean;
+  readonly stdin?: 'pipe';
+}
+
+/** `daemon` with `args` after an empty `--config` (schema defaults, not the bundled ones). */
+export async function startDaemon(args: readonly string[], options: StartOptions = {}): Promise<RunningDaemon> {
+  await ensureBuilt();
+  const proc = spawn(process.execPath, [MAIN, 'daemon', '--config', join(FIXTURES, 'empty.yaml'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const stdout: string[] = [];
+  let address: ListenAddress | undefined;
+  let pending = '';
+  proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      logs.push(line);
+      const addr = listeningAddress(line);
+      if (addr !== undefined) address = addr;
+    }
+  });
+  let out = '';
+  proc.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    const lines = out.split('\n');
+    out = lines.pop() ?? '';
+    stdout.push(...lines);
+  });
+  const exited = new Promise<number | string>((resolveExit) => proc.on('exit', (code, signal) => resolveExit(code ?? signal ?? -1)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  if (options.noWait !== true) {
+    await waitFor(() => (gone ? Promise.reject(new Error(`daemon exited during start-up:\n${logs.join('\n')}`)) : address), 30_000, 'the daemon to listen');
+  }
+  const addr = address ?? { kind: 'tcp', host: '127.0.0.1', port: 0 };
+  const request = (r: InjectRequest): Promise<SuiteResponse> => send(addr, r);
+  return {
+    proc,
+    address: addr,
+    logs,
+    stdout,
+    request,
+    async json(r) {
+      const res = await request(r);
+      return { status: res.status, body: JSON.parse(res.text) as Record<string, unknown> };
+    },
+    exited,
+    kill: (signal = 'SIGTERM') => {
+      if (!gone) proc.kill(signal);
+    },
+  };
+}
+
+function listeningAddress(line: string): ListenAddress | undefined {
+  if (!line.includes('"listening"')) return undefined;
+  const addr = (JSON.parse(line) as { addr?: string }).addr;
+  if (addr === undefined) return undefined;
+  if (addr.startsWith('unix://')) return { kind: 'unix', path: addr.slice('unix://'.length) };
+  const i = addr.lastIndexOf(':');
+  return { kind: 'tcp', host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port: Number(addr.slice(i + 1)) };
+}
+
+/** NDJSON body of events. */
+export function ndjson(events: readonly unknown[]): string {
+  return events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+}
+
+/** Lines of an NDJSON file parsed (missing file: none). */
+export function readNdjson(path: string): Record<string, unknown>[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}

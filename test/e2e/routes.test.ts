@@ -1,0 +1,147 @@
+// Every contract route against the real daemon, over TCP and over a unix socket, including each
+// error status a request can provoke from outside.
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from '../http/client.js';
+import { checkCase } from '../http/route-suite.js';
+import type { RouteCase } from '../http/route-suite.js';
+import { FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
+import type { RunningDaemon } from './harness.js';
+
+const RULES = join(FIXTURES, 'rules');
+
+const CASES: readonly RouteCase[] = [
+  { name: 'healthz answers ok', request: { method: 'GET', url: '/healthz' }, status: 200, body: { status: 'ok' } },
+  { name: 'readyz answers ready', request: { method: 'GET', url: '/readyz' }, status: 200, body: { status: 'ready', rules_loaded: true } },
+  { name: 'status counts the loaded rules', request: { method: 'GET', url: '/api/v1/status' }, status: 200, body: { status: 'running', detection_rules: 2, correlation_rules: 1 } },
+  { name: 'rules names the rules path', request: { method: 'GET', url: '/api/v1/rules' }, status: 200, body: { detection_rules: 2, correlation_rules: 1, rules_path: RULES } },
+  { name: 'correlations lists the correlation', request: { method: 'GET', url: '/api/v1/correlations' }, status: 200, body: { count: 1 } },
+  { name: 'correlation state filters by name', request: { method: 'GET', url: '/api/v1/correlations/state?id=many_failed_logons' }, status: 200, body: { count: 0 } },
+  { name: 'incidents are empty without grouping', request: { method: 'GET', url: '/api/v1/incidents' }, status: 200, body: { count: 0, incidents: [] } },
+  { name: 'risk is empty without an accumulator', request: { method: 'GET', url: '/api/v1/risk' }, status: 200, body: { count: 0, entities: [] } },
+  { name: 'silence without matchers is 400', request: { method: 'POST', url: '/api/v1/silences', body: '{}' }, status: 400 },
+  { name: 'silence with a bad regex is 400', request: { method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers: [{ selector: 'rule', op: '=~', value: '(' }] }) }, status: 400, body: { error: 'invalid regex in silence matcher' } },
+  { name: 'deleting an unknown silence is 404', request: { method: 'DELETE', url: '/api/v1/silences/nope' }, status: 404, body: { error: 'no such silence' } },
+  { name: 'dispositions GET is 503 while disabled', request: { method: 'GET', url: '/api/v1/dispositions' }, status: 503 },
+  { name: 'dispositions POST is 503 while disabled', request: { method: 'POST', url: '/api/v1/dispositions', body: '{}' }, status: 503 },
+  { name: 'events accepts NDJSON', request: { method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'whoami' }, { a: 1 }]) }, status: 200, body: { accepted: 2, parse_errors: 0 } },
+  { name: 'an oversized event line is 413', request: { method: 'POST', url: '/api/v1/events', body: `{"a":1}\n"${'x'.repeat(1_048_577)}"\n` }, status: 413, body: { error: 'line exceeds maximum size', max_bytes: 1_048_576 } },
+  { name: 'sources lists none', request: { method: 'GET', url: '/api/v1/sources' }, status: 200, body: { sources: [] } },
+  { name: 'resolve without sources is 404', request: { method: 'POST', url: '/api/v1/sources/resolve' }, status: 404 },
+  { name: 'resolve one without sources is 404', request: { method: 'POST', url: '/api/v1/sources/resolve/a' }, status: 404 },
+  { name: 'cache invalidation is a 200 no-op without sources', request: { method: 'DELETE', url: '/api/v1/sources/cache/a' }, status: 200, body: { status: 'invalidated', source_id: 'a' } },
+  { name: 'fields is 503 while disabled', request: { method: 'GET', url: '/api/v1/fields' }, status: 503 },
+  { name: 'unknown fields is 503 while disabled', request: { method: 'GET', url: '/api/v1/fields/unknown' }, status: 503 },
+  { name: 'missing fields is 503 while disabled', request: { method: 'GET', url: '/api/v1/fields/missing' }, status: 503 },
+  { name: 'field observer reset is 503 while disabled', request: { method: 'DELETE', url: '/api/v1/fields/observer' }, status: 503 },
+  { name: 'schemas is 503 while disabled', request: { method: 'GET', url: '/api/v1/schemas' }, status: 503 },
+  { name: 'schema reset is 503 while disabled', request: { method: 'DELETE', url: '/api/v1/schemas' }, status: 503 },
+  { name: 'suggestions are 503 while disabled', request: { method: 'GET', url: '/api/v1/schemas/suggestions' }, status: 503 },
+  { name: 'tap is 503 while disabled', request: { method: 'GET', url: '/api/v1/tap' }, status: 503, body: { error: 'event tap disabled' } },
+  { name: 'tail with a bad level is 400', request: { method: 'GET', url: '/api/v1/detections/stream?level=loud' }, status: 400 },
+  { name: 'OTLP is 503 in this build', request: { method: 'POST', url: '/v1/logs', body: '{}' }, status: 503 },
+  { name: 'an unknown route is 404 JSON', request: { method: 'GET', url: '/nope' }, status: 404, body: { error: 'no such route' } },
+  { name: 'a wrong method is 405 JSON', request: { method: 'PUT', url: '/api/v1/status' }, status: 405 },
+  { name: 'a malformed JSON body is 400', request: { method: 'POST', url: '/api/v1/silences', body: '{"matchers":' }, status: 400, body: { error: 'request body is not valid JSON' } },
+  { name: 'a malformed path encoding is 400', request: { method: 'DELETE', url: '/api/v1/silences/%E0%A4%A' }, status: 400 },
+];
+
+describe.each([
+  ['tcp', () => '127.0.0.1:0'],
+  ['unix socket', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
+] as const)('the API over %s', (_kind, addr) => {
+  let daemon: RunningDaemon;
+  beforeAll(async () => {
+    const out = join(tempDir('routes'), 'out.ndjson');
+    daemon = await startDaemon(['--rules', RULES, '--input', 'http', '--enable-tail', '--api-addr', addr(), '--output', `file://${out}`]);
+  });
+  afterAll(async () => {
+    daemon.kill();
+    await daemon.exited;
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    await checkCase(daemon.request, c);
+  });
+
+  it('serves Prometheus text on /metrics', async () => {
+    const res = await daemon.request({ method: 'GET', url: '/metrics' });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.text).toMatch(/^svc_events_processed_total \d+$/m);
+  });
+
+  it('creates, lists and deletes a silence', async () => {
+    const created = await daemon.json({ method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers: [{ selector: 'rule', op: '=', value: 'x' }] }) });
+    expect(created.status).toBe(201);
+    const id = String(created.body['id']);
+    const listed = await daemon.json({ method: 'GET', url: '/api/v1/silences' });
+    expect(JSON.stringify(listed.body['silences'])).toContain(id);
+    expect((await daemon.json({ method: 'DELETE', url: `/api/v1/silences/${id}` })).body).toMatchObject({ status: 'deleted', id });
+  });
+
+  it('answers 429 once a reload is already pending', async () => {
+    expect((await daemon.json({ method: 'POST', url: '/api/v1/reload', body: 'ignored' })).body).toEqual({ status: 'reload_triggered' });
+    const second = await daemon.json({ method: 'POST', url: '/api/v1/reload' });
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ status: 'reload_already_pending' });
+  });
+
+  it('streams committed detections to a tail session and ends with a summary', async () => {
+    const lines: string[] = [];
+    const tail = send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream?limit=1&level=high' }, (chunk) => lines.push(chunk));
+    // The session registers asynchronously; keep posting until the one detection it wants arrives.
+    const done = { yes: false };
+    void tail.then(() => (done.yes = true));
+    for (let i = 0; i < 100 && !done.yes; i++) {
+      await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: `whoami ${i}` }]) });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const res = await tail;
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const out = res.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out[0]).toMatchObject({ rule_title: 'Whoami Execution', level: 'high' });
+    expect(out.at(-1)).toMatchObject({ svc_tail_summary: { streamed: 1 } });
+  });
+
+  it('refuses a tail session past the capacity with 409', async () => {
+    const aborts: (() => void)[] = [];
+    const open = (): Promise<unknown> =>
+      new Promise((resolve) => {
+        void send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream' }, (_c, abort) => aborts.push(abort)).then(resolve);
+        setTimeout(resolve, 300);
+      });
+    // Sessions only write once something is committed; a detection makes each one speak.
+    const first = open();
+    const second = open();
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'whoami' }]) });
+    await Promise.all([first, second]);
+    const third = await daemon.json({ method: 'GET', url: '/api/v1/detections/stream' });
+    expect(third.status).toBe(409);
+    expect(third.body).toMatchObject({ error: 'tail session capacity reached' });
+    for (const a of aborts) a();
+  });
+
+  it('answers 413 for an ingest body over the cap', async () => {
+    // Announce a body over the 16 MiB cap and send only its start: the daemon answers before reading it.
+    const status = await new Promise<number>((resolve, reject) => {
+      const target = daemon.address.kind === 'unix' ? { socketPath: daemon.address.path } : { host: daemon.address.host, port: daemon.address.port };
+      const req = httpRequest({ ...target, method: 'POST', path: '/api/v1/events', headers: { 'content-length': String(17 * 1_048_576) }, agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write('{"a":1}\n');
+    });
+    expect(status).toBe(413);
+  });
+
+  it('answers 429 when the silence limit is reached', async () => {
+    const body = JSON.stringify({ matchers: [{ selector: 'rule', op: '=', value: 'y' }] });
+    let status = 0;
+    for (let i = 0; i <= 1000 && status !== 429; i++) status = (await daemon.request({ method: 'POST', url: '/api/v1/silences', body })).status;
+    expect(status).toBe(429);
+  });
+});

@@ -10,7 +10,7 @@ import {
 } from '../../sigma/correlation/index.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import type { GroupPhase, GroupState } from './state.js';
-import { keepsRules, keepsValues, NO_ENTRIES } from './state.js';
+import { groupState, keepsRules, keepsValues, NO_ENTRIES } from './state.js';
 
 /** A result to emit for this group: the aggregate that met the condition, at the group's time. */
 export interface EmitResult {
@@ -47,8 +47,14 @@ function numbers(values: readonly HitValue[]): number[] {
   return out;
 }
 
-function aggregate(s: GroupState): { value: number | undefined; fired: number } {
-  const def = s.def;
+/** The window's entries, as the reducer holds them. */
+interface Entries {
+  readonly ts: readonly number[];
+  readonly rules: readonly number[];
+  readonly values: readonly HitValue[];
+}
+
+function aggregate(def: CompiledCorrelation, s: Entries): { value: number | undefined; fired: number } {
   switch (def.aggregate) {
     case 'count':
       return { value: s.ts.length, fired: 0 };
@@ -89,11 +95,15 @@ function aggregate(s: GroupState): { value: number | undefined; fired: number } 
   }
 }
 
+function evaluate(def: CompiledCorrelation, s: Entries): GroupEvaluation {
+  const { value, fired } = aggregate(def, s);
+  const test = def.ruleSetTest;
+  return { value, met: test !== null ? s.ts.length > 0 && test(fired) : meetsThresholds(def.ops, value) };
+}
+
 /** Aggregate the group's window and test the correlation's condition on it. */
 export function evaluateGroup(s: GroupState): GroupEvaluation {
-  const { value, fired } = aggregate(s);
-  const test = s.def.ruleSetTest;
-  return { value, met: test !== null ? s.ts.length > 0 && test(fired) : meetsThresholds(s.def.ops, value) };
+  return evaluate(s.def, s);
 }
 
 function suppressing(def: CompiledCorrelation, lastAlert: number, at: number): boolean {
@@ -129,17 +139,22 @@ function upperBound(ts: readonly number[], t: number): number {
  * the final length (growing by push would reserve spare capacity in every live group).
  */
 function rebuild<T>(src: readonly T[], from: number, pos: number, item: T, drop: number, anchor: number): T[] {
-  const out = new Array<T>(src.length - from + 1 - drop);
+  // Walk the merged sequence src[from..pos), item, src[pos..) by virtual index, skipping the dropped run.
+  const len = src.length - from + 1;
+  const split = pos - from;
+  const out = new Array<T>(len - drop);
   let o = 0;
-  let skipped = 0;
-  const put = (v: T): void => {
-    if (o === anchor && skipped < drop) skipped++;
-    else out[o++] = v;
-  };
-  for (let i = from; i < pos; i++) put(src[i] as T);
-  put(item);
-  for (let i = pos; i < src.length; i++) put(src[i] as T);
+  for (let i = 0; i < len; i++) {
+    if (i >= anchor && i < anchor + drop) continue;
+    out[o++] = i < split ? (src[from + i] as T) : i === split ? item : (src[from + i - 1] as T);
+  }
   return out;
+}
+
+/** `xs` without its first `from` entries (all `n` of them gone: the shared empty list). */
+function tail<T>(xs: readonly T[], from: number, n: number): readonly T[] {
+  if (from === 0 || xs.length === 0) return xs;
+  return from === n ? NO_ENTRIES : xs.slice(from);
 }
 
 function keptAfter(kept: readonly KeptEvent[], start: number): readonly KeptEvent[] {
@@ -178,53 +193,43 @@ function hit(s: GroupState, e: HitEvent): GroupTransition {
   const anchor = def.window === 'session' && cap > 1 ? 1 : 0;
   let kept = keptAfter(base.kept, start);
   if (e.kept !== undefined && def.eventMode !== 'none') kept = addKept(kept, e.kept, def.maxEvents);
-  const next: GroupState = {
-    def,
-    id: s.id,
-    mark,
-    ts: rebuild(base.ts, from, pos, e.at, drop, anchor),
-    rules: keepsRules(def) ? rebuild(base.rules, from, pos, e.rules, drop, anchor) : NO_ENTRIES,
-    values: keepsValues(def) ? rebuild(base.values, from, pos, e.value ?? null, drop, anchor) : NO_ENTRIES,
-    kept,
-    lastAlert: s.lastAlert,
-    phase: s.phase,
-  };
-  const { value, met } = evaluateGroup(next);
-  if (!met || value === undefined) return { state: { ...next, phase: 'accumulating' }, effects: NO_EFFECTS, reason: 'not_met' };
-  if (suppressing(def, s.lastAlert, mark)) {
-    return { state: { ...next, phase: 'suppressed' }, effects: NO_EFFECTS, reason: 'suppressed' };
+  const ts = rebuild(base.ts, from, pos, e.at, drop, anchor);
+  const rules = keepsRules(def) ? rebuild(base.rules, from, pos, e.rules, drop, anchor) : NO_ENTRIES;
+  const values = keepsValues(def) ? rebuild(base.values, from, pos, e.value ?? null, drop, anchor) : NO_ENTRIES;
+  const { value, met } = evaluate(def, { ts, rules, values });
+  if (!met || value === undefined) {
+    return { state: groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'accumulating'), effects: NO_EFFECTS, reason: 'not_met' };
   }
-  const effect: EmitResult = { type: 'emit_result', value, at: mark, kept: next.kept };
-  const fired: GroupState =
+  if (suppressing(def, s.lastAlert, mark)) {
+    return { state: groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'suppressed'), effects: NO_EFFECTS, reason: 'suppressed' };
+  }
+  const effects: readonly GroupEffect[] = [{ type: 'emit_result', value, at: mark, kept }];
+  const fired =
     def.action === 'reset'
-      ? { ...next, ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES, lastAlert: mark, phase: 'fired' }
-      : { ...next, lastAlert: mark, phase: 'fired' };
-  return { state: fired, effects: [effect], reason: 'fired' };
+      ? groupState(def, s.id, mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, mark, 'fired')
+      : groupState(def, s.id, mark, ts, rules, values, kept, mark, 'fired');
+  return { state: fired, effects, reason: 'fired' };
 }
 
 function tick(s: GroupState, now: number): GroupTransition {
   const def = s.def;
   const mark = Math.max(s.mark, now);
   const n = s.ts.length;
+  const start = windowStart(def, mark);
   let from: number;
   if (def.window === 'session') from = n > 0 && sessionOver(def, s.ts[0] as number, s.ts[n - 1] as number, mark) ? n : 0;
-  else from = lowerBound(s.ts, windowStart(def, mark));
-  const keptFrom = from === n ? NO_ENTRIES : def.window === 'session' ? s.kept : keptAfter(s.kept, windowStart(def, mark));
-  const trimmed: GroupState =
+  else from = lowerBound(s.ts, start);
+  const kept = from === n ? NO_ENTRIES : keptAfter(s.kept, start);
+  const ts = tail(s.ts, from, n);
+  if (ts.length === 0 && !suppressing(def, s.lastAlert, mark)) {
+    const expired = groupState(def, s.id, mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, s.lastAlert, 'expired');
+    return { state: expired, effects: NO_EFFECTS, reason: 'expired' };
+  }
+  const next =
     from === 0 && mark === s.mark
       ? s
-      : {
-          ...s,
-          mark,
-          ts: from === 0 ? s.ts : s.ts.slice(from),
-          rules: from === 0 || s.rules.length === 0 ? s.rules : s.rules.slice(from),
-          values: from === 0 || s.values.length === 0 ? s.values : s.values.slice(from),
-          kept: keptFrom,
-        };
-  if (trimmed.ts.length === 0 && !suppressing(def, s.lastAlert, mark)) {
-    return { state: { ...trimmed, kept: NO_ENTRIES, phase: 'expired' }, effects: NO_EFFECTS, reason: 'expired' };
-  }
-  return { state: trimmed, effects: NO_EFFECTS, reason: 'kept' };
+      : groupState(def, s.id, mark, ts, tail(s.rules, from, n), tail(s.values, from, n), kept, s.lastAlert, s.phase);
+  return { state: next, effects: NO_EFFECTS, reason: 'kept' };
 }
 
 function isFinal(phase: GroupPhase): boolean {
@@ -246,7 +251,7 @@ export function transition(state: GroupState, event: CorrelationEvent): GroupTra
       return tick(state, event.now);
     case 'evicted':
       return {
-        state: { ...state, ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES, phase: 'evicted' },
+        state: groupState(state.def, state.id, state.mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, state.lastAlert, 'evicted'),
         effects: NO_EFFECTS,
         reason: 'evicted',
       };

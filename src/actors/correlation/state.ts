@@ -29,18 +29,23 @@ export interface GroupState {
 
 export const NO_ENTRIES: readonly never[] = Object.freeze([]);
 
+/** The one place group records are made, so every record has the same shape (one hidden class). */
+export function groupState(
+  def: CompiledCorrelation,
+  id: GroupId,
+  mark: number,
+  ts: readonly number[],
+  rules: readonly number[],
+  values: readonly HitValue[],
+  kept: readonly KeptEvent[],
+  lastAlert: number,
+  phase: GroupPhase,
+): GroupState {
+  return { def, id, mark, ts, rules, values, kept, lastAlert, phase };
+}
+
 export function initial(def: CompiledCorrelation, id: GroupId): GroupState {
-  return {
-    def,
-    id,
-    mark: -1,
-    ts: NO_ENTRIES,
-    rules: NO_ENTRIES,
-    values: NO_ENTRIES,
-    kept: NO_ENTRIES,
-    lastAlert: -1,
-    phase: 'idle',
-  };
+  return groupState(def, id, -1, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, -1, 'idle');
 }
 
 /** The group-by components of a group, in group-by order (null = absent). */

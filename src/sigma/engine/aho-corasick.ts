@@ -6,7 +6,7 @@ export class AhoCorasick {
   private readonly fail: number[] = [0];
   private readonly outputs: (Int32Array | null)[] = [null];
 
-  /** `entries`: literal (non-empty, UTF-16 code units) → rule indices that it witnesses. */
+  /** `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs. */
   constructor(entries: ReadonlyMap<string, readonly number[]>) {
     const own: Set<number>[] = [new Set()];
     for (const [key, rules] of entries) {
@@ -47,7 +47,7 @@ export class AhoCorasick {
     }
   }
 
-  /** Set the bit of every rule whose literal occurs in `text`. */
+  /** Set the bits of every literal that occurs in `text`. */
   scan(text: string, bits: Uint32Array): void {
     const next = this.next;
     const fail = this.fail;
@@ -67,10 +67,10 @@ export class AhoCorasick {
   }
 }
 
-/** Set the bits of all rule indices in `rules`. */
-export function markAll(rules: Int32Array, bits: Uint32Array): void {
-  for (let i = 0; i < rules.length; i++) {
-    const r = rules[i] as number;
+/** Set the bits whose indices are listed in `postings`. */
+export function markAll(postings: Int32Array, bits: Uint32Array): void {
+  for (let i = 0; i < postings.length; i++) {
+    const r = postings[i] as number;
     bits[r >>> 5] = (bits[r >>> 5] as number) | (1 << (r & 31));
   }
 }

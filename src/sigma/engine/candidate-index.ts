@@ -1,12 +1,16 @@
-// The candidate index (ARCHITECTURE "The engine"): rules are filed under their witness literals; an event
-// probes with the values of the indexed fields and gets back the set of rules worth evaluating (those whose
-// witness it carries, plus those without a witness). Probing only over-approximates the rules that can
-// match, so evaluate-with-index equals evaluate-without-index (checked differentially in the tests).
+// The candidate index (ARCHITECTURE "The engine"): rules are filed under their witness literals (up to two
+// independently required ones); an event probes with the values of the indexed fields and gets back the
+// rules worth evaluating: those whose witnesses it all carries, plus those without a witness. Probing only
+// over-approximates the rules that can match, so evaluate-with-index equals evaluate-without-index
+// (checked differentially in the tests).
+//
+// Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
+// `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot.
 import { AhoCorasick, markAll } from './aho-corasick.js';
 import { numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
-import type { Witness } from './witness.js';
+import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
 
 class FieldProbe {
   constructor(
@@ -29,13 +33,39 @@ function freeze<K>(m: ReadonlyMap<K, number[]>): Map<K, Int32Array> {
   return out;
 }
 
+interface FieldPostings {
+  readonly exact: Map<string, number[]>;
+  readonly numbers: Map<number, number[]>;
+  readonly subs: Map<string, number[]>;
+}
+
+/** File one probe of a witness under its posting (see the bookkeeping note at the top). */
+function fileProbe(p: Probe, posting: number, byField: Map<string, FieldPostings>, keywords: Map<string, number[]>): void {
+  if (p.kind === 'keyword') {
+    push(keywords, p.key, posting);
+    return;
+  }
+  let f = byField.get(p.field);
+  if (f === undefined) {
+    f = { exact: new Map(), numbers: new Map(), subs: new Map() };
+    byField.set(p.field, f);
+  }
+  if (p.kind === 'exact') push(f.exact, p.key, posting);
+  else if (p.kind === 'number') push(f.numbers, p.value, posting);
+  else push(f.subs, p.key, posting);
+}
+
 /** Bit set of rule indices, one bit per rule. */
 export function ruleBits(ruleCount: number): Uint32Array {
   return new Uint32Array(Math.ceil(ruleCount / 32));
 }
 
 export class CandidateIndex {
-  private readonly always: Uint32Array;
+  /** Per slot, the rules that need no witness in that slot. */
+  private readonly preset: Uint32Array;
+  /** Per slot, the rules whose witness in that slot this event carries (reused). */
+  private readonly marks: Uint32Array;
+  private readonly words: number;
   /** Probes of dotted field names, resolved through the scope. */
   private readonly dotted: readonly FieldProbe[];
   /** Probes of plain field names by name: the event's own keys are looked up here (far fewer than fields). */
@@ -45,32 +75,22 @@ export class CandidateIndex {
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
 
-  /** `witnesses[i]` is rule i's witness, or null to evaluate it for every event. */
-  constructor(witnesses: readonly (Witness | null)[], table: FieldTable) {
-    this.always = ruleBits(witnesses.length);
-    const byField = new Map<string, { exact: Map<string, number[]>; numbers: Map<number, number[]>; subs: Map<string, number[]> }>();
+  /** `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always. */
+  constructor(witnesses: readonly (readonly Witness[])[], table: FieldTable) {
+    this.words = ruleBits(witnesses.length).length;
+    const slotBits = this.words * 32;
+    this.preset = new Uint32Array(this.words * MAX_WITNESSES);
+    this.marks = new Uint32Array(this.words * MAX_WITNESSES);
+    const byField = new Map<string, FieldPostings>();
     const keywords = new Map<string, number[]>();
     let witnessed = 0;
-    witnesses.forEach((w, rule) => {
-      if (w === null) {
-        markAll(Int32Array.of(rule), this.always);
-        return;
-      }
-      witnessed++;
-      for (const p of w) {
-        if (p.kind === 'keyword') {
-          push(keywords, p.key, rule);
-          continue;
-        }
-        let f = byField.get(p.field);
-        if (f === undefined) {
-          f = { exact: new Map(), numbers: new Map(), subs: new Map() };
-          byField.set(p.field, f);
-        }
-        if (p.kind === 'exact') push(f.exact, p.key, rule);
-        else if (p.kind === 'number') push(f.numbers, p.value, rule);
-        else push(f.subs, p.key, rule);
-      }
+    witnesses.forEach((ws, rule) => {
+      if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
+      if (ws.length > 0) witnessed++;
+      for (let slot = ws.length; slot < MAX_WITNESSES; slot++) markAll(Int32Array.of(slot * slotBits + rule), this.preset);
+      ws.forEach((w, slot) => {
+        for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
+      });
     });
     this.witnessed = witnessed;
     this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
@@ -87,37 +107,45 @@ export class CandidateIndex {
 
   /** Overwrite `bits` with the candidate rules for the scope's current event. */
   probe(scope: EvalScope, bits: Uint32Array): void {
-    bits.set(this.always);
+    const marks = this.marks;
+    marks.set(this.preset);
     const event = scope.event;
     if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
       for (const key in event) {
         const f = this.plain.get(key);
         if (f === undefined) continue;
         const v = ownValue(event, key);
-        if (v !== ABSENT) this.probeValue(f, v, scope, bits, 0);
+        if (v !== ABSENT) this.probeValue(f, v, scope, marks, 0);
       }
     }
     const fields = this.dotted;
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i] as FieldProbe;
       const raw = scope.resolve(f.slot);
-      if (raw !== ABSENT) this.probeValue(f, raw, scope, bits, 0);
+      if (raw !== ABSENT) this.probeValue(f, raw, scope, marks, 0);
     }
     const kw = this.keywords;
     if (kw !== null) {
       const n = scope.keywordLeaves().count;
-      for (let i = 0; i < n; i++) kw.scan(scope.keywordLower(i), bits);
+      for (let i = 0; i < n; i++) kw.scan(scope.keywordLower(i), marks);
+    }
+    // A candidate carries the witness of every slot (or needs none there).
+    const words = this.words;
+    for (let w = 0; w < words; w++) {
+      let all = marks[w] as number;
+      for (let slot = 1; slot < MAX_WITNESSES; slot++) all &= marks[slot * words + w] as number;
+      bits[w] = all;
     }
   }
 
-  private probeValue(f: FieldProbe, value: unknown, scope: EvalScope, bits: Uint32Array, depth: number): void {
+  private probeValue(f: FieldProbe, value: unknown, scope: EvalScope, marks: Uint32Array, depth: number): void {
     if (Array.isArray(value)) {
       if (depth > MAX_DEPTH) return;
-      for (let i = 0; i < value.length; i++) this.probeValue(f, value[i], scope, bits, depth + 1);
+      for (let i = 0; i < value.length; i++) this.probeValue(f, value[i], scope, marks, depth + 1);
       return;
     }
     if (value instanceof LeafList) {
-      for (let i = 0; i < value.count; i++) this.probeValue(f, value.items[i], scope, bits, depth + 1);
+      for (let i = 0; i < value.count; i++) this.probeValue(f, value.items[i], scope, marks, depth + 1);
       return;
     }
     let text: string;
@@ -135,13 +163,13 @@ export class CandidateIndex {
         return;
     }
     const exact = f.exact.get(text);
-    if (exact !== undefined) markAll(exact, bits);
-    if (f.substrings !== null) f.substrings.scan(text, bits);
+    if (exact !== undefined) markAll(exact, marks);
+    if (f.substrings !== null) f.substrings.scan(text, marks);
     if (f.numbers.size > 0) {
       const n = numericValue(value);
       if (!Number.isNaN(n)) {
         const rules = f.numbers.get(n);
-        if (rules !== undefined) markAll(rules, bits);
+        if (rules !== undefined) markAll(rules, marks);
       }
     }
   }

@@ -11,7 +11,7 @@ import { RuleProgram, SigmaEngine, type CompiledRule, type Engine } from './engi
 import { EvalScope, FieldTable } from './eval-scope.js';
 import { FieldPath } from './field-path.js';
 import { LogsourceRouter } from './logsource-router.js';
-import { chooseWitness, type Witness } from './witness.js';
+import { chooseWitnesses, type Witness } from './witness.js';
 
 export interface CompileOptions {
   /** Restrict keyword (field-less) search to these fields instead of the whole event (§5.8). */
@@ -36,7 +36,7 @@ function located(e: unknown, loc: SourceLoc): SigmaError {
 
 interface RuleParts {
   readonly program: RuleProgram;
-  readonly witness: Witness | null;
+  readonly witnesses: readonly Witness[];
 }
 
 function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWarning[]): RuleParts {
@@ -62,14 +62,15 @@ function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWar
       message: 'the whole condition was pruned (empty selectors or dropped items): the rule never matches',
       loc: ruleLoc(rule, ['detection', 'condition']),
     });
-    return { program: new RuleProgram(detections, names, [], null), witness: [] };
+    // An empty witness can never be carried: the rule is never a candidate.
+    return { program: new RuleProgram(detections, names, [], null), witnesses: [[]] };
   }
   const referenced = new Set(conditions.flatMap((c) => conditionIdentifiers(c)));
   const indexOf = new Map(names.map((n, i) => [n, i] as const));
   const refIdx = names.flatMap((n, i) => (referenced.has(n) ? [i] : []));
   return {
     program: new RuleProgram(detections, names, refIdx, compileConditions(conditions, indexOf)),
-    witness: chooseWitness(conditions, rule.detections),
+    witnesses: chooseWitnesses(conditions, rule.detections),
   };
 }
 
@@ -79,7 +80,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   const warnings: SigmaWarning[] = [];
   const compiled: CompiledRule[] = [];
   const programs: RuleProgram[] = [];
-  const witnesses: (Witness | null)[] = [];
+  const witnesses: (readonly Witness[])[] = [];
   for (const rule of rules) {
     let parts: RuleParts;
     try {
@@ -90,7 +91,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
     }
     compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
     programs.push(parts.program);
-    witnesses.push(parts.witness);
+    witnesses.push(parts.witnesses);
   }
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
   const index = new CandidateIndex(witnesses, fields);

@@ -5,6 +5,7 @@
 // the index sound.
 import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
 import { keywordParts } from './keyword-parts.js';
+import { requiredRegexLiteral } from './regex-literal.js';
 import { normaliseParts } from './text-matchers.js';
 
 export type Probe =
@@ -92,6 +93,10 @@ function fieldValueWitness(field: string, v: SigmaValue): Witness | null {
     }
     case 'number':
       return [{ kind: 'number', field, value: v.value }];
+    case 'regex': {
+      const key = requiredRegexLiteral(v.pattern);
+      return key === '' ? null : [{ kind: 'substring', field, key }];
+    }
     case 'expansion':
       return union(v.alternatives.map((a) => fieldValueWitness(field, a)));
     default:
@@ -112,6 +117,10 @@ function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witne
       const key = String(v.value).toLowerCase();
       return [{ kind: 'keyword', key }];
     }
+    case 'regex': {
+      const key = requiredRegexLiteral(v.pattern);
+      return key === '' ? null : [{ kind: 'keyword', key }];
+    }
     case 'expansion':
       return union(v.alternatives.map((a) => keywordValueWitness(a, modifiers)));
     default:
@@ -119,47 +128,78 @@ function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witne
   }
 }
 
-function itemWitness(item: DetectionItem): Witness | null {
+/**
+ * The witnesses an item requires, each on its own (a conjunction): one per value under `|all`, else the
+ * union of the values' witnesses. Empty when nothing is required.
+ */
+function itemRequires(item: DetectionItem): Witness[] {
   const field = item.field;
-  if (item.negated || item.values.length === 0) return null;
+  if (item.negated || item.values.length === 0) return [];
   const ws = item.values.map((v) => (field === null ? keywordValueWitness(v, item.modifiers) : fieldValueWitness(field, v)));
-  return item.linking === 'and' ? cheapest(ws) : union(ws);
+  if (item.linking === 'and') return ws.filter((w): w is Witness => w !== null);
+  const u = union(ws);
+  return u === null ? [] : [u];
 }
 
-function detectionWitness(d: Detection): Witness | null {
-  const ws = d.children.map((c) => (c.kind === 'item' ? itemWitness(c) : detectionWitness(c)));
-  return d.linking === 'and' ? cheapest(ws) : union(ws);
+/** An OR needs one witness from every branch: the union of each branch's cheapest. */
+function eitherRequires(branches: readonly Witness[][]): Witness[] {
+  const u = union(branches.map((b) => cheapest(b)));
+  return u === null ? [] : [u];
 }
+
+function detectionRequires(d: Detection): Witness[] {
+  const reqs = d.children.map((c) => (c.kind === 'item' ? itemRequires(c) : detectionRequires(c)));
+  return d.linking === 'and' ? reqs.flat() : eitherRequires(reqs);
+}
+
+/** How many witnesses a rule is filed under; a candidate must carry all of them. */
+export const MAX_WITNESSES = 2;
 
 /**
- * The witness of a rule whose resolved conditions (OR-ed) are `conditions`; null when no literal is
- * required (the rule is evaluated for every event).
+ * The witnesses of a rule whose resolved conditions (OR-ed) are `conditions`: up to MAX_WITNESSES
+ * independently required ones, cheapest first; empty when no literal is required (the rule is
+ * evaluated for every event).
  */
-export function chooseWitness(conditions: readonly ConditionNode[], detections: ReadonlyMap<string, Detection>): Witness | null {
-  const memo = new Map<string, Witness | null>();
-  const ofId = (name: string): Witness | null => {
-    if (!memo.has(name)) {
+export function chooseWitnesses(conditions: readonly ConditionNode[], detections: ReadonlyMap<string, Detection>): Witness[] {
+  const memo = new Map<string, Witness[]>();
+  const ofId = (name: string): Witness[] => {
+    let r = memo.get(name);
+    if (r === undefined) {
       const d = detections.get(name);
-      memo.set(name, d === undefined ? null : detectionWitness(d));
+      r = d === undefined ? [] : detectionRequires(d);
+      memo.set(name, r);
     }
-    return memo.get(name) ?? null;
+    return r;
   };
-  const walk = (n: ConditionNode): Witness | null => {
+  const walk = (n: ConditionNode): Witness[] => {
     switch (n.kind) {
       case 'id':
         return ofId(n.name);
       case 'and':
-        return cheapest(n.args.map(walk));
+        return n.args.flatMap(walk);
       case 'or':
-        return union(n.args.map(walk));
+        return eitherRequires(n.args.map(walk));
       case 'not':
       case 'of':
-        return null;
+        return [];
       default: {
         const never: never = n;
         throw new Error(`unknown condition node ${String(never)}`);
       }
     }
   };
-  return union(conditions.map(walk));
+  // A condition list is an OR; with no condition left the empty union can never be carried.
+  const only = conditions.length === 1 ? conditions[0] : undefined;
+  const required = only !== undefined ? walk(only) : eitherRequires(conditions.map(walk));
+  // Distinct witnesses only: the same one twice prunes nothing more.
+  const seen = new Set<string>();
+  return [...required]
+    .sort((a, b) => cost(a) - cost(b))
+    .filter((w) => {
+      const key = JSON.stringify(w);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .slice(0, MAX_WITNESSES);
 }

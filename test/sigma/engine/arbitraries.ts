@@ -66,7 +66,10 @@ const stringValue: fc.Arbitrary<SigmaValue> = fc
 const numberValue = fc.constantFrom(...NUMBERS).map((n): SigmaValue => ({ kind: 'number', value: n, raw: String(n) }));
 const regexValue = fc
   .record({
-    pattern: fc.constantFrom('a', '^a', 'b$', '(?i)a', '\\d', 'a.b', '^$', '-|/'),
+    pattern: fc.constantFrom(
+      'a', '^a', 'b$', '(?i)a', '\\d', 'a.b', '^$', '-|/', 'ab+', 'a?b', '(?i)AB', 'a{0,2}b', 'a{2}', '[ab]-',
+      'a\\.b', 'a(b|c)', '\\-a', 'b*a', '(?:a|b)b', '16', '\\bA', 'a\\/', 'é', '1\\.5',
+    ),
     i: fc.boolean(),
     m: fc.boolean(),
     s: fc.boolean(),

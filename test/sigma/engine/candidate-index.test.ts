@@ -6,7 +6,7 @@ import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/i
 import { CandidateIndex, ruleBits } from '../../../src/sigma/engine/candidate-index.js';
 import { EvalScope, FieldTable } from '../../../src/sigma/engine/eval-scope.js';
 import { FieldPath } from '../../../src/sigma/engine/field-path.js';
-import { chooseWitness, type Witness } from '../../../src/sigma/engine/witness.js';
+import { chooseWitnesses, type Witness } from '../../../src/sigma/engine/witness.js';
 
 const lit = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'lit', s }], cased: false });
 const ends = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'any' }, { t: 'lit', s }], cased: false });
@@ -18,9 +18,14 @@ function item(field: string | null, values: SigmaValue[], extra: Partial<Detecti
 const and = (...children: (Detection | DetectionItem)[]): Detection => ({ kind: 'detection', linking: 'and', children });
 const or = (...children: (Detection | DetectionItem)[]): Detection => ({ kind: 'detection', linking: 'or', children });
 
-function witness(condition: string, detections: Record<string, Detection>): Witness | null {
+function witnesses(condition: string, detections: Record<string, Detection>): Witness[] {
   const node = resolveSelectors(parseCondition(condition), Object.keys(detections));
-  return chooseWitness(node === null ? [] : [node], new Map(Object.entries(detections)));
+  return chooseWitnesses(node === null ? [] : [node], new Map(Object.entries(detections)));
+}
+
+/** The cheapest witness, or null when the rule has none. */
+function witness(condition: string, detections: Record<string, Detection>): Witness | null {
+  return witnesses(condition, detections)[0] ?? null;
 }
 
 describe('witness choice', () => {
@@ -80,31 +85,60 @@ describe('witness choice', () => {
   });
 });
 
+describe('several required witnesses', () => {
+  const sel = and(item('Image', [ends('\\cmd.exe')]), item('EventID', [num(1)]), item('User', [lit('bob')]));
+  test('the two cheapest independently required witnesses are kept', () => {
+    expect(witnesses('sel', { sel })).toEqual([
+      [{ kind: 'exact', field: 'User', key: 'bob' }],
+      [{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }],
+    ]);
+  });
+  test('each value of an |all item is required on its own; repeats count once', () => {
+    const all = and(item('C', [ends('abc'), ends('xyz')], { linking: 'and' }));
+    expect(witnesses('s and s', { s: all })).toEqual([
+      [{ kind: 'substring', field: 'C', key: 'abc' }],
+      [{ kind: 'substring', field: 'C', key: 'xyz' }],
+    ]);
+  });
+  test('an or keeps one witness: the union of its branches', () => {
+    expect(witnesses('sel or other', { sel, other: and(item('A', [lit('x')])) })).toEqual([
+      [
+        { kind: 'exact', field: 'User', key: 'bob' },
+        { kind: 'exact', field: 'A', key: 'x' },
+      ],
+    ]);
+  });
+  test('a rule with no condition left gets a witness nobody carries', () => {
+    expect(chooseWitnesses([], new Map())).toEqual([[]]);
+  });
+});
+
 describe('probing', () => {
   const table = new FieldTable((n) => new FieldPath(n));
   const index = new CandidateIndex(
     [
-      [{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }],
-      [{ kind: 'exact', field: 'User', key: 'system' }],
-      [{ kind: 'number', field: 'EventID', value: 4624 }],
-      null,
-      [{ kind: 'keyword', key: 'evil' }],
-      [{ kind: 'exact', field: 'a.b', key: 'x' }],
+      [[{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }]],
+      [[{ kind: 'exact', field: 'User', key: 'system' }]],
+      [[{ kind: 'number', field: 'EventID', value: 4624 }]],
       [],
+      [[{ kind: 'keyword', key: 'evil' }]],
+      [[{ kind: 'exact', field: 'a.b', key: 'x' }]],
+      [[]],
+      [[{ kind: 'exact', field: 'User', key: 'system' }], [{ kind: 'substring', field: 'Image', key: 'x' }]],
     ],
     table,
   );
   const scope = new EvalScope(table.paths, null, 0);
 
   function candidates(event: Record<string, unknown>): number[] {
-    const bits = ruleBits(7);
+    const bits = ruleBits(8);
     scope.begin(event);
     index.probe(scope, bits);
-    return [0, 1, 2, 3, 4, 5, 6].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
+    return [0, 1, 2, 3, 4, 5, 6, 7].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
   }
 
   test('rules without a witness are always candidates, rules with an empty one never', () => {
-    expect(index.witnessed).toBe(6);
+    expect(index.witnessed).toBe(7);
     expect(candidates({})).toEqual([3]);
   });
 
@@ -118,5 +152,10 @@ describe('probing', () => {
     expect(candidates({ a: [{ b: 'X' }, { b: 'y' }] })).toEqual([3, 5]);
     expect(candidates({ 'a.b': 'x' })).toEqual([3, 5]);
     expect(candidates({ User: ['bob', 'SYSTEM'] })).toEqual([1, 3]);
+  });
+
+  test('a rule with two witnesses needs both', () => {
+    expect(candidates({ User: 'system', Image: 'x.exe' })).toEqual([1, 3, 7]);
+    expect(candidates({ User: 'system', Image: 'cmd.com' })).toEqual([1, 3]);
   });
 });

@@ -1,0 +1,96 @@
+// A literal every match of a Sigma regex must contain, for the candidate index. Deliberately conservative:
+// only the top level of the pattern is read (a top-level `|` gives up), groups, classes, escapes other
+// than escaped punctuation, wildcards and anchors end a literal run, and a character made optional by
+// `?`, `*` or `{0,…}` is dropped. Only ASCII is kept, so the lowercased literal is a substring of the
+// lowercased event text whenever the regex matches, with or without the `i` flag.
+
+function isAsciiLiteral(c: string): boolean {
+  return /^[A-Za-z0-9 !"#%&',/:;<=>@_`~-]$/.test(c);
+}
+
+function isEscapedPunctuation(c: string): boolean {
+  return /^[.*+?^${}()|[\]\\/\-"'#%&,:;<=>@_`~!]$/.test(c);
+}
+
+/** Index just past the group or class that opens at `k`, or -1 when it does not close. */
+function skipBracketed(p: string, k: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = k; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') {
+        inClass = false;
+        if (depth === 0) return i + 1;
+      }
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      // A `]` right after `[` or `[^` is a literal.
+      if (p[i + 1] === '^') i++;
+      if (p[i + 1] === ']') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Whether a quantifier starting at `k` allows zero repetitions. */
+function optionalQuantifier(p: string, k: number): boolean {
+  const c = p[k];
+  return c === '?' || c === '*' || (c === '{' && /^\{(?:0|,)/.test(p.slice(k)));
+}
+
+function isQuantifier(p: string, k: number): boolean {
+  const c = p[k];
+  return c === '?' || c === '*' || c === '+' || (c === '{' && /^\{\d*,?\d*\}/.test(p.slice(k)));
+}
+
+/** The longest required literal (lowercased), or '' when none can be proven. */
+export function requiredRegexLiteral(pattern: string): string {
+  let best = '';
+  let run = '';
+  const end = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  let k = 0;
+  while (k < pattern.length) {
+    const c = pattern[k] as string;
+    let literal: string | null = null;
+    let next = k + 1;
+    if (c === '|') return '';
+    if (c === '(' || c === '[') {
+      next = skipBracketed(pattern, k);
+      if (next < 0) return '';
+    } else if (c === '\\') {
+      const e = pattern[k + 1];
+      if (e === undefined) return '';
+      next = k + 2;
+      if (isEscapedPunctuation(e)) literal = e;
+    } else if (isAsciiLiteral(c)) literal = c;
+    if (literal !== null && isQuantifier(pattern, next)) {
+      // `a+` and `a{2}` still require one `a`; `a?`, `a*`, `a{0,3}` do not. Either way the run ends.
+      if (!optionalQuantifier(pattern, next)) run += literal.toLowerCase();
+      end();
+    } else if (literal !== null) run += literal.toLowerCase();
+    else end();
+    k = next;
+    // Skip a quantifier (and its lazy/possessive mark) that followed a non-literal token.
+    while (k < pattern.length && isQuantifier(pattern, k)) {
+      if (pattern[k] === '{') k = pattern.indexOf('}', k) + 1;
+      else k++;
+      end();
+    }
+  }
+  end();
+  return best;
+}

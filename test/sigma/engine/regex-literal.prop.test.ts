@@ -1,0 +1,39 @@
+// The regex literal used as a witness must occur (lowercased) in every text the regex matches.
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { requiredRegexLiteral } from '../../../src/sigma/engine/regex-literal.js';
+import { translateRegex } from '../../../src/sigma/engine/regex-translate.js';
+
+const token = fc.constantFrom(
+  'a', 'b', 'A', 'B', '-', '/', ' ', '1', '\\.', '\\\\', '\\-', '.', '\\d', '\\s', '\\b', '[ab]', '[^a]', '[]a]',
+  '(a|b)', '(?:ab)', '(?i)', '(?=a)', '(?!b)', '?', '*', '+', '{0,2}', '{2}', '{1,}', '|', '^', '$', 'é', 'K',
+);
+const subject = fc.string({ unit: fc.constantFrom('a', 'b', 'A', 'B', '-', '/', ' ', '1', '.', '\\', '\n', 'é', 'É', 'k'), maxLength: 10 });
+
+describe('required regex literal', () => {
+  test('every match contains the lowercased literal', () => {
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), fc.record({ i: fc.boolean(), m: fc.boolean(), s: fc.boolean() }), fc.array(subject, { maxLength: 10 }), (tokens, flags, subjects) => {
+        const pattern = tokens.join('');
+        const t = translateRegex(pattern, flags);
+        if (!t.ok) return;
+        const lit = requiredRegexLiteral(pattern);
+        for (const s of subjects) {
+          if (t.re.test(s)) expect(s.toLowerCase()).toContain(lit);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('finds the longest plain run and gives up where it cannot be sure', () => {
+    expect(requiredRegexLiteral('\\s-[FTd]\\s')).toBe('-');
+    expect(requiredRegexLiteral('(?i)invoke-expression\\s+\\(')).toBe('invoke-expression');
+    expect(requiredRegexLiteral('C:\\\\Windows\\\\Temp\\\\[a-z]+\\.exe')).toBe('c:\\windows\\temp\\');
+    expect(requiredRegexLiteral('abc?d')).toBe('ab');
+    expect(requiredRegexLiteral('ab+cd')).toBe('ab');
+    expect(requiredRegexLiteral('a|bcdef')).toBe('');
+    expect(requiredRegexLiteral('(abc|def)')).toBe('');
+    expect(requiredRegexLiteral('x{0,3}yz')).toBe('yz');
+  });
+});

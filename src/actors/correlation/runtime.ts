@@ -2,6 +2,7 @@ import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } 
 import type { CompiledCorrelation, FieldReader, GroupId, ParentLink } from '../../sigma/correlation/index.js';
 import {
   compareGroupIds,
+  createFieldReader,
   DEFAULT_TIMESTAMP_FIELDS,
   encodeGroupKey,
   groupIdOf,
@@ -11,7 +12,6 @@ import {
   renderGroupKey,
   renderScalar,
 } from '../../sigma/correlation/index.js';
-import { readEventField } from '../../sigma/engine/index.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
 import { actorKey, parseActorKey } from './actor-key.js';
@@ -105,7 +105,7 @@ export class CorrelationRuntime {
     this.fields = options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS;
     this.fallback = options.timestampFallback ?? 'wallclock';
     this.cap = Math.max(1, options.maxStateEntries ?? DEFAULT_MAX_STATE_ENTRIES);
-    this.read = options.readField ?? readEventField;
+    this.read = options.readField ?? createFieldReader();
     this.onNotice = options.onNotice;
     this.record = options.record;
     for (const def of defs) {

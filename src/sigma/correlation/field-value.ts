@@ -1,8 +1,27 @@
-/**
- * Reads one field of an event; `undefined` when absent. Defaults to the engine's accessor
- * (`readEventField`), so group-by, values and timestamps resolve like detection fields.
- */
+import { ABSENT, FieldPath, LeafList } from '../engine/index.js';
+
+/** Reads one field of an event; `undefined` when absent. */
 export type FieldReader = (event: unknown, path: string) => unknown;
+
+/**
+ * A reader with the engine's field semantics (so group-by, values and timestamps resolve like
+ * detection fields) that parses each path once and reuses one fan-out buffer: reading allocates
+ * nothing. A value that fans out over arrays comes back as an opaque object (never a scalar), which
+ * every correlation use treats as "no value".
+ */
+export function createFieldReader(): FieldReader {
+  const paths = new Map<string, FieldPath>();
+  const pool = new LeafList();
+  return (event, name) => {
+    let path = paths.get(name);
+    if (path === undefined) {
+      path = new FieldPath(name);
+      paths.set(name, path);
+    }
+    const v = path.resolve(event, pool);
+    return v === ABSENT ? undefined : v;
+  };
+}
 
 /**
  * A group-key or value-count component: strings as they are, numbers and booleans stringified;

@@ -11,7 +11,7 @@ export type {
 } from './definition.js';
 export { canonicalJson, definitionHash } from './definition-hash.js';
 export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
-export { numericValue, renderScalar } from './field-value.js';
+export { createFieldReader, numericValue, renderScalar } from './field-value.js';
 export type { FieldReader } from './field-value.js';
 export {
   compareGroupIds,

@@ -2,11 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   buildTimestampFields,
+  createFieldReader,
   DEFAULT_TIMESTAMP_FIELDS,
   extractEventTime,
   parseTimestamp,
 } from '../../../src/sigma/correlation/index.js';
-import { readEventField as readField } from '../../../src/sigma/engine/index.js';
+
+const readField = createFieldReader();
 
 describe('event timestamps', () => {
   it('reads numbers as epoch seconds, and as milliseconds above 10^12', () => {

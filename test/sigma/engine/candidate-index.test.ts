@@ -43,7 +43,7 @@ describe('witness choice', () => {
   });
 
   test('an or needs a witness from every branch and takes their union', () => {
-    const other = and(item('Image', [{ kind: 'regex', pattern: 'x', flags: { i: false, m: false, s: false } }]));
+    const other = and(item('Ip', [{ kind: 'cidr', network: '10.0.0.0/8' }]));
     expect(witness('sel or filter', { sel, filter })).toEqual([
       { kind: 'substring', field: 'Image', key: '\\cmd.exe' },
       { kind: 'exact', field: 'User', key: 'system' },
@@ -64,7 +64,12 @@ describe('witness choice', () => {
     expect(witness('s', { s: or(and(item('A', [lit('x')])), and(item('B', [{ kind: 'null' }]))) })).toBeNull();
   });
 
-  test('negated, cased, null, regex, cidr and wildcard-only values give none', () => {
+  test('regexes give their required literal', () => {
+    const re = and(item('C', [{ kind: 'regex', pattern: '(?i)invoke-\\w+', flags: { i: false, m: false, s: false } }]));
+    expect(witness('s', { s: re })).toEqual([{ kind: 'substring', field: 'C', key: 'invoke-' }]);
+  });
+
+  test('negated, cased, null, cidr and wildcard-only values give none', () => {
     for (const d of [
       and(item('A', [lit('x')], { negated: true })),
       and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),

@@ -63,7 +63,8 @@ export function snapshotGroup(g: GroupState): CorrelationGroupSnapshot {
   const n = g.ts.length;
   const earliest = n > 0 ? (g.ts[0] as number) : undefined;
   const latest = n > 0 ? (g.ts[n - 1] as number) : undefined;
-  const now = Math.max(g.mark, 0);
+  // Remaining suppression is measured from the newest entry (the group's own time when it has none).
+  const now = latest ?? Math.max(g.mark, 0);
   const parts = partsOf(g);
   return {
     correlation_index: def.index,

@@ -144,9 +144,14 @@ export class CorrelationRuntime {
       }
     }
     if (touched.length === 0) return NO_RESULTS;
-    const indexes = touched.slice().sort((a, b) => a - b);
-    const masks = indexes.map((i) => this.pendingMask[i] as number);
-    for (const i of indexes) this.pendingMask[i] = 0;
+    // Correlations in index order, each with the rules this event matched (one hit per correlation).
+    touched.sort((a, b) => a - b);
+    const indexes = touched.slice();
+    const masks: number[] = [];
+    for (const i of indexes) {
+      masks.push(this.pendingMask[i] as number);
+      this.pendingMask[i] = 0;
+    }
     touched.length = 0;
 
     const parsed = extractEventTime(event, this.fields, this.read);
@@ -154,7 +159,9 @@ export class CorrelationRuntime {
     const at = parsed ?? Math.max(0, Math.floor(nowMs));
     this.enforceCap(at);
     const results: CorrelationResult[] = [];
-    indexes.forEach((index, k) => this.hit(this.defs[index] as CompiledCorrelation, masks[k] as number, event, at, false, 1, results));
+    for (let k = 0; k < indexes.length; k++) {
+      this.hit(this.defs[indexes[k] as number] as CompiledCorrelation, masks[k] as number, event, at, false, 1, results);
+    }
     return results.length === 0 ? NO_RESULTS : results;
   }
 

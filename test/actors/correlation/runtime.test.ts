@@ -252,3 +252,28 @@ describe('introspection', () => {
     expect(rt.groupSnapshots({ id: 'Two' })).toHaveLength(2);
   });
 });
+
+describe('chaining', () => {
+  it('propagates firings up to ten levels, then stops with a notice', () => {
+    const notices: CorrelationNotice[] = [];
+    const chain = Array.from({ length: 12 }, (_, i) =>
+      count({ title: `c${i}`, name: `c${i}`, rules: [i === 0 ? 'r0' : `c${i - 1}`], condition: { ops: { gte: 1 } }, generate: true }),
+    );
+    const rt = runtimeFor(chain, detections(1), { ...T_FIELD, onNotice: (n) => notices.push(n) });
+    const out = feed(rt, ['r0'], 0, { host: 'a' });
+    expect(out.map((r) => r.rule_title)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i}`));
+    expect(out.every((r) => JSON.stringify(r.group_key) === '[["host","a"]]')).toBe(true);
+    expect(notices).toEqual([{ kind: 'chain_depth_exceeded', correlation: 'c9', depth: 10 }]);
+  });
+
+  it('gives a parent an absent component for a field its child does not group by', () => {
+    const rules = [
+      count({ title: 'child', name: 'child', groupBy: ['host'], condition: { ops: { gte: 1 } } }),
+      count({ title: 'parent', rules: ['child'], groupBy: ['host', 'user'], condition: { ops: { gte: 2 } } }),
+    ];
+    const rt = runtimeFor(rules, detections(1), T_FIELD);
+    feed(rt, ['r0'], 0, { host: 'a', user: 'x' });
+    const [r] = feed(rt, ['r0'], 1, { host: 'a', user: 'y' });
+    expect([r?.rule_title, r?.group_key, r?.aggregated_value]).toEqual(['parent', [['host', 'a']], 2]);
+  });
+});

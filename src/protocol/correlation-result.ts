@@ -70,9 +70,13 @@ export type CorrelationSummary = Type.Static<typeof CorrelationSummarySchema>;
 /** Raw window state, externally tagged by kind; times are epoch seconds. */
 export const CorrelationWindowSchema = Type.Union([
   Type.Object({ EventCount: Type.Object({ timestamps: Type.Array(Type.Integer()) }) }),
-  Type.Object({ ValueCount: Type.Object({ entries: Type.Array(Type.Tuple([Type.Integer(), Type.Union([Type.String(), Type.Null()])])) }) }),
+  Type.Object({
+    ValueCount: Type.Object({ entries: Type.Array(Type.Tuple([Type.Integer(), Type.Union([Type.String(), Type.Null()])])) }),
+  }),
   Type.Object({ Temporal: Type.Object({ rule_hits: Type.Record(Type.String(), Type.Array(Type.Integer())) }) }),
-  Type.Object({ NumericAgg: Type.Object({ entries: Type.Array(Type.Tuple([Type.Integer(), Type.Union([Type.Number(), Type.Null()])])) }) }),
+  Type.Object({
+    NumericAgg: Type.Object({ entries: Type.Array(Type.Tuple([Type.Integer(), Type.Union([Type.Number(), Type.Null()])])) }),
+  }),
 ]);
 export type CorrelationWindow = Type.Static<typeof CorrelationWindowSchema>;
 

@@ -34,7 +34,7 @@ function windowOf(g: GroupState): CorrelationWindow {
     case 'count':
       return { EventCount: { timestamps: secs } };
     case 'distinct':
-      return { ValueCount: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'string' ? (g.values[i] as string) : null]) } };
+      return { ValueCount: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'string' ? g.values[i] : null]) } };
     case 'rules':
     case 'ordered': {
       const hits: Record<string, number[]> = {};
@@ -47,7 +47,7 @@ function windowOf(g: GroupState): CorrelationWindow {
     case 'sum':
     case 'avg':
     case 'percentile':
-      return { NumericAgg: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'number' ? (g.values[i] as number) : null]) } };
+      return { NumericAgg: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'number' ? g.values[i] : null]) } };
     default: {
       const never: never = def.aggregate;
       return never;

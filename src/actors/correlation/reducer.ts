@@ -198,10 +198,12 @@ function hit(s: GroupState, e: HitEvent): GroupTransition {
   const values = keepsValues(def) ? rebuild(base.values, from, pos, e.value ?? null, drop, anchor) : NO_ENTRIES;
   const { value, met } = evaluate(def, { ts, rules, values });
   if (!met || value === undefined) {
-    return { state: groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'accumulating'), effects: NO_EFFECTS, reason: 'not_met' };
+    const state = groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'accumulating');
+    return { state, effects: NO_EFFECTS, reason: 'not_met' };
   }
   if (suppressing(def, s.lastAlert, mark)) {
-    return { state: groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'suppressed'), effects: NO_EFFECTS, reason: 'suppressed' };
+    const state = groupState(def, s.id, mark, ts, rules, values, kept, s.lastAlert, 'suppressed');
+    return { state, effects: NO_EFFECTS, reason: 'suppressed' };
   }
   const effects: readonly GroupEffect[] = [{ type: 'emit_result', value, at: mark, kept }];
   const fired =
@@ -217,8 +219,8 @@ function tick(s: GroupState, now: number): GroupTransition {
   const n = s.ts.length;
   const start = windowStart(def, mark);
   let from: number;
-  if (def.window === 'session') from = n > 0 && sessionOver(def, s.ts[0] as number, s.ts[n - 1] as number, mark) ? n : 0;
-  else from = lowerBound(s.ts, start);
+  if (def.window !== 'session') from = lowerBound(s.ts, start);
+  else from = n > 0 && sessionOver(def, s.ts[0] as number, s.ts[n - 1] as number, mark) ? n : 0;
   const kept = from === n ? NO_ENTRIES : keptAfter(s.kept, start);
   const ts = tail(s.ts, from, n);
   if (ts.length === 0 && !suppressing(def, s.lastAlert, mark)) {
@@ -249,12 +251,11 @@ export function transition(state: GroupState, event: CorrelationEvent): GroupTra
       return hit(state, event);
     case 'tick':
       return tick(state, event.now);
-    case 'evicted':
-      return {
-        state: groupState(state.def, state.id, state.mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, state.lastAlert, 'evicted'),
-        effects: NO_EFFECTS,
-        reason: 'evicted',
-      };
+    case 'evicted': {
+      const { def, id, mark, lastAlert } = state;
+      const evicted = groupState(def, id, mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, lastAlert, 'evicted');
+      return { state: evicted, effects: NO_EFFECTS, reason: 'evicted' };
+    }
     default: {
       const never: never = event;
       return never;

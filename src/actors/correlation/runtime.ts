@@ -1,4 +1,8 @@
-import type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary } from '../../protocol/correlation-result.js';
+import type {
+  CorrelationGroupSnapshot,
+  CorrelationResult,
+  CorrelationSummary,
+} from '../../protocol/correlation-result.js';
 import type { CompiledCorrelation, FieldReader, GroupId, ParentLink } from '../../sigma/correlation/index.js';
 import {
   compareGroupIds,
@@ -160,7 +164,8 @@ export class CorrelationRuntime {
     this.enforceCap(at);
     const results: CorrelationResult[] = [];
     for (let k = 0; k < indexes.length; k++) {
-      this.hit(this.defs[indexes[k] as number] as CompiledCorrelation, masks[k] as number, event, at, false, 1, results);
+      const def = this.defs[indexes[k] as number] as CompiledCorrelation;
+      this.hit(def, masks[k] as number, event, at, false, 1, results);
     }
     return results.length === 0 ? NO_RESULTS : results;
   }
@@ -276,7 +281,8 @@ export class CorrelationRuntime {
       if (def.emits) results.push(result);
       if (def.parents.length === 0) continue;
       if (depth >= MAX_CHAIN_DEPTH) {
-        this.onNotice?.({ kind: 'chain_depth_exceeded', correlation: def.rule.id ?? def.rule.name ?? def.rule.title, depth });
+        const correlation = def.rule.id ?? def.rule.name ?? def.rule.title;
+        this.onNotice?.({ kind: 'chain_depth_exceeded', correlation, depth });
         continue;
       }
       const fields = Object.fromEntries(result.group_key);
@@ -296,7 +302,9 @@ export class CorrelationRuntime {
   private valueOf(def: CompiledCorrelation, bit: number, source: unknown): HitValue | undefined {
     const fields = def.valueFields;
     if (fields.length === 0) return undefined;
-    if (def.aggregate !== 'distinct') return numericValue(this.read(source, (fields[0] as readonly string[])[bit] as string)) ?? null;
+    if (def.aggregate !== 'distinct') {
+      return numericValue(this.read(source, (fields[0] as readonly string[])[bit] as string)) ?? null;
+    }
     const parts = fields.map((f) => renderScalar(this.read(source, f[bit] as string)));
     if (parts.some((p) => p === null)) return null;
     return parts.length === 1 ? (parts[0] as string) : encodeGroupKey(parts);

@@ -290,7 +290,9 @@ export function compileCorrelations(
     const def = local[old] as LocalDefinition;
     const h = definitionHash({
       type: def.rule.type,
-      refs: def.refs.map((r) => (r.target.kind === 'correlation' ? { corr: hashOf(r.target.index) } : { rule: r.target.id ?? r.target.name })),
+      refs: def.refs.map((r) =>
+        r.target.kind === 'correlation' ? { corr: hashOf(r.target.index) } : { rule: r.target.id ?? r.target.name },
+      ),
       groupBy: def.rule.groupBy,
       groupFields: def.groupFields,
       valueFields: def.valueFields,
@@ -314,9 +316,10 @@ export function compileCorrelations(
         message: `correlation '${ruleLabel(def.rule)}' chains ${d} levels; propagation stops at ${MAX_CHAIN_DEPTH}`,
       });
     }
-    const refs = def.refs.map((r): CompiledRef =>
-      r.target.kind === 'correlation' ? { ref: r.ref, target: { kind: 'correlation', index: newIndex.get(r.target.index) ?? -1 } } : r,
-    );
+    const refs = def.refs.map((r): CompiledRef => {
+      if (r.target.kind !== 'correlation') return r;
+      return { ref: r.ref, target: { kind: 'correlation', index: newIndex.get(r.target.index) ?? -1 } };
+    });
     refs.forEach((r, bit) => {
       if (r.target.kind !== 'correlation') return;
       const list = parents.get(r.target.index) ?? [];

@@ -272,12 +272,17 @@ export async function listen(daemon: Daemon, address: ListenAddress, log: Logger
 
 const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
 
-/** `SVC_CRASH_AT=<point>`: SIGKILL this process when the data path reaches that point (crash tests). */
+/**
+ * `SVC_CRASH_AT=<point>[:<n>]`: SIGKILL this process the n-th time (default first) the data path
+ * reaches that point (crash tests).
+ */
 function crashHookFromEnv(value: string | undefined): CrashHook {
-  const point = CRASH_POINTS.find((p) => p === value);
+  const [name, nth] = (value ?? '').split(':');
+  const point = CRASH_POINTS.find((p) => p === name);
   if (point === undefined) return noCrash;
+  let remaining = nth === undefined ? 1 : Math.max(1, Number.parseInt(nth, 10) || 1);
   return (p) => {
-    if (p === point) process.kill(process.pid, 'SIGKILL');
+    if (p === point && --remaining === 0) process.kill(process.pid, 'SIGKILL');
   };
 }
 

@@ -17,7 +17,7 @@ import {
 import type { LeafMatcher } from './leaf-matcher.js';
 import { keywordParts } from './keyword-parts.js';
 import { translateRegex } from './regex-translate.js';
-import { compileText, normaliseParts, TextSet } from './text-matchers.js';
+import { compileText, patternParts, TextSet } from './text-matchers.js';
 import {
   AnyOfValues,
   BoolEquals,
@@ -47,7 +47,7 @@ function textValue(parts: readonly StringPart[], item: DetectionItem, ctx: Detec
   const ph = parts.find((p) => p.t === 'ph');
   if (ph?.t === 'ph') fail('UnresolvedPlaceholder', `placeholder %${ph.name}% was not resolved by any pipeline`, item, ctx);
   const shaped = item.field === null ? keywordParts(parts, item.modifiers) : parts;
-  return compileText(normaliseParts(shaped), cased);
+  return compileText(patternParts(shaped), cased);
 }
 
 function literalOnly(s: string): StringPart[] {
@@ -100,7 +100,7 @@ function compileValue(v: SigmaValue, item: DetectionItem, ctx: DetectionContext)
 /** The single literal of an exact string value, if it is one. */
 function exactLiteral(v: SigmaValue): { s: string; cased: boolean } | undefined {
   if (v.kind !== 'string') return undefined;
-  const parts = normaliseParts(v.parts);
+  const parts = patternParts(v.parts);
   if (parts.length === 0) return { s: '', cased: v.cased };
   const p = parts[0];
   return parts.length === 1 && p?.t === 'lit' ? { s: p.s, cased: v.cased } : undefined;

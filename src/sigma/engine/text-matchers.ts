@@ -2,23 +2,14 @@
 // unless `cased`; the event side arrives lowercased from the caller. Plain shapes use string methods, any
 // other wildcard layout compiles to one anchored RegExp.
 import type { StringPart } from '../ast.js';
+import { normaliseParts } from '../value/index.js';
 import { textOf } from './event-text.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
 
-/** Parts with adjacent literals merged and runs of `*` collapsed, so shapes are easy to recognise. */
-export function normaliseParts(parts: readonly StringPart[]): StringPart[] {
-  const out: StringPart[] = [];
-  for (const p of parts) {
-    const last = out[out.length - 1];
-    if (p.t === 'lit') {
-      if (p.s === '') continue;
-      if (last?.t === 'lit') out[out.length - 1] = { t: 'lit', s: last.s + p.s };
-      else out.push(p);
-    } else if (p.t === 'any') {
-      if (last?.t !== 'any') out.push(p);
-    } else out.push(p);
-  }
-  return out;
+/** Parts with adjacent literals merged and runs of `*` collapsed, so pattern shapes are easy to recognise. */
+export function patternParts(parts: readonly StringPart[]): StringPart[] {
+  const merged = normaliseParts(parts);
+  return merged.filter((p, i) => p.t !== 'any' || merged[i - 1]?.t !== 'any');
 }
 
 /** Lowercase every literal of already normalised parts (the case-insensitive form of a pattern). */
@@ -168,7 +159,7 @@ function shapeKind(parts: readonly StringPart[]): MatcherKind {
 }
 
 /**
- * Compile a string value. `parts` must be normalised (see normaliseParts) and free of placeholders; the
+ * Compile a string value. `parts` must be normalised (see patternParts) and free of placeholders; the
  * pattern is lowercased here unless `cased`.
  */
 export function compileText(normalised: readonly StringPart[], cased: boolean): LeafMatcher {

@@ -6,7 +6,7 @@
 import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
 import { keywordParts } from './keyword-parts.js';
 import { requiredRegexLiteral } from './regex-literal.js';
-import { normaliseParts } from './text-matchers.js';
+import { patternParts } from './text-matchers.js';
 
 export type Probe =
   /** The lowercased text form of a leaf of `field` equals `key`. */
@@ -83,7 +83,7 @@ function fieldValueWitness(field: string, v: SigmaValue): Witness | null {
   switch (v.kind) {
     case 'string': {
       if (v.cased) return null;
-      const parts = normaliseParts(v.parts);
+      const parts = patternParts(v.parts);
       if (parts.some((p) => p.t === 'ph')) return null;
       const only = parts[0];
       if (parts.length === 0) return [{ kind: 'exact', field, key: '' }];
@@ -109,7 +109,7 @@ function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witne
   switch (v.kind) {
     case 'string': {
       if (v.cased || v.parts.some((p) => p.t === 'ph')) return null;
-      const key = longestLiteral(normaliseParts(keywordParts(v.parts, modifiers)));
+      const key = longestLiteral(patternParts(keywordParts(v.parts, modifiers)));
       return key === '' ? null : [{ kind: 'keyword', key }];
     }
     case 'number':

@@ -1,3 +1,4 @@
+// The Sigma evaluator: compile detection rules once, then evaluate events (pure and synchronous).
 export { compileRules, type CompileOptions, type CompileResult } from './compile-rules.js';
 export type { CompiledRule, Engine, EvalContext, Match } from './engine.js';
 export type { MatchedField } from './item-matchers.js';

@@ -31,7 +31,7 @@ export class QueueClosedError extends Error {
 export class InputQueue {
   private readonly units: InputUnit[] = [];
   private lines = 0;
-  private readonly waitingOffers: (() => void)[] = [];
+  private readonly waitingOffers: { readonly unit: InputUnit; readonly admit: (admitted: boolean) => void }[] = [];
   private waitingTake: (() => void) | undefined;
   private closed = false;
 
@@ -48,15 +48,16 @@ export class InputQueue {
     return this.closed;
   }
 
+  /** Waits (first come, first served) while the queue is full. */
   async offer(unit: InputUnit): Promise<void> {
     if (this.closed) throw new QueueClosedError('input queue closed');
-    if (!this.fits(unit)) {
-      this.metrics.backPressure.inc();
-      while (!this.fits(unit)) {
-        await new Promise<void>((resolve) => this.waitingOffers.push(resolve));
-        if (this.closed) throw new QueueClosedError('input queue closed');
-      }
-    }
+    if (this.waitingOffers.length === 0 && this.fits(unit.lines.length)) return this.enqueue(unit);
+    this.metrics.backPressure.inc();
+    const admitted = await new Promise<boolean>((admit) => this.waitingOffers.push({ unit, admit }));
+    if (!admitted) throw new QueueClosedError('input queue closed');
+  }
+
+  private enqueue(unit: InputUnit): void {
     this.units.push(unit);
     this.lines += unit.lines.length;
     this.metrics.depth.set(this.lines);
@@ -98,11 +99,21 @@ export class InputQueue {
     this.waitingTake?.();
   }
 
-  private fits(unit: InputUnit): boolean {
-    return this.closed || this.lines === 0 || this.lines + unit.lines.length <= this.capacity;
+  private fits(size: number): boolean {
+    return this.lines === 0 || this.lines + size <= this.capacity;
   }
 
+  /** Move waiting offers into the queue in order while the head fits; on close, refuse them all. */
   private wakeOffers(): void {
-    for (const wake of this.waitingOffers.splice(0)) wake();
+    while (this.waitingOffers.length > 0) {
+      const head = this.waitingOffers[0] as { unit: InputUnit; admit: (admitted: boolean) => void };
+      if (!this.closed && !this.fits(head.unit.lines.length)) return;
+      this.waitingOffers.shift();
+      if (this.closed) head.admit(false);
+      else {
+        this.enqueue(head.unit);
+        head.admit(true);
+      }
+    }
   }
 }

@@ -57,11 +57,14 @@ function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWar
     return compileDetection(d, { fields, loc: ruleLoc(rule, ['detection', name]) });
   });
   if (conditions.length === 0) {
-    warnings.push({
-      code: 'ConditionPruned',
-      message: 'the whole condition was pruned (empty selectors or dropped items): the rule never matches',
-      loc: ruleLoc(rule, ['detection', 'condition']),
-    });
+    // An empty list means a pipeline already pruned the condition away (and said so).
+    if (rule.condition.length > 0) {
+      warnings.push({
+        code: 'ConditionPruned',
+        message: 'the whole condition was pruned (empty selectors or dropped items): the rule never matches',
+        loc: ruleLoc(rule, ['detection', 'condition']),
+      });
+    }
     // An empty witness can never be carried: the rule is never a candidate.
     return { program: new RuleProgram(detections, names, [], null), witnesses: [[]] };
   }

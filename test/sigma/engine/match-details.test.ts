@@ -86,6 +86,14 @@ describe('compile errors', () => {
     expect(engine.evaluate({ A: 'x' })).toHaveLength(1);
   });
 
+  test('a rule whose pipeline pruned every condition compiles silently and never matches', () => {
+    const rule = loadYamlRules(ruleYaml('sel: {A: x}\ncondition: sel'))[0];
+    if (rule === undefined) throw new Error('no rule');
+    const { engine, errors, warnings } = compileRules([{ ...rule, condition: [] }]);
+    expect([errors, warnings]).toEqual([[], []]);
+    expect(engine.evaluate({ A: 'x' })).toHaveLength(0);
+  });
+
   test('condition errors point at the condition', () => {
     const { errors } = compileRules(loadYamlRules(ruleYaml('sel: {A: x}\ncondition: sel and nope')));
     expect(errors[0]?.code).toBe('UnknownIdentifier');

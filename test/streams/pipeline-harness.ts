@@ -1,0 +1,85 @@
+// A batch processor over an in-memory state store and the crash-test rules, as the daemon wires it.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemoryBackend, openMemoryStateStore } from '../../src/state/index.js';
+import type { StateStore } from '../../src/state/index.js';
+import { buildRuleSet } from '../../src/sigma/rule-set.js';
+import type { RuleSet } from '../../src/sigma/rule-set.js';
+import {
+  BatchProcessor,
+  createDecoder,
+  definitionsRecord,
+  recoverCorrelations,
+  snapshotCorrelations,
+} from '../../src/streams/index.js';
+import type { ActiveRules, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
+import { SimulatedClock, testContext } from './support.js';
+
+export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');
+
+export function ruleSetFrom(dir: string, edit: (file: string, text: string) => string = (_f, t) => t): RuleSet {
+  const sources = readdirSync(dir)
+    .sort()
+    .map((f) => ({ file: join(dir, f), text: edit(f, readFileSync(join(dir, f), 'utf8')) }));
+  return buildRuleSet(sources);
+}
+
+export interface Harness {
+  readonly store: StateStore;
+  readonly backend: MemoryBackend;
+  readonly processor: BatchProcessor;
+  readonly active: () => ActiveRules;
+  readonly journal: JournalBuffer;
+  readonly committed: ResultLine[];
+  readonly ctx: ReturnType<typeof testContext>;
+  snapshot(): Promise<boolean>;
+  send(lines: readonly string[], key?: string): Promise<UnitOutcome>;
+}
+
+/** Open (or reopen, with `backend`) a store and recover into a live processor. */
+export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend()): Promise<Harness> {
+  const clock = new SimulatedClock();
+  const ctx = testContext(clock);
+  const store = await openMemoryStateStore({ backend, sinks: ['s'] });
+  const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
+  const defs = ruleSet.correlations.correlations;
+  const recovered = recoverCorrelations(store, defs, { record: (key, event) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) }, 'fail');
+  journal.tickedAt = recovered.tickedAt;
+  if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
+  const active: ActiveRules = { ruleSet, runtime: recovered.runtime };
+  const committed: ResultLine[] = [];
+  const processor = new BatchProcessor(ctx, {
+    store,
+    decoder: createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, undefined),
+    rules: () => active,
+    journal,
+    source: 'http',
+    includeEvent: false,
+    crash: () => undefined,
+    sinkRoom: () => Promise.resolve(),
+    committed: (r) => committed.push(...r),
+  });
+  await processor.commitJournal();
+  return {
+    store,
+    backend,
+    processor,
+    active: () => active,
+    journal,
+    committed,
+    ctx,
+    snapshot: () => snapshotCorrelations(store, active.runtime, defs, journal.tickedAt, clock.now()),
+    async send(lines, key) {
+      let outcome: UnitOutcome | undefined;
+      const unit: InputUnit = { lines, oversized: 0, ...(key !== undefined ? { idempotencyKey: key } : {}), settle: (o) => (outcome = o) };
+      await processor.process([unit], clock.now());
+      if (outcome === undefined) throw new Error('unit not settled');
+      return outcome;
+    },
+  };
+}
+
+/** A failed-logon event on `host` at second `s` of the lane. */
+export function failedLogon(host: string, s: number): string {
+  return JSON.stringify({ EventID: 4625, Computer: host, '@timestamp': new Date(Date.UTC(2024, 0, 1) + s * 1000).toISOString() });
+}

@@ -12,7 +12,7 @@ export type { DecodedSnapshot, EncodedGroup, EncodedSnapshot } from './codec.js'
 export { CorrelationEventSchema, HitValueSchema, KeptEventSchema } from './events.js';
 export type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 export { snapshotGroup, summarize } from './introspect.js';
-export { evaluateGroup, transition } from './reducer.js';
+export { evaluateGroup, expiresBy, transition } from './reducer.js';
 export type { EmitResult, GroupEffect, GroupEvaluation, GroupTransition, TransitionReason } from './reducer.js';
 export { buildResult, eventIdOf } from './result.js';
 export { createCorrelationActorKind } from './kind.js';

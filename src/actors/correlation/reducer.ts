@@ -234,6 +234,20 @@ function tick(s: GroupState, now: number): GroupTransition {
   return { state: next, effects: NO_EFFECTS, reason: 'kept' };
 }
 
+/**
+ * Whether a tick at `now` would expire the group (nothing left in its window, suppression over),
+ * decided without building the next state.
+ */
+export function expiresBy(s: GroupState, now: number): boolean {
+  const def = s.def;
+  const mark = Math.max(s.mark, now);
+  if (suppressing(def, s.lastAlert, mark)) return false;
+  const n = s.ts.length;
+  if (n === 0) return true;
+  if (def.window === 'session') return sessionOver(def, s.ts[0] as number, s.ts[n - 1] as number, mark);
+  return (s.ts[n - 1] as number) < windowStart(def, mark);
+}
+
 function isFinal(phase: GroupPhase): boolean {
   return phase === 'expired' || phase === 'evicted';
 }

@@ -20,7 +20,7 @@ import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.j
 import { snapshotGroup, summarize } from './introspect.js';
 import { actorKey, parseActorKey } from './actor-key.js';
 import type { GroupTransition } from './reducer.js';
-import { transition } from './reducer.js';
+import { expiresBy, transition } from './reducer.js';
 import { buildResult, eventIdOf } from './result.js';
 import type { GroupState } from './state.js';
 import { initial, partsOf } from './state.js';
@@ -320,7 +320,15 @@ export class CorrelationRuntime {
   /** daemon-semantics §19: before each event, at the cap, expire by time, then drop the stalest to 90 %. */
   private enforceCap(at: number): void {
     if (this.live < this.cap) return;
-    this.tick(at);
+    // Only groups that expire by `at` are ticked: the others keep their state (and journal nothing).
+    for (const map of this.groups) {
+      for (const [id, g] of map) {
+        if (!expiresBy(g, at)) continue;
+        this.apply(g, { kind: 'tick', now: at });
+        map.delete(id);
+        this.live--;
+      }
+    }
     if (this.live < this.cap) return;
     const target = Math.floor(this.cap * 0.9);
     const all: Aged[] = [];

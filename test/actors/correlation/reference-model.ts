@@ -165,6 +165,15 @@ export class RefGroup {
     return { late: false, met, firing: { key: this.key, value: v, at: this.mark, kept } };
   }
 
+  /** Whether a tick at `now` would expire the group, leaving it as it is. */
+  expiresBy(now: number): boolean {
+    const [hits, mark] = [this.hits.map((h) => ({ ...h })), this.mark];
+    const expires = this.tick(now);
+    this.hits.splice(0, this.hits.length, ...hits);
+    this.mark = mark;
+    return expires;
+  }
+
   /** Advance to `now`; true when the group is now empty and unsuppressed (it expires). */
   tick(now: number): boolean {
     this.mark = Math.max(this.mark, now);
@@ -196,7 +205,7 @@ export class RefCorrelation {
 
   hit(key: RefKey, at: number, mask: number, value: HitValue, id: string | undefined): RefFiring | undefined {
     if (this.groups.size >= this.cap) {
-      this.tick(at);
+      for (const [k, g] of [...this.groups]) if (g.expiresBy(at)) this.groups.delete(k);
       if (this.groups.size >= this.cap) {
         const seen = (g: RefGroup) => Math.max(g.lastAlert, ...g.window().map((h) => h.ts));
         const byKey = (a: RefKey, b: RefKey) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);

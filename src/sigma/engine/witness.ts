@@ -1,8 +1,9 @@
-// Witness choice for the candidate index: a disjunction of literals ("probes") at least one of which every
-// event matching the rule must carry. Requiredness follows the condition: `and` may pick its cheapest
-// operand, `or` needs a witness from every operand (their union), `not` gives none. The literals are
-// derived exactly as the matchers derive theirs (same normalisation and lowercasing), which is what makes
-// the index sound.
+// Witness choice for the candidate index. A witness is a disjunction of literals ("probes") at least one of
+// which every event matching the rule must carry. Requiredness follows the condition: `and` (and `|all`)
+// require each operand, so each operand's witness is required on its own; `or` needs a witness from every
+// operand and requires their union; `not` gives none. A rule keeps its cheapest required witnesses (at
+// most MAX_WITNESSES). The literals are derived exactly as the matchers derive theirs (same normalisation
+// and lowercasing, regex literals that every match contains), which is what makes the index sound.
 import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
 import { keywordParts } from './keyword-parts.js';
 import { requiredRegexLiteral } from './regex-literal.js';

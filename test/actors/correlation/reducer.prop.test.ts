@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { expiresBy, transition } from '../../../src/actors/correlation/index.js';
+import { arbScenario, BASE, buildScenario, eventOf, matchesOf, TYPES } from './scenario.js';
+
+describe('group reducer', () => {
+  it('predicts expiry exactly as a tick decides it', () => {
+    const arb = fc.constantFrom(...TYPES).chain((type) => fc.tuple(fc.constant(type), arbScenario(type), fc.nat(80_000)));
+    fc.assert(
+      fc.property(arb, ([type, s, later]) => {
+        const { rt } = buildScenario({ ...s, cap: 1_000 }, type);
+        s.steps.forEach((op, i) => op.kind === 'hit' && rt.onEvent(matchesOf(op.rules), eventOf(op, i), 0));
+        for (const g of rt.snapshot()) {
+          const now = BASE + 60_000 + later;
+          expect(expiresBy(g, now)).toBe(transition(g, { kind: 'tick', now }).state.phase === 'expired');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('leaves the state it was given untouched', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES).chain((type) => fc.tuple(fc.constant(type), arbScenario(type))), ([type, s]) => {
+        const { rt } = buildScenario({ ...s, cap: 1_000 }, type);
+        s.steps.forEach((op, i) => {
+          const before = JSON.stringify(rt.snapshot().map((g) => ({ ...g, def: g.def.hash })));
+          const groups = rt.snapshot();
+          if (op.kind === 'hit') rt.onEvent(matchesOf(op.rules), eventOf(op, i), 0);
+          else rt.tick(BASE + op.now);
+          expect(JSON.stringify(groups.map((g) => ({ ...g, def: g.def.hash })))).toBe(before);
+        });
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

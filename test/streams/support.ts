@@ -28,6 +28,7 @@ export class SimulatedClock implements Clock {
   async advance(ms: number): Promise<void> {
     const end = this.t + ms;
     for (;;) {
+      await flush();
       const next = [...this.timers.entries()].sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
       if (next === undefined || next[1].at > end) break;
       this.timers.delete(next[0]);

@@ -1,0 +1,120 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { openMemoryStateStore } from '../../src/state/index.js';
+import { backoffMs, createDlqWriter, SinkWorker } from '../../src/streams/index.js';
+import type { DeliveryOptions, SinkTarget } from '../../src/streams/index.js';
+import { flush, metricValue, SimulatedClock, testContext } from './support.js';
+
+const OPTIONS: DeliveryOptions = { capacity: 4, retryMax: 3, backoffBaseMs: 100, backoffMaxMs: 250, batchMax: 2 };
+
+function target(onFull: 'block' | 'drop', failures = 0): SinkTarget & { lines: string[]; attempts: number } {
+  const t = {
+    name: 'mem',
+    label: 'file',
+    onFull,
+    lines: [] as string[],
+    attempts: 0,
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    write(text: string) {
+      t.attempts++;
+      if (t.attempts <= failures) return Promise.reject(new Error('disk full'));
+      t.lines.push(...text.trimEnd().split('\n'));
+      return Promise.resolve();
+    },
+  };
+  return t;
+}
+
+async function setup(onFull: 'block' | 'drop', failures = 0, options = OPTIONS) {
+  const clock = new SimulatedClock();
+  const ctx = testContext(clock);
+  const store = await openMemoryStateStore({ sinks: ['mem'] });
+  const dlqLines: string[] = [];
+  const dlq = createDlqWriter(ctx, (text) => {
+    dlqLines.push(...text.trimEnd().split('\n'));
+    return Promise.resolve();
+  });
+  const t = target(onFull, failures);
+  const worker = new SinkWorker(t, store, ctx, options, dlq, () => undefined);
+  const commit = async (n: number) => {
+    const base = store.lastOseq;
+    await store.commitBatch({ records: [], outbox: Array.from({ length: n }, (_, i) => ({ result_id: `r${base + i + 1}`, payload: { result_id: `r${base + i + 1}` } })) });
+    worker.wake();
+  };
+  return { clock, ctx, store, worker, t, dlqLines, dlq, commit };
+}
+
+describe('sink worker', () => {
+  it('delivers committed entries in order and advances the watermark', async () => {
+    const s = await setup('block');
+    s.worker.start();
+    await s.commit(5);
+    await flush();
+    expect(s.t.lines.map((l) => (JSON.parse(l) as { result_id: string }).result_id)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    expect(s.store.watermark('mem')).toBe(5);
+  });
+
+  it('retries with exponential backoff, then succeeds without a DLQ entry', async () => {
+    const s = await setup('block', 2);
+    s.worker.start();
+    await s.commit(1);
+    await flush();
+    expect(s.t.attempts).toBe(1);
+    await s.clock.advance(99);
+    expect(s.t.attempts).toBe(1);
+    await s.clock.advance(1);
+    expect(s.t.attempts).toBe(2);
+    await s.clock.advance(200);
+    expect(s.t.attempts).toBe(3);
+    expect(s.t.lines).toHaveLength(1);
+    expect(await metricValue(s.ctx.registry, 'svc_sink_retries_total', { sink: 'file' })).toBe(2);
+    expect(s.dlqLines).toHaveLength(0);
+  });
+
+  it('sends the entries to the DLQ when retries run out and moves on', async () => {
+    const s = await setup('block', 100);
+    s.worker.start();
+    await s.commit(1);
+    await s.clock.advance(10_000);
+    await s.dlq.flush();
+    expect(s.t.attempts).toBe(4);
+    expect(s.dlqLines).toHaveLength(1);
+    const entry = JSON.parse(s.dlqLines[0] ?? '{}') as { original_event: string; error: string };
+    expect(JSON.parse(entry.original_event)).toEqual([{ result_id: 'r1' }]);
+    expect(entry.error).toBe('sink delivery failure: disk full');
+    expect(s.store.watermark('mem')).toBe(1);
+    expect(await metricValue(s.ctx.registry, 'svc_sink_delivery_failures_total', { sink: 'file' })).toBe(1);
+    expect(await metricValue(s.ctx.registry, 'svc_dlq_events_total')).toBe(1);
+  });
+
+  it('holds the engine back while a blocking sink is full, and a dropping sink skips the oldest instead', async () => {
+    const blocking = await setup('block');
+    await blocking.commit(4);
+    let roomy = false;
+    void blocking.worker.room().then(() => (roomy = true));
+    await flush();
+    expect(roomy).toBe(false);
+    blocking.worker.start();
+    await flush();
+    expect(roomy).toBe(true);
+
+    const dropping = await setup('drop');
+    await dropping.commit(7);
+    await expect(dropping.worker.room()).resolves.toBeUndefined();
+    dropping.worker.start();
+    await flush();
+    expect(dropping.t.lines).toHaveLength(4);
+    expect(await metricValue(dropping.ctx.registry, 'svc_sink_dropped_total', { sink: 'file' })).toBe(3);
+  });
+
+  it('computes backoff as base·2^(attempt−1) capped at the maximum', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60 }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 100_000 }), (attempt, base, max) => {
+        const d = backoffMs(attempt, base, max);
+        expect(d).toBeLessThanOrEqual(max);
+        expect(d).toBe(Math.min(max, base * 2 ** Math.min(20, attempt - 1)));
+      }),
+    );
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveSink } from '../../src/http/facade.js';
+import { createTailFanout } from '../../src/streams/index.js';
+import type { ResultLine } from '../../src/streams/index.js';
+import { metricValue, SimulatedClock, testContext } from './support.js';
+
+function sink(room = Infinity): LiveSink & { lines: string[]; summary?: string } {
+  const s = {
+    lines: [] as string[],
+    summary: undefined as string | undefined,
+    closed: false,
+    push(line: string) {
+      if (s.closed || s.lines.length >= room) return false;
+      s.lines.push(line);
+      return true;
+    },
+    end(summary: string) {
+      s.summary = summary;
+      s.closed = true;
+    },
+  };
+  return s;
+}
+
+const result = (title: string, level: string | null, id = 'rid'): ResultLine =>
+  ({ result_id: 'e1-0', rule_title: title, rule_id: id, level, tags: [], matched_selections: [], matched_fields: [] }) as ResultLine;
+
+describe('detection tail', () => {
+  it('filters by minimum level and rule substring at capture time', () => {
+    const ctx = testContext();
+    const tail = createTailFanout({ max_sessions: 2 }, ctx);
+    const s = sink();
+    tail.open({ level: 'medium', rule: 'whoami' }, s);
+    tail.publish([result('Whoami Exec', 'high'), result('Whoami Exec', 'low'), result('Other', 'critical'), result('No Level whoami', null)]);
+    expect(s.lines.map((l) => (JSON.parse(l) as { level: string }).level)).toEqual(['high']);
+  });
+
+  it('ends after the limit with a summary of streamed and dropped lines', async () => {
+    const ctx = testContext();
+    const tail = createTailFanout({ max_sessions: 2 }, ctx);
+    const s = sink(1);
+    tail.open({ limit: 2 }, s);
+    tail.publish([result('a', 'low'), result('b', 'low'), result('c', 'low')]);
+    expect(s.summary).toBeUndefined();
+    s.push = () => true;
+    tail.publish([result('d', 'low')]);
+    expect(JSON.parse(s.summary ?? '{}')).toEqual({ svc_tail_summary: { streamed: 2, dropped: 2 } });
+    expect(await metricValue(ctx.registry, 'svc_tail_detections_dropped_total')).toBe(2);
+    expect(await metricValue(ctx.registry, 'svc_tail_active_sessions')).toBe(0);
+  });
+
+  it('ends a session when its duration passes and refuses sessions past the capacity', async () => {
+    const clock = new SimulatedClock();
+    const tail = createTailFanout({ max_sessions: 1 }, testContext(clock));
+    const s = sink();
+    expect(tail.open({ durationMs: 1000 }, s).ok).toBe(true);
+    expect(tail.open({}, sink()).ok).toBe(false);
+    await clock.advance(1000);
+    expect(s.closed).toBe(true);
+    expect(tail.open({}, sink()).ok).toBe(true);
+  });
+});

@@ -116,7 +116,7 @@ describe.each(TYPES)('%s runtime against the naive reference', (type) => {
         const cmds = s.steps.map((op) => (op.kind === 'hit' ? new HitCommand(def, op) : new TickCommand(def, op.now)));
         fc.modelRun(() => ({ model: { ref: new RefCorrelation(def, s.cap), seq: 0 }, real: { rt } }), cmds);
       }),
-      { numRuns: 150 },
+      { numRuns: 200 },
     );
   });
 });

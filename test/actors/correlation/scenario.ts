@@ -104,7 +104,7 @@ export function arbScenario(type: CorrelationType): fc.Arbitrary<Scenario> {
     expression: temporal
       ? fc.option(fc.constantFrom('r0 and (r1 or r2)', 'r1 and not r0', '1 of them', 'all of them'), { nil: undefined })
       : fc.constant(undefined),
-    steps: fc.array(rawStep, { maxLength: 40 }).map(place),
+    steps: fc.array(rawStep, { maxLength: 40, size: 'max' }).map(place),
   });
 }
 

@@ -90,6 +90,24 @@ export class AhoCorasick {
     return -1;
   }
 
+  /** Whether any literal occurs in `text` (stops at the first). */
+  occursIn(text: string): boolean {
+    const fail = this.fail;
+    const outputs = this.outputs;
+    let s = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      let t = this.step(s, c);
+      while (t < 0 && s !== 0) {
+        s = fail[s] as number;
+        t = this.step(s, c);
+      }
+      s = t < 0 ? 0 : t;
+      if (outputs[s] !== null) return true;
+    }
+    return false;
+  }
+
   /** Set the bits of every literal that occurs in `text`. */
   scan(text: string, bits: Uint32Array): void {
     const fail = this.fail;

@@ -17,7 +17,7 @@ import {
 import type { LeafMatcher } from './leaf-matcher.js';
 import { keywordParts } from './keyword-parts.js';
 import { translateRegex } from './regex-translate.js';
-import { compileText, patternParts, TextSet } from './text-matchers.js';
+import { compileText, ContainsAnyText, ContainsText, patternParts, TextSet } from './text-matchers.js';
 import {
   AnyOfValues,
   BoolEquals,
@@ -31,7 +31,7 @@ import {
   TimePartEquals,
 } from './value-matchers.js';
 
-/** From this many exact values on one item, a Set lookup replaces the loop. */
+/** From this many exact (or `contains`) values on one item, a Set lookup (or an automaton) replaces the loop. */
 const SET_THRESHOLD = 4;
 
 export interface DetectionContext {
@@ -129,7 +129,22 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
     if (v.kind === 'number' && useNumbers) continue;
     out.push(compileValue(v, item, ctx));
   }
-  return out;
+  return groupContains(out);
+}
+
+/** OR-ed `contains` literals beyond the threshold (per case mode) become one automaton. */
+function groupContains(matchers: readonly LeafMatcher[]): LeafMatcher[] {
+  const byCase = (cased: boolean): ContainsText[] =>
+    matchers.filter((m): m is ContainsText => m instanceof ContainsText && m.cased === cased && m.literal !== '');
+  const grouped = new Set<LeafMatcher>();
+  const out: LeafMatcher[] = [];
+  for (const cased of [false, true]) {
+    const group = byCase(cased);
+    if (group.length < SET_THRESHOLD) continue;
+    for (const m of group) grouped.add(m);
+    out.push(new ContainsAnyText(group.map((m) => m.literal), cased));
+  }
+  return [...out, ...matchers.filter((m) => !grouped.has(m))];
 }
 
 function compileItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
@@ -142,10 +157,8 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMa
   if (item.field === null) {
     if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
     if (item.values.some((v) => v.kind === 'exists')) fail('InvalidKeywordItem', '`exists` must be applied to a field', item, ctx);
-    return new KeywordItem(
-      item.values.map((v) => compileValue(v, item, ctx)),
-      all,
-    );
+    const values = item.values.map((v) => compileValue(v, item, ctx));
+    return new KeywordItem(all ? values : groupContains(values), all);
   }
   const slot = ctx.fields.slot(item.field);
   const first = item.values[0];

@@ -63,6 +63,10 @@ function rarely(odds: number): fc.Arbitrary<boolean> {
 const stringValue: fc.Arbitrary<SigmaValue> = fc
   .record({ parts: fc.array(part, { maxLength: 4 }), cased: rarely(4) })
   .map((v): SigmaValue => ({ kind: 'string', parts: v.parts, cased: v.cased }));
+/** `|contains` values: several per item make the compiler group them into one automaton. */
+const containsValue: fc.Arbitrary<SigmaValue> = fc
+  .record({ s: text, cased: rarely(4) })
+  .map((v): SigmaValue => ({ kind: 'string', parts: [{ t: 'any' }, { t: 'lit', s: v.s }, { t: 'any' }], cased: v.cased }));
 const numberValue = fc.constantFrom(...NUMBERS).map((n): SigmaValue => ({ kind: 'number', value: n, raw: String(n) }));
 const regexValue = fc
   .record({
@@ -91,6 +95,7 @@ const expansionValue = fc
 
 const fieldValue: fc.Arbitrary<SigmaValue> = fc.oneof(
   { weight: 8, arbitrary: stringValue },
+  { weight: 4, arbitrary: containsValue },
   { weight: 3, arbitrary: numberValue },
   { weight: 1, arbitrary: fc.boolean().map((b): SigmaValue => ({ kind: 'bool', value: b })) },
   { weight: 1, arbitrary: fc.constant<SigmaValue>({ kind: 'null' }) },
@@ -103,6 +108,7 @@ const fieldValue: fc.Arbitrary<SigmaValue> = fc.oneof(
 );
 const keywordValue: fc.Arbitrary<SigmaValue> = fc.oneof(
   { weight: 6, arbitrary: stringValue },
+  { weight: 3, arbitrary: containsValue },
   { weight: 1, arbitrary: numberValue },
   { weight: 1, arbitrary: regexValue },
   { weight: 1, arbitrary: expansionValue },
@@ -118,13 +124,13 @@ function item(field: string | null, values: readonly SigmaValue[], l: 'and' | 'o
 }
 
 const fieldItem = fc
-  .tuple(fc.constantFrom(...FIELDS), fc.array(fieldValue, { maxLength: 5 }), linking, negated)
+  .tuple(fc.constantFrom(...FIELDS), fc.array(fieldValue, { maxLength: 6 }), linking, negated)
   .map(([f, vs, l, n]) => item(f, vs, l, n));
 const existsItem = fc
   .tuple(fc.constantFrom(...FIELDS), fc.boolean(), negated)
   .map(([f, b, n]) => item(f, [{ kind: 'exists', value: b }], 'or', n));
 const keywordItem = fc
-  .tuple(fc.array(keywordValue, { minLength: 1, maxLength: 3 }), linking, negated, fc.constantFrom([], ['startswith'], ['endswith'], ['contains']))
+  .tuple(fc.array(keywordValue, { minLength: 1, maxLength: 6 }), linking, negated, fc.constantFrom([], ['startswith'], ['endswith'], ['contains']))
   .map(([vs, l, n, mods]) => item(null, vs, l, n, mods));
 const anyItem = fc.oneof({ weight: 6, arbitrary: fieldItem }, { weight: 1, arbitrary: existsItem }, { weight: 1, arbitrary: keywordItem });
 

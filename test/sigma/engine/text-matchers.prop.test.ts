@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { StringPart } from '../../../src/sigma/ast.js';
 import { EvalScope } from '../../../src/sigma/engine/eval-scope.js';
-import { compileText, patternParts } from '../../../src/sigma/engine/text-matchers.js';
+import { compileText, ContainsAnyText, patternParts } from '../../../src/sigma/engine/text-matchers.js';
 import { glob } from './reference-evaluator.js';
 
 const chars = fc.constantFrom('a', 'B', 'b', '-', '/', '—', '\n', '😀', 'É', 'é', '.', '*', '?', '\\', '[', '$');
@@ -28,6 +28,20 @@ describe('string matchers', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  test('one automaton over many contains literals answers like a loop of includes', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.string({ unit: chars, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }), fc.boolean(), fc.array(subject, { maxLength: 8 }), (lits, cased, subjects) => {
+        const literals = cased ? lits : [...new Set(lits.map((l) => l.toLowerCase()))];
+        const m = new ContainsAnyText(literals, cased);
+        for (const s of subjects) {
+          const text = cased ? s : s.toLowerCase();
+          expect(m.test(s, s.toLowerCase())).toBe(literals.some((l) => text.includes(l)));
+        }
+      }),
+      { numRuns: 1500 },
     );
   });
 

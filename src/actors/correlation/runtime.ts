@@ -9,16 +9,16 @@ import {
   createFieldReader,
   DEFAULT_TIMESTAMP_FIELDS,
   encodeGroupKey,
-  groupIdOf,
   extractEventTime,
+  groupIdOf,
   MAX_CHAIN_DEPTH,
   numericValue,
   renderGroupKey,
   renderScalar,
 } from '../../sigma/correlation/index.js';
+import { actorKey, parseActorKey } from './actor-key.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
-import { actorKey, parseActorKey } from './actor-key.js';
 import type { GroupTransition } from './reducer.js';
 import { expiresBy, transition } from './reducer.js';
 import { buildResult, eventIdOf } from './result.js';
@@ -170,11 +170,17 @@ export class CorrelationRuntime {
     return results.length === 0 ? NO_RESULTS : results;
   }
 
-  /** Advance every group's time to `now` (event time): trims windows, drops groups that expired. */
+  /**
+   * Advance every group's time to `now` (event time): trims windows, drops groups that expired. Each
+   * group whose state changes journals one tick, so call it sparingly (the state cap also expires).
+   */
   tick(now: number): void {
+    const e: CorrelationEvent = { kind: 'tick', now };
     for (const map of this.groups) {
       for (const [k, g] of map) {
-        const tr = this.apply(g, { kind: 'tick', now });
+        const tr = transition(g, e);
+        if (tr.state === g) continue;
+        this.record?.(actorKey(g.def, partsOf(g)), e);
         if (tr.state.phase === 'expired') {
           map.delete(k);
           this.live--;

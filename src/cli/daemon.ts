@@ -1,6 +1,8 @@
 // The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
 // signals and the process kept to `listen()` and the command action.
+import { readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { CAC } from 'cac';
 import pino from 'pino';
@@ -9,7 +11,7 @@ import { Registry } from 'prom-client';
 import { createActor } from 'xstate';
 import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
-import { createHttpApp, formatListenAddress, listenNode, listenUws, parseListenAddress, ROUTES } from '../http/index.js';
+import { createHttpApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
 import type { HttpServer, ListenAddress } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
@@ -36,7 +38,7 @@ import {
   systemClock,
 } from '../streams/index.js';
 import type { ActiveRules, Clock, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
-import { ConfigError, DAEMON_FLAGS, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
+import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
@@ -257,17 +259,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   return { facade, config, reload, inputDone, stop };
 }
 
-/** Bind the API (uWS, node:http when uWS cannot load) on `address`. */
+/** Bind the API on `address` (uWS when its native binary loads, else node:http). */
 export async function listen(daemon: Daemon, address: ListenAddress, log: Logger): Promise<HttpServer> {
   const app = createHttpApp(ROUTES, daemon.facade, {
     onError: (error, req) => log.child({ component: 'http' }).error({ err: error, path: req.path }, 'handler failed'),
   });
-  try {
-    return await listenUws(app, address);
-  } catch (error) {
-    log.child({ component: 'http' }).warn({ err: error }, 'uWebSockets.js unavailable; serving with node:http');
-    return listenNode(app, address);
-  }
+  const server = await listenHttp(app, address);
+  log.child({ component: 'http' }).debug({ adapter: server.adapter }, 'http adapter chosen');
+  return server;
 }
 
 const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
@@ -296,10 +295,14 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
     if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
     const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
+    const discovered = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
+    // No config anywhere: the bundled defaults `npm start` promises (daemon-defaults.ts).
+    const files = discovered.length > 0 ? discovered : [BUNDLED_CONFIG_PATH];
     const loaded = loadDaemonConfig({
-      ...(configPath !== undefined ? { configPath } : { configPath: BUNDLED_CONFIG_PATH, readFile: () => bundledConfigYaml() }),
+      files,
       env: process.env,
       flags: options,
+      readFile: (path) => (path === BUNDLED_CONFIG_PATH ? bundledConfigYaml() : readFileSync(path, 'utf8')),
     });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;

@@ -1,0 +1,96 @@
+// Daemon throughput over HTTP: concurrent NDJSON posters (500-line batches from the bench lanes)
+// against `sigmad daemon` with the full corpus, measured from svc_events_processed_total, once in
+// memory and once with --state-db. Run after `npm run build`: `npm run bench:daemon`.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { allLanes } from './lanes.js';
+
+// Runs from dist/scripts/bench: the package root holds package.json.
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
+const MAIN = join(ROOT, 'dist/src/cli/main.js');
+const BATCH_LINES = 500;
+const POSTERS = 4;
+const WARMUP_MS = 1_000;
+const MEASURE_MS = 4_000;
+
+interface Row {
+  readonly mode: string;
+  readonly eventsPerSec: number;
+  readonly posted: number;
+}
+
+function post(port: number, path: string, body: string): Promise<string> {
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, method: body === '' ? 'GET' : 'POST', path, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c));
+      res.on('end', () => done(text));
+    });
+    req.on('error', fail);
+    req.end(body);
+  });
+}
+
+async function processed(port: number): Promise<number> {
+  const text = await post(port, '/metrics', '');
+  return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
+}
+
+async function runMode(mode: string, extra: readonly string[], bodies: readonly string[]): Promise<Row> {
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
+  writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
+  const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((done, fail) => {
+    let buf = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => {
+      buf += c;
+      const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(buf);
+      if (m?.[1] !== undefined) done(Number(m[1]));
+    });
+    child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
+  });
+  let stop = false;
+  let posted = 0;
+  const poster = async (k: number): Promise<void> => {
+    for (let i = k; !stop; i += POSTERS) {
+      await post(port, '/api/v1/events', bodies[i % bodies.length] ?? '');
+      posted += BATCH_LINES;
+    }
+  };
+  const posters = Array.from({ length: POSTERS }, (_, k) => poster(k));
+  await new Promise((r) => setTimeout(r, WARMUP_MS));
+  const before = await processed(port);
+  const t0 = performance.now();
+  await new Promise((r) => setTimeout(r, MEASURE_MS));
+  const after = await processed(port);
+  const seconds = (performance.now() - t0) / 1000;
+  stop = true;
+  await Promise.all(posters);
+  child.kill('SIGTERM');
+  await new Promise((r) => child.on('exit', r));
+  rmSync(dir, { recursive: true, force: true });
+  return { mode, eventsPerSec: Math.round((after - before) / seconds), posted };
+}
+
+async function main(): Promise<void> {
+  const lines = allLanes(20_000).flatMap((l) => l.lines);
+  const bodies: string[] = [];
+  for (let i = 0; i + BATCH_LINES <= lines.length; i += BATCH_LINES) bodies.push(`${lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
+  const rows = [
+    await runMode('memory state', ['--buffer-size', '20000', '--batch-size', '500'], bodies),
+    await runMode('--state-db (LMDB)', ['--buffer-size', '20000', '--batch-size', '500', '--state-db', '$DIR/state'], bodies),
+  ];
+  process.stdout.write(`\n| mode | events/s | lines posted |\n|---|---:|---:|\n`);
+  for (const r of rows) process.stdout.write(`| ${r.mode} | ${r.eventsPerSec} | ${r.posted} |\n`);
+  const [mem, lmdb] = rows;
+  if (mem !== undefined && lmdb !== undefined && lmdb.eventsPerSec > 0) {
+    process.stdout.write(`\n--state-db overhead: ${(mem.eventsPerSec / lmdb.eventsPerSec).toFixed(2)}x (memory / LMDB throughput)\n`);
+  }
+}
+
+await main();

@@ -3,7 +3,7 @@
 // the same lines for the same input.
 import type { CorrelationRuntime } from '../actors/correlation/index.js';
 import type { CorrelationResult } from '../protocol/correlation-result.js';
-import type { DetectionResult } from '../protocol/detection-result.js';
+import type { DetectionResult, FieldMatch } from '../protocol/detection-result.js';
 import type { Match } from '../sigma/engine/index.js';
 import type { RuleSet } from '../sigma/rule-set.js';
 import type { EvalContext } from '../sigma/engine/index.js';
@@ -26,6 +26,21 @@ export interface EvaluateOptions {
 
 const NONE: EventResults = Object.freeze({ matches: [], results: [], detections: 0, correlations: 0 });
 
+/**
+ * `{field, value}` pairs as the native line shows them (match detail `off`, daemon-semantics §5.1):
+ * keyword hits and matches that held because a field was absent are left out, and a pair satisfied by
+ * several items is listed once.
+ */
+function reportedFields(match: Match): FieldMatch[] {
+  const out: FieldMatch[] = [];
+  for (const f of match.matchedFields) {
+    if (f.matcher === 'keyword' || f.value === null) continue;
+    if (out.some((o) => o.field === f.field && o.value === f.value)) continue;
+    out.push({ field: f.field, value: f.value });
+  }
+  return out;
+}
+
 export function toDetectionResult(match: Match, event: unknown, includeEvent: boolean): DetectionResult {
   const { rule } = match;
   const result: DetectionResult = {
@@ -34,7 +49,7 @@ export function toDetectionResult(match: Match, event: unknown, includeEvent: bo
     level: rule.level ?? null,
     tags: [...rule.tags],
     matched_selections: [...match.matchedSelections],
-    matched_fields: match.matchedFields.map((f) => ({ field: f.field, value: f.value })),
+    matched_fields: reportedFields(match),
   };
   const custom = rule.rule.custom;
   if (Object.keys(custom).length > 0) result.custom_attributes = { ...custom };

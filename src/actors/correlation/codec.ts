@@ -4,7 +4,7 @@ import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
 import { compareGroupIds, groupIdOf } from '../../sigma/correlation/index.js';
 import { HitValueSchema, KeptEventSchema } from './events.js';
 import type { GroupState } from './state.js';
-import { keepsRules, keepsValues, NO_ENTRIES, partsOf } from './state.js';
+import { groupState, keepsRules, keepsValues, markOf, NO_ENTRIES, partsOf } from './state.js';
 
 /** Layout version of the encoded snapshot; an unknown version means starting fresh. */
 export const CORRELATION_CODEC_VERSION = 1;
@@ -62,7 +62,7 @@ export function encodeGroup(g: GroupState): EncodedGroup {
   return {
     corr: g.def.hash,
     key: partsOf(g),
-    mark: g.mark,
+    mark: markOf(g),
     ts: [...g.ts],
     rules: [...g.rules],
     values: [...g.values],
@@ -87,23 +87,15 @@ function rebuild(e: EncodedGroup, def: CompiledCorrelation): GroupState | undefi
   const shapeOk =
     e.key.length === def.groupBy.length &&
     ascending(e.ts) &&
+    (n === 0 || e.mark >= (e.ts[n - 1] as number)) &&
     e.rules.length === (keepsRules(def) ? n : 0) &&
     e.values.length === (keepsValues(def) ? n : 0) &&
     e.phase !== 'expired' &&
     e.phase !== 'evicted';
   if (!shapeOk) return undefined;
   const list = <T>(xs: readonly T[]): readonly T[] => (xs.length === 0 ? NO_ENTRIES : xs);
-  return {
-    def,
-    id: groupIdOf(e.key),
-    mark: e.mark,
-    ts: list(e.ts),
-    rules: list(e.rules),
-    values: list(e.values),
-    kept: list(e.kept),
-    lastAlert: e.last_alert,
-    phase: e.phase,
-  };
+  const id = groupIdOf(e.key);
+  return groupState(def, id, e.mark, list(e.ts), list(e.rules), list(e.values), list(e.kept), e.last_alert, e.phase);
 }
 
 /** One group back from `encodeGroup`'s output; undefined when its definition is gone or it does not check. */

@@ -20,5 +20,5 @@ export { CorrelationRuntime, DEFAULT_MAX_STATE_ENTRIES } from './runtime.js';
 export type { CorrelationNotice, CorrelationRuntimeOptions, GroupFilter, MatchedRule } from './runtime.js';
 export { groupLifecycle } from './spec.js';
 export type { GroupSpecContext, GroupSpecEvent, GroupSpecInput } from './spec.js';
-export { initial } from './state.js';
+export { groupState, initial, markOf, partsOf } from './state.js';
 export type { GroupPhase, GroupState } from './state.js';

@@ -8,7 +8,7 @@ import { renderGroupKey } from '../../sigma/correlation/index.js';
 import { evaluateGroup } from './reducer.js';
 import { toSeconds } from './result.js';
 import type { GroupState } from './state.js';
-import { partsOf } from './state.js';
+import { markOf, partsOf } from './state.js';
 
 /** `GET /api/v1/correlations` entry of one correlation. */
 export function summarize(def: CompiledCorrelation, activeGroups: number): CorrelationSummary {
@@ -64,7 +64,7 @@ export function snapshotGroup(g: GroupState): CorrelationGroupSnapshot {
   const earliest = n > 0 ? (g.ts[0] as number) : undefined;
   const latest = n > 0 ? (g.ts[n - 1] as number) : undefined;
   // Remaining suppression is measured from the newest entry (the group's own time when it has none).
-  const now = latest ?? Math.max(g.mark, 0);
+  const now = latest ?? Math.max(markOf(g), 0);
   const parts = partsOf(g);
   return {
     correlation_index: def.index,

@@ -16,7 +16,7 @@ import {
 } from '../../sigma/correlation/index.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import type { GroupPhase, GroupState } from './state.js';
-import { groupState, keepsRules, keepsValues, NO_ENTRIES } from './state.js';
+import { groupState, keepsRules, keepsValues, markOf, NO_ENTRIES } from './state.js';
 
 /** A result to emit for this group: the aggregate that met the condition, at the group's time. */
 export interface EmitResult {
@@ -183,12 +183,12 @@ function hit(s: GroupState, e: HitEvent): GroupTransition {
   const n = s.ts.length;
   const decision = decideWindow(
     def,
-    { mark: s.mark, earliest: n > 0 ? s.ts[0] : undefined, latest: n > 0 ? s.ts[n - 1] : undefined },
+    { mark: markOf(s), earliest: n > 0 ? s.ts[0] : undefined, latest: n > 0 ? s.ts[n - 1] : undefined },
     e.at,
   );
   if (decision === 'late') return { state: s, effects: NO_EFFECTS, reason: 'late' };
   const base = decision === 'reset' ? { ts: NO_ENTRIES, rules: NO_ENTRIES, values: NO_ENTRIES, kept: NO_ENTRIES } : s;
-  const mark = Math.max(s.mark, e.at);
+  const mark = Math.max(markOf(s), e.at);
   const start = windowStart(def, mark);
   const from = lowerBound(base.ts, start);
   const pos = upperBound(base.ts, e.at);
@@ -221,7 +221,8 @@ function hit(s: GroupState, e: HitEvent): GroupTransition {
 
 function tick(s: GroupState, now: number): GroupTransition {
   const def = s.def;
-  const mark = Math.max(s.mark, now);
+  const before = markOf(s);
+  const mark = Math.max(before, now);
   const n = s.ts.length;
   const start = windowStart(def, mark);
   let from: number;
@@ -234,7 +235,7 @@ function tick(s: GroupState, now: number): GroupTransition {
     return { state: expired, effects: NO_EFFECTS, reason: 'expired' };
   }
   const next =
-    from === 0 && mark === s.mark
+    from === 0 && mark === before
       ? s
       : groupState(def, s.id, mark, ts, tail(s.rules, from, n), tail(s.values, from, n), kept, s.lastAlert, s.phase);
   return { state: next, effects: NO_EFFECTS, reason: 'kept' };
@@ -246,7 +247,7 @@ function tick(s: GroupState, now: number): GroupTransition {
  */
 export function expiresBy(s: GroupState, now: number): boolean {
   const def = s.def;
-  const mark = Math.max(s.mark, now);
+  const mark = Math.max(markOf(s), now);
   if (suppressing(def, s.lastAlert, mark)) return false;
   const n = s.ts.length;
   if (n === 0) return true;
@@ -272,8 +273,8 @@ export function transition(state: GroupState, event: CorrelationEvent): GroupTra
     case 'tick':
       return tick(state, event.now);
     case 'evicted': {
-      const { def, id, mark, lastAlert } = state;
-      const evicted = groupState(def, id, mark, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, lastAlert, 'evicted');
+      const { def, id, lastAlert } = state;
+      const evicted = groupState(def, id, markOf(state), NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, lastAlert, 'evicted');
       return { state: evicted, effects: NO_EFFECTS, reason: 'evicted' };
     }
     default: {

@@ -13,8 +13,12 @@ export interface GroupState {
   readonly def: CompiledCorrelation;
   /** The group's identity (see `GroupId`); `partsOf` gives its components. */
   readonly id: GroupId;
-  /** The group's time: the latest entry or tick it has seen (epoch ms); -1 before the first. */
-  readonly mark: number;
+  /**
+   * The group's time (see `markOf`) stored as its distance past the newest entry: usually 0 or a small
+   * integer, which V8 keeps unboxed, where an absolute epoch-ms time would cost a heap number per group.
+   * Null before the group saw anything (which also keeps the field's representation tagged).
+   */
+  readonly ahead: number | null;
   readonly ts: readonly number[];
   /** Rule mask per entry (temporal types only, else empty). */
   readonly rules: readonly number[];
@@ -41,7 +45,21 @@ export function groupState(
   lastAlert: number,
   phase: GroupPhase,
 ): GroupState {
-  return { def, id, mark, ts, rules, values, kept, lastAlert, phase };
+  const n = ts.length;
+  const ahead = mark < 0 ? null : n > 0 ? smallInt(mark - (ts[n - 1] as number)) : mark;
+  return { def, id, ahead, ts, rules, values, kept, lastAlert, phase };
+}
+
+/** An integral difference as an int32 when it fits (stored as a small integer, not a heap number). */
+function smallInt(d: number): number {
+  return (d | 0) === d ? d | 0 : d;
+}
+
+/** The group's time: the latest entry or tick time it has seen (epoch ms); -1 before the first. */
+export function markOf(s: GroupState): number {
+  if (s.ahead === null) return -1;
+  const n = s.ts.length;
+  return n > 0 ? (s.ts[n - 1] as number) + s.ahead : s.ahead;
 }
 
 export function initial(def: CompiledCorrelation, id: GroupId): GroupState {

@@ -11,15 +11,12 @@ import type { Clock } from '../streams/index.js';
 
 export interface ReloadController {
   trigger(source: ReloadTrigger): 'triggered' | 'already_pending';
-  /** Resolves when no reload is debouncing or running. */
-  settled(): Promise<void>;
   stop(): void;
 }
 
 export function createReloadController(clock: Clock, run: () => Promise<boolean>, log: Logger): ReloadController {
   const actor = createActor(reloadMachine);
   let cancelTimer: (() => void) | undefined;
-  let idleWaiters: (() => void)[] = [];
   let started = 0;
   actor.subscribe((snap) => {
     if (snap.matches('debouncing') && cancelTimer === undefined) {
@@ -37,7 +34,6 @@ export function createReloadController(clock: Clock, run: () => Promise<boolean>
         })
         .then((ok) => actor.send({ type: 'finished', at: clock.now(), ok }));
     }
-    if (snap.matches('idle')) for (const w of idleWaiters.splice(0)) w();
   });
   actor.start();
   return {
@@ -47,13 +43,9 @@ export function createReloadController(clock: Clock, run: () => Promise<boolean>
       actor.send({ type: 'trigger', at: clock.now(), source });
       return 'triggered';
     },
-    settled() {
-      return actor.getSnapshot().matches('idle') ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
-    },
     stop() {
       cancelTimer?.();
       actor.stop();
-      idleWaiters = [];
     },
   };
 }

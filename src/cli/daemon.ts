@@ -119,10 +119,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     onNotice: (n: unknown) => log.child({ component: 'correlation' }).warn({ notice: n }, 'correlation notice'),
   });
   const defs = loaded.ruleSet.correlations.correlations;
-  const recovered = recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover ? 'fail' : 'skip');
-  if (!config.state.recover) recovered.runtime.restore([]);
-  journal.tickedAt = config.state.recover ? recovered.tickedAt : -1;
-  if (recovered.definitionsChanged || !config.state.recover) journal.drafts.push(definitionsRecord(defs, clock.now()));
+  // `--state-recover false` starts empty; the snapshot written below makes later restarts start there too.
+  const recovered = config.state.recover
+    ? recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), 'fail')
+    : { ...recoverCorrelations(await openMemoryStateStore(), defs, optionsFor(loaded.ruleSet), 'skip'), definitionsChanged: true };
+  journal.tickedAt = recovered.tickedAt;
+  if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   log.child({ component: 'state' }).info(
     { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: recovered.dropped, groups: recovered.runtime.stateEntries },
     'state recovered',
@@ -182,7 +184,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
     snapshot: (at) => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, at),
   });
-  await pipeline.exclusive(() => processor.commitJournal());
+  await pipeline.exclusive(async () => {
+    await processor.commitJournal();
+    if (!config.state.recover) await snapshotCorrelations(store, active.runtime, defs, journal.tickedAt, clock.now());
+  });
   pipeline.start();
   readiness.send({ type: 'state_recovered', at: clock.now() });
 

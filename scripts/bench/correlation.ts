@@ -1,16 +1,11 @@
 // Correlation benchmarks: updates/s per correlation type and heap bytes per live group.
 // Run after `npm run build`: `node --expose-gc dist/scripts/bench/correlation.js` (without
 // --expose-gc the heap rows are less precise: garbage is not collected before measuring).
-import { pathToFileURL } from 'node:url';
+import { isMain, printRows, type BenchRow } from './bench-row.js';
 import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
 import type { CorrelationRule, CorrelationType } from '../../src/sigma/ast.js';
 import { compileCorrelations } from '../../src/sigma/correlation/index.js';
 
-export interface BenchRow {
-  readonly name: string;
-  readonly value: number;
-  readonly unit: string;
-}
 
 const T0 = 1_767_225_600_000;
 const DETECTIONS = [{ name: 'r0' }, { name: 'r1' }, { name: 'r2' }];
@@ -134,6 +129,4 @@ export async function runCorrelationBench(): Promise<BenchRow[]> {
   return rows;
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const r of await runCorrelationBench()) console.log(`${r.name}\t${r.value}\t${r.unit}`);
-}
+if (isMain(import.meta.url)) printRows('Correlation', await runCorrelationBench());

@@ -4,19 +4,9 @@ import { performance } from 'node:perf_hooks';
 import { builtin, loadCorpus } from '../conformance/conformance.js';
 import type { EventLogsource } from '../../src/sigma/engine/index.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
+import { median, type BenchRow } from './bench-row.js';
 import { allLanes, type Lane } from './lanes.js';
 
-export interface BenchRow {
-  readonly name: string;
-  readonly value: number;
-  readonly unit: string;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-}
 
 function parseOnlyRate(lines: readonly string[]): number {
   let sink = 0;

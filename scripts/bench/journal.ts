@@ -3,16 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { isMain, printRows, type BenchRow } from './bench-row.js';
 import type { ActorKind } from '../../src/actors/index.js';
 import { ActorHost, createKindRegistry, openLmdbStateStore, recover } from '../../src/state/index.js';
 import type { CommitResult, JournalDraft } from '../../src/state/index.js';
 
-export interface BenchResult {
-  readonly name: string;
-  readonly value: number;
-  readonly unit: string;
-}
 
 const APPEND_RECORDS = 200_000;
 const REPLAY_RECORDS = 1_000_000;
@@ -82,10 +77,10 @@ async function appendAll(dir: string, n: number, groups: number): Promise<number
   return seconds;
 }
 
-export async function runJournalBench(): Promise<BenchResult[]> {
+export async function runJournalBench(): Promise<BenchRow[]> {
   const root = mkdtempSync(join(tmpdir(), 'sigmad-journal-bench-'));
   try {
-    const results: BenchResult[] = [];
+    const results: BenchRow[] = [];
 
     const appendSeconds = await appendAll(join(root, 'append'), APPEND_RECORDS, 10_000);
     results.push({ name: 'journal_append', value: Math.round(APPEND_RECORDS / appendSeconds), unit: 'records/s' });
@@ -113,6 +108,4 @@ export async function runJournalBench(): Promise<BenchResult[]> {
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  for (const r of await runJournalBench()) console.log(`${r.name}\t${r.value.toFixed(r.unit === 's' ? 3 : 0)}\t${r.unit}`);
-}
+if (isMain(import.meta.url)) printRows('Journal (LMDB)', await runJournalBench());

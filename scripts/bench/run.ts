@@ -1,11 +1,10 @@
-// `npm run bench`: every benchmark in one run, printed as a table of figures and ratios.
-import { runEngineBench, type BenchRow } from './engine.js';
-
-function print(title: string, rows: readonly BenchRow[]): void {
-  console.log(`\n## ${title}`);
-  const width = Math.max(...rows.map((r) => r.name.length));
-  for (const r of rows) console.log(`${r.name.padEnd(width)}  ${String(r.value).padStart(12)} ${r.unit}`);
-}
+// `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
+import { printRows } from './bench-row.js';
+import { runCorrelationBench } from './correlation.js';
+import { runEngineBench } from './engine.js';
+import { runJournalBench } from './journal.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
-print('Engine (single thread, full SigmaHQ corpus)', await runEngineBench({ events }));
+printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
+printRows('Correlation', await runCorrelationBench());
+printRows('Journal (LMDB)', await runJournalBench());

@@ -11,7 +11,7 @@ import { RuleProgram, SigmaEngine, type CompiledRule, type Engine } from './engi
 import { EvalScope, FieldTable } from './eval-scope.js';
 import { FieldPath } from './field-path.js';
 import { LogsourceRouter } from './logsource-router.js';
-import { chooseWitnesses, type Witness } from './witness.js';
+import { chooseRuleSetWitnesses, type RuleConditions } from './witness.js';
 
 export interface CompileOptions {
   /** Restrict keyword (field-less) search to these fields instead of the whole event (§5.8). */
@@ -36,7 +36,8 @@ function located(e: unknown, loc: SourceLoc): SigmaError {
 
 interface RuleParts {
   readonly program: RuleProgram;
-  readonly witnesses: readonly Witness[];
+  /** What witnesses are chosen from; null when the rule can never match. */
+  readonly conditions: RuleConditions | null;
 }
 
 function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWarning[]): RuleParts {
@@ -65,15 +66,14 @@ function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWar
         loc: ruleLoc(rule, ['detection', 'condition']),
       });
     }
-    // An empty witness can never be carried: the rule is never a candidate.
-    return { program: new RuleProgram(detections, names, [], null), witnesses: [[]] };
+    return { program: new RuleProgram(detections, names, [], null), conditions: null };
   }
   const referenced = new Set(conditions.flatMap((c) => conditionIdentifiers(c)));
   const indexOf = new Map(names.map((n, i) => [n, i] as const));
   const refIdx = names.flatMap((n, i) => (referenced.has(n) ? [i] : []));
   return {
     program: new RuleProgram(detections, names, refIdx, compileConditions(conditions, indexOf)),
-    witnesses: chooseWitnesses(conditions, rule.detections),
+    conditions: { conditions, detections: rule.detections },
   };
 }
 
@@ -83,7 +83,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   const warnings: SigmaWarning[] = [];
   const compiled: CompiledRule[] = [];
   const programs: RuleProgram[] = [];
-  const witnesses: (readonly Witness[])[] = [];
+  const conditions: (RuleConditions | null)[] = [];
   for (const rule of rules) {
     let parts: RuleParts;
     try {
@@ -94,10 +94,10 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
     }
     compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
     programs.push(parts.program);
-    witnesses.push(parts.witnesses);
+    conditions.push(parts.conditions);
   }
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
-  const index = new CandidateIndex(witnesses, fields);
+  const index = new CandidateIndex(chooseRuleSetWitnesses(conditions), fields);
   const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
   const maxIds = programs.reduce((m, p) => Math.max(m, p.detections.length), 0);
   const scope = new EvalScope(fields.paths, keywordSlots, maxIds);

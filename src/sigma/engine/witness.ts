@@ -22,7 +22,11 @@ export type Probe =
 /** Any one probe suffices; an empty witness means the rule can never match. */
 export type Witness = readonly Probe[];
 
-function probeCost(p: Probe): number {
+/** What a probe is expected to cost in candidates: lower is more selective. */
+export type ProbeCost = (p: Probe) => number;
+
+/** Selectivity of a probe on its own: exact literals are rare, short substrings common. */
+export function literalCost(p: Probe): number {
   switch (p.kind) {
     case 'exact':
       return 1;
@@ -38,19 +42,19 @@ function probeCost(p: Probe): number {
   }
 }
 
-function cost(w: Witness): number {
+function cost(w: Witness, probeCost: ProbeCost): number {
   let c = 0;
   for (const p of w) c += probeCost(p);
   return c;
 }
 
 /** Cheapest of the witnesses (an `and`: any one operand is required). */
-function cheapest(ws: readonly (Witness | null)[]): Witness | null {
+function cheapest(ws: readonly (Witness | null)[], probeCost: ProbeCost): Witness | null {
   let best: Witness | null = null;
   let bestCost = Infinity;
   for (const w of ws) {
     if (w === null) continue;
-    const c = cost(w);
+    const c = cost(w, probeCost);
     if (c < bestCost) {
       best = w;
       bestCost = c;
@@ -143,31 +147,34 @@ function itemRequires(item: DetectionItem): Witness[] {
 }
 
 /** An OR needs one witness from every branch: the union of each branch's cheapest. */
-function eitherRequires(branches: readonly Witness[][]): Witness[] {
-  const u = union(branches.map((b) => cheapest(b)));
+function eitherRequires(branches: readonly Witness[][], probeCost: ProbeCost): Witness[] {
+  const u = union(branches.map((b) => cheapest(b, probeCost)));
   return u === null ? [] : [u];
 }
 
-function detectionRequires(d: Detection): Witness[] {
-  const reqs = d.children.map((c) => (c.kind === 'item' ? itemRequires(c) : detectionRequires(c)));
-  return d.linking === 'and' ? reqs.flat() : eitherRequires(reqs);
+function detectionRequires(d: Detection, probeCost: ProbeCost): Witness[] {
+  const reqs = d.children.map((c) => (c.kind === 'item' ? itemRequires(c) : detectionRequires(c, probeCost)));
+  return d.linking === 'and' ? reqs.flat() : eitherRequires(reqs, probeCost);
 }
 
 /** How many witnesses a rule is filed under; a candidate must carry all of them. */
 export const MAX_WITNESSES = 2;
 
 /**
- * The witnesses of a rule whose resolved conditions (OR-ed) are `conditions`: up to MAX_WITNESSES
- * independently required ones, cheapest first; empty when no literal is required (the rule is
- * evaluated for every event).
+ * Every distinct witness the resolved conditions (OR-ed) require on its own, cheapest first; empty when
+ * no literal is required. OR branches contribute their cheapest witness by `probeCost`.
  */
-export function chooseWitnesses(conditions: readonly ConditionNode[], detections: ReadonlyMap<string, Detection>): Witness[] {
+function requiredWitnesses(
+  conditions: readonly ConditionNode[],
+  detections: ReadonlyMap<string, Detection>,
+  probeCost: ProbeCost,
+): Witness[] {
   const memo = new Map<string, Witness[]>();
   const ofId = (name: string): Witness[] => {
     let r = memo.get(name);
     if (r === undefined) {
       const d = detections.get(name);
-      r = d === undefined ? [] : detectionRequires(d);
+      r = d === undefined ? [] : detectionRequires(d, probeCost);
       memo.set(name, r);
     }
     return r;
@@ -179,7 +186,7 @@ export function chooseWitnesses(conditions: readonly ConditionNode[], detections
       case 'and':
         return n.args.flatMap(walk);
       case 'or':
-        return eitherRequires(n.args.map(walk));
+        return eitherRequires(n.args.map(walk), probeCost);
       case 'not':
       case 'of':
         return [];
@@ -191,16 +198,57 @@ export function chooseWitnesses(conditions: readonly ConditionNode[], detections
   };
   // A condition list is an OR; with no condition left the empty union can never be carried.
   const only = conditions.length === 1 ? conditions[0] : undefined;
-  const required = only !== undefined ? walk(only) : eitherRequires(conditions.map(walk));
+  const required = only !== undefined ? walk(only) : eitherRequires(conditions.map(walk), probeCost);
   // Distinct witnesses only: the same one twice prunes nothing more.
   const seen = new Set<string>();
   return [...required]
-    .sort((a, b) => cost(a) - cost(b))
+    .sort((a, b) => cost(a, probeCost) - cost(b, probeCost))
     .filter((w) => {
       const key = JSON.stringify(w);
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
-    })
-    .slice(0, MAX_WITNESSES);
+    });
+}
+
+/**
+ * The witnesses of a rule whose resolved conditions (OR-ed) are `conditions`: up to MAX_WITNESSES
+ * independently required ones, cheapest first; empty when no literal is required (the rule is
+ * evaluated for every event).
+ */
+export function chooseWitnesses(
+  conditions: readonly ConditionNode[],
+  detections: ReadonlyMap<string, Detection>,
+  probeCost: ProbeCost = literalCost,
+): Witness[] {
+  return requiredWitnesses(conditions, detections, probeCost).slice(0, MAX_WITNESSES);
+}
+
+/** A rule's resolved conditions (OR-ed) and the detections they name. */
+export interface RuleConditions {
+  readonly conditions: readonly ConditionNode[];
+  readonly detections: ReadonlyMap<string, Detection>;
+}
+
+function probeKey(p: Probe): string {
+  return p.kind === 'keyword' ? `k\0${p.key}` : `${p.kind}\0${p.field}\0${p.kind === 'number' ? p.value : p.key}`;
+}
+
+/**
+ * Witnesses for a whole rule set. A literal many rules require (e.g. the `EventID`/`Channel` conditions a
+ * pipeline adds to every rule of a logsource) is carried by most events that reach those rules, so it
+ * selects nothing: a probe is priced by its own selectivity times how many rules require it, counted over
+ * every rule's options, and each rule then keeps the options with the fewest expected candidates.
+ */
+export function chooseRuleSetWitnesses(rules: readonly (RuleConditions | null)[]): Witness[][] {
+  const popularity = new Map<string, number>();
+  for (const r of rules) {
+    if (r === null) continue;
+    const keys = new Set<string>();
+    for (const w of requiredWitnesses(r.conditions, r.detections, literalCost)) for (const p of w) keys.add(probeKey(p));
+    for (const k of keys) popularity.set(k, (popularity.get(k) ?? 0) + 1);
+  }
+  const shared: ProbeCost = (p) => literalCost(p) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
+  // An empty witness can never be carried: a rule that can never match is never a candidate.
+  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared)));
 }

@@ -6,7 +6,7 @@ import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/i
 import { CandidateIndex, ruleBits } from '../../../src/sigma/engine/candidate-index.js';
 import { EvalScope, FieldTable } from '../../../src/sigma/engine/eval-scope.js';
 import { FieldPath } from '../../../src/sigma/engine/field-path.js';
-import { chooseWitnesses, type Witness } from '../../../src/sigma/engine/witness.js';
+import { chooseRuleSetWitnesses, chooseWitnesses, type RuleConditions, type Witness } from '../../../src/sigma/engine/witness.js';
 
 const lit = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'lit', s }], cased: false });
 const ends = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'any' }, { t: 'lit', s }], cased: false });
@@ -115,6 +115,43 @@ describe('several required witnesses', () => {
   });
   test('a rule with no condition left gets a witness nobody carries', () => {
     expect(chooseWitnesses([], new Map())).toEqual([[]]);
+  });
+});
+
+describe('witnesses across a rule set', () => {
+  // What a pipeline's add_condition does to every rule of a logsource: `_cond_1 and (...)`.
+  const channel = and(item('Channel', [lit('Microsoft-Windows-Sysmon/Operational')]), item('EventID', [num(1)]));
+  function rule(condition: string, detections: Record<string, Detection>): RuleConditions {
+    const all = { _cond_1: channel, ...detections };
+    const node = resolveSelectors(parseCondition(`_cond_1 and (${condition})`), Object.keys(all));
+    if (node === null) throw new Error('pruned');
+    return { conditions: [node], detections: new Map(Object.entries(all)) };
+  }
+  const names = Array.from({ length: 12 }, (_, i) => `\\tool${i}.exe`);
+  const images = names.map((s) => rule('sel', { sel: and(item('Image', [ends(s)])) }));
+
+  test('a literal every rule requires is not chosen over one that tells the rules apart', () => {
+    const chosen = chooseRuleSetWitnesses(images);
+    chosen.forEach((ws, i) => expect(ws[0]).toEqual([{ kind: 'substring', field: 'Image', key: names[i] }]));
+  });
+
+  test('or branches avoid shared literals too', () => {
+    const branchy = rule('a or b', {
+      a: and(item('Channel', [lit('Microsoft-Windows-Sysmon/Operational')]), item('CommandLine', [ends('whoami /all')])),
+      b: and(item('Image', [ends('\\d.exe')])),
+    });
+    const ws = chooseRuleSetWitnesses([...images, branchy]).at(-1);
+    expect(ws?.[0]).toEqual([
+      { kind: 'substring', field: 'CommandLine', key: 'whoami /all' },
+      { kind: 'substring', field: 'Image', key: '\\d.exe' },
+    ]);
+  });
+
+  test('a rule whose only literal is shared still keeps it; a rule that can never match gets the empty witness', () => {
+    const [only, never] = chooseRuleSetWitnesses([rule('x', { x: and(item('User', [lit('alice')], { negated: true })) }), null]);
+    expect(only).toHaveLength(2);
+    expect(only?.flat().map((p) => p.field)).toEqual(expect.arrayContaining(['Channel', 'EventID']));
+    expect(never).toEqual([[]]);
   });
 });
 

@@ -23,3 +23,54 @@ export function locate(positions: PositionIndex, path: KeyPath): LineCol | undef
   }
   return undefined;
 }
+
+/**
+ * A position index built on first use: rules read by the fast path only need positions when a problem
+ * is reported, so finding them (a second, full parse of the file) is deferred until then.
+ */
+export function lazyPositions(build: () => PositionIndex): PositionIndex {
+  return new LazyPositionIndex(build);
+}
+
+class LazyPositionIndex implements ReadonlyMap<string, LineCol> {
+  private built: PositionIndex | undefined;
+
+  constructor(private readonly build: () => PositionIndex) {}
+
+  private get index(): PositionIndex {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  get(key: string): LineCol | undefined {
+    return this.index.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.index.has(key);
+  }
+
+  forEach(callback: (value: LineCol, key: string, map: ReadonlyMap<string, LineCol>) => void): void {
+    this.index.forEach((value, key) => callback(value, key, this));
+  }
+
+  entries(): MapIterator<[string, LineCol]> {
+    return this.index.entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.index.keys();
+  }
+
+  values(): MapIterator<LineCol> {
+    return this.index.values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, LineCol]> {
+    return this.index[Symbol.iterator]();
+  }
+}

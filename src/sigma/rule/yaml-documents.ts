@@ -3,8 +3,9 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 
 import type { Document, Node } from 'yaml';
 import { SigmaError } from '../errors.js';
 import type { SigmaWarning } from '../errors.js';
+import { readBlockYaml } from './block-yaml.js';
 import { setOwn } from './plain-data.js';
-import { pathKey } from './source-positions.js';
+import { lazyPositions, pathKey } from './source-positions.js';
 import type { KeyPath, LineCol, PositionIndex } from './source-positions.js';
 
 /** One YAML document of a file; `value` is plain data (objects, arrays, scalars). */
@@ -25,8 +26,26 @@ export interface YamlParseResult {
 const MAX_DEPTH = 64;
 const LEADING_ZERO_INT = /^[-+]?0[0-9]+$/;
 
-/** Parse every document of `text`; a document with YAML errors is reported and left out. */
+/**
+ * Parse every document of `text`; a document with YAML errors is reported and left out. Plain block
+ * YAML takes the fast path, with positions found (by the full parse) only if someone asks for one.
+ */
 export function parseYamlDocuments(text: string, file: string): YamlParseResult {
+  const values = readBlockYaml(text);
+  if (values === undefined) return parseWithPositions(text, file);
+  let full: YamlParseResult | undefined;
+  const positionsOf = (index: number) => () => {
+    full ??= parseWithPositions(text, file);
+    return full.documents.find((d) => d.index === index)?.positions ?? new Map<string, LineCol>();
+  };
+  return {
+    documents: values.map((value, index) => ({ index, value, positions: lazyPositions(positionsOf(index)) })),
+    errors: [],
+    warnings: [],
+  };
+}
+
+export function parseWithPositions(text: string, file: string): YamlParseResult {
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, version: '1.2', schema: 'core', intAsBigInt: true, uniqueKeys: true });
   const docs = Array.isArray(parsed) ? parsed : [];

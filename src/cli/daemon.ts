@@ -31,6 +31,8 @@ import {
   definitionsRecord,
   EventPipeline,
   InputQueue,
+  OutputDepth,
+  logsourceOf,
   parseSinkUri,
   recoverCorrelations,
   SinkWorker,
@@ -142,6 +144,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
   const capacity = config.input.buffer_size;
+  const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
   const workers = specs.map((spec) => {
     const target =
       spec.kind === 'file'
@@ -153,7 +156,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       backoffBaseMs: config.output.backoff_base_ms,
       backoffMaxMs: config.output.backoff_max_ms,
       batchMax: Math.min(config.input.batch_size, capacity),
-    }, dlq, crash);
+    }, dlq, crash, outputDepth);
   });
   try {
     for (const w of workers) await w.target.start();
@@ -162,7 +165,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const logsource = config.logsource_routing.enabled ? config.logsource_routing.event_logsource : undefined;
+  const routing = config.logsource_routing;
   const processor = new BatchProcessor(ctx, {
     store,
     decoder,
@@ -170,7 +173,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     journal,
     source: config.input.source,
     includeEvent: config.output.include_event,
-    ...(logsource !== undefined ? { context: { logsource } } : {}),
+    ...(routing.enabled ? { logsourceOf: logsourceOf(routing.field_map, routing.event_logsource) } : {}),
     crash,
     sinkRoom: () => Promise.all(workers.map((w) => w.room())).then(() => undefined),
     committed: (results) => tail?.publish(results),

@@ -1,13 +1,14 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/correlation/index.js';
-import type { EvalContext } from '../sigma/engine/index.js';
 import type { RuleSet } from '../sigma/rule-set.js';
 import type { CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
 import { resultIdForInput } from '../state/index.js';
+import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
 import { evaluateEvent } from './event-results.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
+import type { LogsourceOf } from './logsource-of.js';
 import type { StageContext } from './stage-context.js';
 
 /** The rules in force; swapped as a whole by a reload, between batches. */
@@ -43,7 +44,8 @@ export interface BatchProcessorDeps {
   /** `input.source` of the commits (`http`, `stdin`). */
   readonly source: string;
   readonly includeEvent: boolean;
-  readonly context?: EvalContext;
+  /** `--logsource-routing`: the event's logsource for the engine's router. */
+  readonly logsourceOf?: LogsourceOf;
   readonly crash: CrashHook;
   /** Resolves when every blocking sink has room (back-pressure from the sinks). */
   readonly sinkRoom: () => Promise<void>;
@@ -95,9 +97,10 @@ export class BatchProcessor {
           continue;
         }
         events++;
+        const context = deps.logsourceOf?.(event);
         const out = evaluateEvent(active.ruleSet, active.runtime, event, now, {
           includeEvent: deps.includeEvent,
-          ...(deps.context !== undefined ? { context: deps.context } : {}),
+          ...(context !== undefined ? { context } : {}),
         });
         for (let i = 0; i < out.results.length; i++) {
           const result = out.results[i] as SigmaResult;
@@ -166,6 +169,7 @@ export class BatchProcessor {
     }
     if (frontier < 0 || frontier - journal.tickedAt < TICK_EVERY_MS) return;
     journal.tickedAt = frontier;
+    journal.drafts.push({ at: journal.at, kind: CORRELATION_TICK_KIND, key: '', event: { now: frontier } });
     runtime.tick(frontier);
   }
 

@@ -13,8 +13,11 @@ import type { DefinitionHashes, JournalDraft, RecoverMode, StateStore } from '..
 
 /** Journal `kind` of correlation group records (`corr:<correlation>:<group key>` actors). */
 export const CORRELATION_KIND = 'corr';
-/** Snapshot kind carrying the correlation tick frontier, so a restore resumes ticking in step. */
-const TICK_KIND = 'corr-tick';
+/**
+ * Journal record and snapshot kind of the correlation tick frontier (`{now}`), so a restore resumes
+ * ticking in step: ticks that change no group journal nothing of their own.
+ */
+export const CORRELATION_TICK_KIND = 'corr-tick';
 
 const isCorrelationEvent = Compile(CorrelationEventSchema);
 
@@ -69,7 +72,7 @@ export function recoverCorrelations(
   const groups: unknown[] = [];
   let tickedAt = -1;
   for (const chunk of base.snapshot?.chunks ?? []) {
-    if (chunk.kind === TICK_KIND) for (const [, at] of chunk.entries) if (typeof at === 'number') tickedAt = at;
+    if (chunk.kind === CORRELATION_TICK_KIND) for (const [, at] of chunk.entries) if (typeof at === 'number') tickedAt = at;
     if (chunk.kind !== CORRELATION_KIND) continue;
     for (const [, encoded] of chunk.entries) groups.push(encoded);
   }
@@ -85,6 +88,11 @@ export function recoverCorrelations(
         if (typeof hashes === 'object' && hashes !== null) inForce = hashes as DefinitionHashes;
         return;
       }
+      if (r.kind === CORRELATION_TICK_KIND) {
+        const now = (r.event as { now?: unknown }).now;
+        if (typeof now === 'number') tickedAt = Math.max(tickedAt, now);
+        return;
+      }
       if (r.kind !== CORRELATION_KIND || !isCorrelationEvent.Check(r.event)) return;
       const group = groupOfKey(r.key);
       const stored = inForce[group];
@@ -92,7 +100,6 @@ export function recoverCorrelations(
         dropped++;
         return;
       }
-      if (r.event.kind === 'tick') tickedAt = Math.max(tickedAt, r.event.now);
       replayed++;
     },
     mode,
@@ -143,7 +150,7 @@ export function snapshotCorrelations(
     at,
     kinds: [
       { kind: CORRELATION_KIND, version: CORRELATION_CODEC_VERSION, entries: encoded.map((g, i) => [`${i}`, g] as const) },
-      { kind: TICK_KIND, version: 1, entries: [['tickedAt', tickedAt]] },
+      { kind: CORRELATION_TICK_KIND, version: 1, entries: [['tickedAt', tickedAt]] },
     ],
     definitions: correlationHashes(defs),
   });

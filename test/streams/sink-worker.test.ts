@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openMemoryStateStore } from '../../src/state/index.js';
-import { backoffMs, createDlqWriter, SinkWorker } from '../../src/streams/index.js';
+import { backoffMs, createDlqWriter, OutputDepth, SinkWorker } from '../../src/streams/index.js';
 import type { DeliveryOptions, SinkTarget } from '../../src/streams/index.js';
 import { flush, metricValue, SimulatedClock, testContext } from './support.js';
 
@@ -106,6 +106,15 @@ describe('sink worker', () => {
     await flush();
     expect(dropping.t.lines).toHaveLength(4);
     expect(await metricValue(dropping.ctx.registry, 'svc_sink_dropped_total', { sink: 'file' })).toBe(3);
+  });
+
+  it('sums the queues of every sink into the output queue depth', async () => {
+    const ctx = testContext();
+    const depth = new OutputDepth(ctx.metrics.svc_output_queue_depth);
+    depth.set('a', 3);
+    depth.set('b', 4);
+    depth.set('a', 1);
+    expect(await metricValue(ctx.registry, 'svc_output_queue_depth')).toBe(5);
   });
 
   it('computes backoff as base·2^(attempt−1) capped at the maximum', () => {

@@ -26,6 +26,18 @@ export interface DeliveryOptions {
   readonly batchMax: number;
 }
 
+/** `svc_output_queue_depth`: result items queued across every sink. */
+export class OutputDepth {
+  private readonly bySink = new Map<string, number>();
+  constructor(private readonly gauge: Gauge) {}
+  set(sink: string, depth: number): void {
+    this.bySink.set(sink, depth);
+    let total = 0;
+    for (const d of this.bySink.values()) total += d;
+    this.gauge.set(total);
+  }
+}
+
 /** Retry delay after failed attempt `attempt` (1-based): base·2^(attempt−1), capped (§4.3). */
 export function backoffMs(attempt: number, base: number, max: number): number {
   return Math.min(max, base * 2 ** Math.min(20, attempt - 1));
@@ -54,6 +66,7 @@ export class SinkWorker {
     private readonly options: DeliveryOptions,
     private readonly dlq: DlqWriter,
     private readonly crash: CrashHook,
+    private readonly output?: OutputDepth,
   ) {
     const labels = { sink: target.label };
     this.depth = bindZeroed(ctx.metrics.svc_sink_queue_depth, labels);
@@ -72,8 +85,14 @@ export class SinkWorker {
 
   /** New entries were committed. */
   wake(): void {
-    this.depth.set(Math.min(this.backlog, this.options.capacity));
+    this.updateDepth();
     this.wakeUp?.();
+  }
+
+  private updateDepth(): void {
+    const depth = Math.min(this.backlog, this.options.capacity);
+    this.depth.set(depth);
+    this.output?.set(this.target.name, depth);
   }
 
   /** For `block` sinks: resolves once the backlog is below capacity. */
@@ -114,7 +133,7 @@ export class SinkWorker {
         log.error({ err: error }, 'outbox delivery failed');
         await sleep(this.ctx.clock, this.options.backoffMaxMs, this.ctx.signal);
       }
-      this.depth.set(Math.min(this.backlog, this.options.capacity));
+      this.updateDepth();
       if (this.backlog < this.options.capacity) this.releaseRoom();
     }
   }

@@ -65,11 +65,17 @@ export class BatchProcessor {
   private readonly byCorrelation = new Map<string, Counter.Internal>();
   /** Committed totals for `/api/v1/status` (the metric handles only read asynchronously). */
   readonly totals = { events: 0, detections: 0, correlations: 0 };
+  /** Options of events without a routing context, allocated once. */
+  private readonly plain: { readonly includeEvent: boolean };
+  /** Engine routing counters already reported, per engine (a reload brings a fresh engine). */
+  private readonly reported = new WeakMap<object, { pruned: number; without: number }>();
 
   constructor(
     private readonly ctx: StageContext,
     private readonly deps: BatchProcessorDeps,
-  ) {}
+  ) {
+    this.plain = { includeEvent: deps.includeEvent };
+  }
 
   async process(units: readonly InputUnit[], dequeuedAt: number): Promise<void> {
     const { deps, ctx } = this;
@@ -98,10 +104,7 @@ export class BatchProcessor {
         }
         events++;
         const context = deps.logsourceOf?.(event);
-        const out = evaluateEvent(active.ruleSet, active.runtime, event, now, {
-          includeEvent: deps.includeEvent,
-          ...(context !== undefined ? { context } : {}),
-        });
+        const out = evaluateEvent(active.ruleSet, active.runtime, event, now, context === undefined ? this.plain : { includeEvent: deps.includeEvent, context });
         for (let i = 0; i < out.results.length; i++) {
           const result = out.results[i] as SigmaResult;
           const withId = { result_id: resultIdForInput(ordinal, i), ...result } as ResultLine;
@@ -144,12 +147,23 @@ export class BatchProcessor {
       for (let i = 0; i < events; i++) m.svc_event_processing_seconds.observe(perEvent);
     }
     m.svc_correlation_state_entries.set(active.runtime.stateEntries);
+    this.reportRouting(active);
     units.forEach((u, i) => {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
     deps.committed(lines);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
+  }
+
+  /** `svc_rules_pruned_by_logsource_total` / `svc_events_without_logsource_total` from the engine's stats. */
+  private reportRouting(active: ActiveRules): void {
+    const stats = active.ruleSet.engine.stats;
+    const seen = this.reported.get(stats) ?? { pruned: 0, without: 0 };
+    const m = this.ctx.metrics;
+    if (stats.rulesPrunedByLogsource > seen.pruned) m.svc_rules_pruned_by_logsource_total.inc(stats.rulesPrunedByLogsource - seen.pruned);
+    if (stats.eventsWithoutLogsource > seen.without) m.svc_events_without_logsource_total.inc(stats.eventsWithoutLogsource - seen.without);
+    this.reported.set(stats, { pruned: stats.rulesPrunedByLogsource, without: stats.eventsWithoutLogsource });
   }
 
   /** Journals what is buffered (ticks, `$definitions`) without input. */

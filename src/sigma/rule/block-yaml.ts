@@ -281,6 +281,8 @@ function splitKey(content: string): { key: string; rest: string } {
     if (colon < 0) unsupported();
     key = content.slice(0, colon).trimEnd();
     if (key === '' || key.length > MAX_KEY_LENGTH || key.includes(' #') || FLOW_CHARACTER.test(key)) unsupported();
+    // Keys like `~` and `null`, or `1` and `01`, are the same key to the full parser (duplicates).
+    if (typeof plainScalar(key) !== 'string' || LEADING_ZERO_INT.test(key)) unsupported();
     after = colon + 1;
   }
   const next = content[after];

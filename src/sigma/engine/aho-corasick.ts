@@ -1,16 +1,17 @@
 // Multi-literal substring search for the candidate index: one automaton per field finds every indexed
 // literal occurring in an event value in a single pass, without allocating. Transitions are flat typed
-// arrays: nodes with many children (the root and a few hubs) get a dense row over ASCII, the others a
-// short edge list that is scanned linearly — both far cheaper per character than a Map lookup.
+// arrays: the shallowest nodes (where a scan spends nearly all its time) get a complete dense row over
+// ASCII with failure links already folded in, so one lookup per character; deeper nodes keep a short edge
+// list scanned linearly and fall back along failure links.
 
-/** Nodes with more children than this get a dense ASCII row. */
-const DENSE_CHILDREN = 6;
+/** Default cap on dense rows per automaton (128 × 4 bytes each: 2 MB at most). */
+export const DENSE_ROWS = 4096;
 const ASCII = 128;
 
 export class AhoCorasick {
-  /** Per node: its dense row, or -1. */
+  /** Per node: its dense row (complete: failure links folded in), or -1. */
   private readonly row: Int32Array;
-  /** Dense rows, ASCII columns: target node or -1. */
+  /** Dense rows, ASCII columns: the next node. */
   private readonly dense: Int32Array;
   /** Per node: its edges are edgeChar/edgeTarget[edgeStart[node], edgeStart[node + 1]). */
   private readonly edgeStart: Int32Array;
@@ -19,8 +20,11 @@ export class AhoCorasick {
   private readonly fail: Int32Array;
   private readonly outputs: (Int32Array | null)[];
 
-  /** `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs. */
-  constructor(entries: ReadonlyMap<string, readonly number[]>) {
+  /**
+   * `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs;
+   * `denseRows`: how many of the shallowest nodes get a dense row (at least the root).
+   */
+  constructor(entries: ReadonlyMap<string, readonly number[]>, denseRows = DENSE_ROWS) {
     const next: Map<number, number>[] = [new Map()];
     const own: Set<number>[] = [new Set()];
     for (const [key, postings] of entries) {
@@ -56,10 +60,6 @@ export class AhoCorasick {
     }
     this.fail = fail;
     this.outputs = own.map((set) => (set.size === 0 ? null : Int32Array.from(set)));
-    this.row = new Int32Array(n).fill(-1);
-    let rows = 0;
-    for (let s = 0; s < n; s++) if ((next[s] as Map<number, number>).size > DENSE_CHILDREN || s === 0) this.row[s] = rows++;
-    this.dense = new Int32Array(rows * ASCII).fill(-1);
     this.edgeStart = new Int32Array(n + 1);
     let edges = 0;
     for (let s = 0; s < n; s++) edges += (next[s] as Map<number, number>).size;
@@ -68,41 +68,49 @@ export class AhoCorasick {
     let e = 0;
     for (let s = 0; s < n; s++) {
       this.edgeStart[s] = e;
-      const r = this.row[s] as number;
       for (const [c, t] of next[s] as Map<number, number>) {
-        if (r >= 0 && c < ASCII) this.dense[r * ASCII + c] = t;
         this.edgeChar[e] = c;
         this.edgeTarget[e] = t;
         e++;
       }
     }
     this.edgeStart[n] = e;
+    // Dense rows in breadth-first order: a node's failure target is shallower, so its row is complete
+    // before the node's own row copies the characters it has no edge for.
+    const order = [0, ...queue].slice(0, Math.max(1, denseRows));
+    this.row = new Int32Array(n).fill(-1);
+    this.dense = new Int32Array(order.length * ASCII);
+    order.forEach((s, r) => {
+      this.row[s] = r;
+      const own = next[s] as Map<number, number>;
+      const f = s === 0 ? -1 : (this.row[fail[s] as number] as number);
+      for (let c = 0; c < ASCII; c++) {
+        const t = own.get(c);
+        this.dense[r * ASCII + c] = t !== undefined ? t : f < 0 ? 0 : (this.dense[f * ASCII + c] as number);
+      }
+    });
   }
 
-  /** The child of `s` on code unit `c`, or -1. */
-  private step(s: number, c: number): number {
-    const r = this.row[s] as number;
-    if (r >= 0 && c < ASCII) return this.dense[r * ASCII + c] as number;
-    const end = this.edgeStart[s + 1] as number;
-    for (let e = this.edgeStart[s] as number; e < end; e++) {
-      if (this.edgeChar[e] === c) return this.edgeTarget[e] as number;
+  /** The automaton's transition from `s` on code unit `c` (following failure links as needed). */
+  private next(s: number, c: number): number {
+    for (;;) {
+      const r = this.row[s] as number;
+      if (r >= 0 && c < ASCII) return this.dense[r * ASCII + c] as number;
+      const end = this.edgeStart[s + 1] as number;
+      for (let e = this.edgeStart[s] as number; e < end; e++) {
+        if (this.edgeChar[e] === c) return this.edgeTarget[e] as number;
+      }
+      if (s === 0) return 0;
+      s = this.fail[s] as number;
     }
-    return -1;
   }
 
   /** Whether any literal occurs in `text` (stops at the first). */
   occursIn(text: string): boolean {
-    const fail = this.fail;
     const outputs = this.outputs;
     let s = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      let t = this.step(s, c);
-      while (t < 0 && s !== 0) {
-        s = fail[s] as number;
-        t = this.step(s, c);
-      }
-      s = t < 0 ? 0 : t;
+      s = this.next(s, text.charCodeAt(i));
       if (outputs[s] !== null) return true;
     }
     return false;
@@ -110,17 +118,31 @@ export class AhoCorasick {
 
   /** Set the bits of every literal that occurs in `text`. */
   scan(text: string, bits: Uint32Array): void {
-    const fail = this.fail;
     const outputs = this.outputs;
     let s = 0;
     for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      let t = this.step(s, c);
-      while (t < 0 && s !== 0) {
-        s = fail[s] as number;
-        t = this.step(s, c);
+      s = this.next(s, text.charCodeAt(i));
+      const out = outputs[s];
+      if (out) markAll(out, bits);
+    }
+  }
+
+  /**
+   * `scan(text.toLowerCase(), bits)` without the lowercased copy while the text is ASCII (capitals folded
+   * as they are read); at the first non-ASCII character it scans the real lowercase form instead, whose
+   * ASCII prefix is the same.
+   */
+  scanLowered(text: string, bits: Uint32Array): void {
+    const outputs = this.outputs;
+    let s = 0;
+    for (let i = 0; i < text.length; i++) {
+      let c = text.charCodeAt(i);
+      if (c >= ASCII) {
+        this.scan(text.toLowerCase(), bits);
+        return;
       }
-      s = t < 0 ? 0 : t;
+      if (c >= 65 && c <= 90) c += 32;
+      s = this.next(s, c);
       const out = outputs[s];
       if (out) markAll(out, bits);
     }

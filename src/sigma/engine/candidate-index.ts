@@ -126,8 +126,12 @@ export class CandidateIndex {
     }
     const kw = this.keywords;
     if (kw !== null) {
-      const n = scope.keywordLeaves().count;
-      for (let i = 0; i < n; i++) kw.scan(scope.keywordLower(i), marks);
+      const leaves = scope.keywordLeaves();
+      for (let i = 0; i < leaves.count; i++) {
+        const l = leaves.items[i];
+        if (typeof l === 'string') kw.scanLowered(l, marks);
+        else kw.scan(scope.keywordLower(i), marks);
+      }
     }
     // A candidate carries the witness of every slot (or needs none there).
     const words = this.words;

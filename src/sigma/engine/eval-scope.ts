@@ -42,6 +42,8 @@ export class EvalScope {
   private keywordEpoch = -1;
   private readonly kwLeaves = new LeafList();
   private readonly kwLower: string[] = [];
+  /** Per keyword leaf: the epoch its `kwLower` entry was computed in. */
+  private readonly kwStamps: number[] = [];
 
   constructor(
     private readonly paths: readonly FieldPath[],
@@ -71,7 +73,7 @@ export class EvalScope {
     return v;
   }
 
-  /** Scalar leaves searched by keyword items, collected once per event; `keywordLower` is parallel. */
+  /** Scalar leaves searched by keyword items, collected once per event (and only if asked for). */
   keywordLeaves(): LeafList {
     if (this.keywordEpoch === this.epoch) return this.kwLeaves;
     this.keywordEpoch = this.epoch;
@@ -84,18 +86,24 @@ export class EvalScope {
         if (v !== ABSENT) collectKeywordLeaves(v, leaves, 0);
       }
     }
-    const lower = this.kwLower;
-    for (let i = 0; i < leaves.count; i++) {
-      const l = leaves.items[i];
-      // Not through the ring cache: many distinct leaves would only churn it.
-      const t = typeof l === 'string' ? toLower(l) : (textOf(l) as string);
-      if (i < lower.length) lower[i] = t;
-      else lower.push(t);
+    while (this.kwStamps.length < leaves.count) {
+      this.kwStamps.push(-1);
+      this.kwLower.push('');
     }
     return leaves;
   }
 
+  /**
+   * The lowercased text form of keyword leaf `i` (after `keywordLeaves()`), computed when first asked for
+   * in this event: the candidate index folds case as it scans, so only evaluated keyword items need it.
+   */
   keywordLower(i: number): string {
-    return this.kwLower[i] as string;
+    if (this.kwStamps[i] === this.epoch) return this.kwLower[i] as string;
+    const l = this.kwLeaves.items[i];
+    // Not through the ring cache: many distinct leaves would only churn it.
+    const t = typeof l === 'string' ? toLower(l) : (textOf(l) as string);
+    this.kwLower[i] = t;
+    this.kwStamps[i] = this.epoch;
+    return t;
   }
 }

@@ -101,6 +101,8 @@ export class GlobText implements LeafMatcher {
   }
 }
 
+const ITEM_DENSE_ROWS = 16;
+
 /** Many `contains` literals of one item: one automaton pass instead of a loop of `includes`. */
 export class ContainsAnyText implements LeafMatcher {
   readonly kind: MatcherKind = 'contains';
@@ -112,7 +114,11 @@ export class ContainsAnyText implements LeafMatcher {
     readonly cased: boolean,
   ) {
     this.needsLower = !cased;
-    this.automaton = new AhoCorasick(new Map(literals.map((l) => [l, [0]])));
+    // One automaton per item, possibly thousands of them: a few dense rows each keep the memory small.
+    this.automaton = new AhoCorasick(
+      new Map(literals.map((l) => [l, [0]])),
+      ITEM_DENSE_ROWS,
+    );
   }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);

@@ -1,24 +1,44 @@
-// The automaton reports exactly the literals that occur in a text (naive `includes` as the oracle).
+// The automaton reports exactly the literals that occur in a text (naive `includes` as the oracle),
+// whatever number of nodes get dense rows.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AhoCorasick } from '../../../src/sigma/engine/aho-corasick.js';
 
 const unit = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '\\', '.', 'é', '😀', '—');
 const literal = fc.string({ unit, minLength: 1, maxLength: 4 });
+const textUnit = fc.constantFrom('a', 'b', 'c', 'A', 'B', 'H', '\\', '.', 'é', 'É', '😀', '—', 'İ');
+const texts = fc.array(fc.string({ unit: fc.oneof(unit, textUnit), maxLength: 24 }), { maxLength: 6 });
+const denseRows = fc.integer({ min: 1, max: 40 });
+
+function marked(lits: readonly string[], scan: (bits: Uint32Array) => void): boolean[] {
+  const bits = new Uint32Array(Math.ceil(lits.length / 32));
+  scan(bits);
+  return lits.map((_, i) => ((bits[i >>> 5] as number) & (1 << (i & 31))) !== 0);
+}
 
 describe('Aho-Corasick', () => {
   test('marks exactly the literals contained in the text', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), fc.array(fc.string({ unit, maxLength: 24 }), { maxLength: 6 }), (lits, texts) => {
-        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])));
-        for (const text of texts) {
-          const bits = new Uint32Array(Math.ceil(lits.length / 32));
-          ac.scan(text, bits);
-          const got = lits.map((_, i) => ((bits[i >>> 5] as number) & (1 << (i & 31))) !== 0);
-          expect(got).toEqual(lits.map((l) => text.includes(l)));
+      fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), texts, denseRows, (lits, ts, rows) => {
+        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
+        for (const text of ts) {
+          expect(marked(lits, (bits) => ac.scan(text, bits))).toEqual(lits.map((l) => text.includes(l)));
+          expect(ac.occursIn(text)).toBe(lits.some((l) => text.includes(l)));
         }
       }),
       { numRuns: 1500 },
+    );
+  });
+
+  test('scanLowered marks what scan marks in the lowercased text', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), texts, denseRows, (lits, ts, rows) => {
+        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
+        for (const text of ts) {
+          expect(marked(lits, (bits) => ac.scanLowered(text, bits))).toEqual(lits.map((l) => text.toLowerCase().includes(l)));
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });

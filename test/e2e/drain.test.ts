@@ -1,7 +1,10 @@
 // SIGTERM: stop accepting, drain what was accepted, flush the sinks, exit 0.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('graceful shutdown', () => {
   it('delivers every accepted detection before exiting 0 on SIGTERM', async () => {

@@ -1,8 +1,11 @@
 // HTTP ingest → detections and correlations in a file sink, with deterministic result ids.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('HTTP ingest into a file sink', () => {
   let daemon: RunningDaemon;

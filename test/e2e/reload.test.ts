@@ -3,7 +3,7 @@
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const PIPELINE_OK = 'name: passthrough\npriority: 10\ntransformations:\n  - id: tag_only\n    type: set_custom_attribute\n    attribute: origin\n    value: test\n';
@@ -19,6 +19,9 @@ detection:
     Image|endswith: '\\\\net.exe'
   condition: selection
 `;
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('hot reload', () => {
   let daemon: RunningDaemon;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../http/client.js';
 import { checkCase } from '../http/route-suite.js';
 import type { RouteCase } from '../http/route-suite.js';
-import { FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const RULES = join(FIXTURES, 'rules');
@@ -46,6 +46,9 @@ const CASES: readonly RouteCase[] = [
   { name: 'a malformed JSON body is 400', request: { method: 'POST', url: '/api/v1/silences', body: '{"matchers":' }, status: 400, body: { error: 'request body is not valid JSON' } },
   { name: 'a malformed path encoding is 400', request: { method: 'DELETE', url: '/api/v1/silences/%E0%A4%A' }, status: 400 },
 ];
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe.each([
   ['tcp', () => '127.0.0.1:0'],

@@ -1,9 +1,12 @@
 // Exit codes at start-up: 3 for bad flags or config, 2 when no rule loads.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { FIXTURES, startDaemon, tempDir } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, FIXTURES, startDaemon, tempDir } from './harness.js';
 
 const start = (args: readonly string[]) => startDaemon(args, { noWait: true });
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('start-up failures', () => {
   it('exits 3 on an unknown flag', async () => {

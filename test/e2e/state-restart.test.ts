@@ -1,8 +1,11 @@
 // --state-db across graceful restarts: correlation windows survive; --state-recover false starts empty
 // and later restarts start from that empty state too.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('state across restarts', () => {
   it('keeps correlation windows over a restart and forgets them with --state-recover false', async () => {

@@ -1,7 +1,10 @@
 // stdin mode: events in on stdin, results on stdout, exit 0 at EOF.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { FIXTURES, ndjson, startDaemon } from './harness.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, FIXTURES, ndjson, startDaemon } from './harness.js';
+
+// Build dist/ (when stale) outside the tests' own time budgets.
+beforeAll(ensureBuilt, 180_000);
 
 describe('stdin input', () => {
   it('evaluates piped events, writes results to stdout and exits 0 at EOF', async () => {

@@ -184,7 +184,7 @@ class BlockReader {
 
   private nextNonBlank(): number {
     let i = this.at;
-    while (i < this.end && this.line(i).trim() === '') i++;
+    while (i < this.end && isBlank(this.line(i))) i++;
     return i;
   }
 
@@ -194,7 +194,7 @@ class BlockReader {
     if (header.length > 2) unsupported();
     const start = this.at;
     let i = start;
-    while (i < this.end && this.line(i).trim() === '') i++;
+    while (i < this.end && isBlank(this.line(i))) i++;
     const m = i < this.end ? indentOf(this.line(i)) : 0;
     if (m <= indent) {
       // Empty block scalar; kept line breaks depend on details the full parser handles.
@@ -208,7 +208,7 @@ class BlockReader {
     }
     while (i < this.end) {
       const line = this.line(i);
-      if (line.trim() === '') {
+      if (isBlank(line)) {
         if (line.length > m) unsupported();
         body.push('');
       } else if (indentOf(line) >= m) {
@@ -228,9 +228,13 @@ class BlockReader {
   }
 }
 
+function isBlank(line: string): boolean {
+  return indentOf(line) === line.length;
+}
+
 function isBlankOrComment(line: string): boolean {
-  const t = line.trimStart();
-  return t === '' || t[0] === '#';
+  const n = indentOf(line);
+  return n === line.length || line.charCodeAt(n) === 35;
 }
 
 function isSequenceItem(content: string): boolean {

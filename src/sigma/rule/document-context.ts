@@ -3,7 +3,7 @@ import type { SourceLoc } from '../ast.js';
 import { SigmaError } from '../errors.js';
 import type { SigmaErrorArea, SigmaWarning } from '../errors.js';
 import { locate } from './source-positions.js';
-import type { KeyPath, PositionIndex } from './source-positions.js';
+import type { KeyPath, LineCol, PositionIndex } from './source-positions.js';
 
 export class DocumentContext {
   readonly errors: SigmaError[] = [];
@@ -17,15 +17,23 @@ export class DocumentContext {
     private readonly positions: PositionIndex,
   ) {}
 
+  /**
+   * Line and column are looked up when first read: every detection item carries a location, but only
+   * the few that are reported need one, and finding positions may mean a second parse of the file.
+   */
   loc(path: KeyPath): SourceLoc {
-    const at = locate(this.positions, path);
-    return {
-      file: this.file,
-      doc: this.doc,
-      path,
-      ...(this.ruleId !== undefined ? { ruleId: this.ruleId } : {}),
-      ...(at ?? {}),
+    const loc: SourceLoc = { file: this.file, doc: this.doc, path, ...(this.ruleId !== undefined ? { ruleId: this.ruleId } : {}) };
+    const positions = this.positions;
+    let at: LineCol | undefined;
+    let found = false;
+    const find = (): LineCol | undefined => {
+      if (!found) at = locate(positions, path);
+      found = true;
+      return at;
     };
+    Object.defineProperty(loc, 'line', { get: () => find()?.line, enumerable: true, configurable: true });
+    Object.defineProperty(loc, 'col', { get: () => find()?.col, enumerable: true, configurable: true });
+    return loc;
   }
 
   error(area: SigmaErrorArea, code: string, message: string, path: KeyPath): void {

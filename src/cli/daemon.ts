@@ -21,6 +21,7 @@ import type { CrashHook, CrashPoint, StateStore } from '../state/index.js';
 import {
   BatchProcessor,
   carryOver,
+  CORRELATION_KIND,
   createDecoder,
   createDlqWriter,
   createFileSink,
@@ -39,7 +40,7 @@ import {
   snapshotCorrelations,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
@@ -113,7 +114,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const record = (key: string, event: unknown): void => {
-    journal.drafts.push({ at: journal.at, kind: 'corr', key, event });
+    journal.drafts.push({ at: journal.at, kind: CORRELATION_KIND, key, event });
   };
   const optionsFor = (rs: ActiveRules['ruleSet']) => ({
     ...runtimeOptions(config, rs),
@@ -122,9 +123,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const defs = loaded.ruleSet.correlations.correlations;
   // `--state-recover false` starts empty; the snapshot written below makes later restarts start there too.
-  const recovered = config.state.recover
-    ? recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), 'fail')
-    : { ...recoverCorrelations(await openMemoryStateStore(), defs, optionsFor(loaded.ruleSet), 'skip'), definitionsChanged: true };
+  let recovered: RecoveredCorrelations;
+  try {
+    recovered = config.state.recover
+      ? recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), 'fail')
+      : { ...recoverCorrelations(await openMemoryStateStore(), defs, optionsFor(loaded.ruleSet), 'skip'), definitionsChanged: true };
+  } catch (error) {
+    await store.close();
+    throw new DaemonExit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
+  }
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   log.child({ component: 'state' }).info(

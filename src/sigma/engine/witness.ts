@@ -224,6 +224,12 @@ export function chooseWitnesses(
   return requiredWitnesses(conditions, detections, probeCost).slice(0, MAX_WITNESSES);
 }
 
+/**
+ * A further witness only narrows the candidates when it is selective; one that many rules share costs a
+ * long posting list on every event carrying it and removes almost nobody.
+ */
+const SECOND_WITNESS_COST = 1024;
+
 /** A rule's resolved conditions (OR-ed) and the detections they name. */
 export interface RuleConditions {
   readonly conditions: readonly ConditionNode[];
@@ -250,5 +256,5 @@ export function chooseRuleSetWitnesses(rules: readonly (RuleConditions | null)[]
   }
   const shared: ProbeCost = (p) => literalCost(p) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
   // An empty witness can never be carried: a rule that can never match is never a candidate.
-  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared)));
+  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
 }

@@ -1,8 +1,8 @@
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Type from 'typebox';
-import { reconcileFileSink } from '../../state/index.js';
+import { reconcileFileSink, scanFileTail } from '../../state/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { StageContext } from '../stage-context.js';
 import type { SinkTarget } from './sink-worker.js';
@@ -18,7 +18,7 @@ export type FileSinkConfig = Type.Static<typeof configSchema>;
 /**
  * Append-mode NDJSON file. On start it skips what it already wrote: when the file ends with a result
  * the watermark does not cover (a crash between write and acknowledgement), the watermark moves up
- * to it, so no line is written twice.
+ * to it, so no line is written twice; a torn final line is cut first.
  */
 export function create(config: FileSinkConfig, ctx: StageContext, store: StateStore): SinkTarget {
   const name = `file:${config.path}`;
@@ -30,6 +30,12 @@ export function create(config: FileSinkConfig, ctx: StageContext, store: StateSt
     onFull: config.on_full,
     async start() {
       await mkdir(dirname(config.path), { recursive: true });
+      // A torn last line (killed mid-write) was never acknowledged: cut it, it is delivered again.
+      const tail = await scanFileTail(config.path);
+      if (tail.completeBytes < tail.size) {
+        await truncate(config.path, tail.completeBytes);
+        log.warn({ bytes: tail.size - tail.completeBytes }, 'torn line removed from the end of the file');
+      }
       const acked = await reconcileFileSink(store, name, config.path).catch(() => undefined);
       if (acked !== undefined) log.info({ oseq: acked }, 'file sink already had results past its watermark');
       handle = await open(config.path, 'a');

@@ -131,6 +131,8 @@ export class SinkWorker {
         });
       } catch (error) {
         log.error({ err: error }, 'outbox delivery failed');
+        // Shutting down: what is left stays in the outbox for the next start.
+        if (this.ctx.signal.aborted) return;
         await sleep(this.ctx.clock, this.options.backoffMaxMs, this.ctx.signal);
       }
       this.updateDepth();

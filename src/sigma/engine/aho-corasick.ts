@@ -82,12 +82,12 @@ export class AhoCorasick {
     this.dense = new Int32Array(order.length * ASCII);
     order.forEach((s, r) => {
       this.row[s] = r;
-      const own = next[s] as Map<number, number>;
-      const f = s === 0 ? -1 : (this.row[fail[s] as number] as number);
-      for (let c = 0; c < ASCII; c++) {
-        const t = own.get(c);
-        this.dense[r * ASCII + c] = t !== undefined ? t : f < 0 ? 0 : (this.dense[f * ASCII + c] as number);
+      // The root's row starts all zeros; any other starts as a copy of its failure target's row.
+      if (s !== 0) {
+        const f = this.row[fail[s] as number] as number;
+        this.dense.copyWithin(r * ASCII, f * ASCII, (f + 1) * ASCII);
       }
+      for (const [c, t] of next[s] as Map<number, number>) if (c < ASCII) this.dense[r * ASCII + c] = t;
     });
   }
 

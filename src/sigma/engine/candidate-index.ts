@@ -13,11 +13,28 @@ import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
 import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
 
 class FieldProbe {
+  /** Lengths some exact key has: a longer or other value skips hashing the text for the lookup. */
+  readonly exactLengths: Uint8Array;
   constructor(
     readonly slot: number,
     readonly exact: ReadonlyMap<string, Int32Array>,
     readonly numbers: ReadonlyMap<number, Int32Array>,
     readonly substrings: AhoCorasick | null,
+  ) {
+    let longest = -1;
+    for (const k of exact.keys()) longest = Math.max(longest, k.length);
+    this.exactLengths = new Uint8Array(longest + 1);
+    for (const k of exact.keys()) this.exactLengths[k.length] = 1;
+  }
+}
+
+/** What an event key leads to: the field of that name, and dotted fields under it. */
+class KeyProbes {
+  constructor(
+    /** A dotted name found as a key is that field's value (a literal key wins). */
+    readonly own: FieldProbe | null,
+    /** Dotted fields with this first segment: resolved only when the event has it as an object. */
+    readonly under: readonly FieldProbe[],
   ) {}
 }
 
@@ -66,12 +83,12 @@ export class CandidateIndex {
   /** Per slot, the rules whose witness in that slot this event carries (reused). */
   private readonly marks: Uint32Array;
   private readonly words: number;
-  /** Probes of dotted field names, resolved through the scope. */
-  private readonly dotted: readonly FieldProbe[];
-  /** Probes of plain field names by name: the event's own keys are looked up here (far fewer than fields). */
-  private readonly plain: ReadonlyMap<string, FieldProbe>;
+  /** Probes by event key: the event's own keys are looked up here (far fewer than fields). */
+  private readonly byKey: ReadonlyMap<string, KeyProbes>;
   /** Literals of keyword witnesses, scanned over the keyword leaves. */
   private readonly keywords: AhoCorasick | null;
+  /** Rules with a keyword witness: when routing skips them all, the keyword scan is skipped too. */
+  private readonly keywordRules: Int32Array;
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
 
@@ -83,6 +100,7 @@ export class CandidateIndex {
     this.marks = new Uint32Array(this.words * MAX_WITNESSES);
     const byField = new Map<string, FieldPostings>();
     const keywords = new Map<string, number[]>();
+    const keywordRules: number[] = [];
     let witnessed = 0;
     witnesses.forEach((ws, rule) => {
       if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
@@ -91,41 +109,52 @@ export class CandidateIndex {
       ws.forEach((w, slot) => {
         for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
       });
+      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.push(rule);
     });
     this.witnessed = witnessed;
     this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
-    const dotted: FieldProbe[] = [];
-    const plain = new Map<string, FieldProbe>();
+    this.keywordRules = Int32Array.from(keywordRules);
+    const own = new Map<string, FieldProbe>();
+    const under = new Map<string, FieldProbe[]>();
     for (const [name, f] of byField) {
       const probe = new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null);
-      if (name.includes('.')) dotted.push(probe);
-      else plain.set(name, probe);
+      own.set(name, probe);
+      const dot = name.indexOf('.');
+      if (dot < 0) continue;
+      const head = name.slice(0, dot);
+      under.set(head, [...(under.get(head) ?? []), probe]);
     }
-    this.dotted = dotted;
-    this.plain = plain;
+    this.byKey = new Map([...new Set([...own.keys(), ...under.keys()])].map((k) => [k, new KeyProbes(own.get(k) ?? null, under.get(k) ?? [])]));
   }
 
-  /** Overwrite `bits` with the candidate rules for the scope's current event. */
-  probe(scope: EvalScope, bits: Uint32Array): void {
+  /**
+   * Overwrite `bits` with the candidate rules for the scope's current event. Rules marked in `skip` (the
+   * logsource router's mask) may come out either way: the caller skips them.
+   */
+  probe(scope: EvalScope, bits: Uint32Array, skip: Uint8Array | null): void {
     const marks = this.marks;
     marks.set(this.preset);
     const event = scope.event;
     if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
       for (const key in event) {
-        const f = this.plain.get(key);
-        if (f === undefined) continue;
+        const k = this.byKey.get(key);
+        if (k === undefined) continue;
         const v = ownValue(event, key);
-        if (v !== ABSENT) this.probeValue(f, v, scope, marks, 0);
+        if (v === ABSENT) continue;
+        if (k.own !== null) this.probeValue(k.own, v, scope, marks, 0);
+        // A dotted path resolves through an object or array under its first segment (or a literal key,
+        // probed above; probing a value twice marks nothing new).
+        if (typeof v !== 'object' || v === null) continue;
+        const under = k.under;
+        for (let i = 0; i < under.length; i++) {
+          const d = under[i] as FieldProbe;
+          const raw = scope.resolve(d.slot);
+          if (raw !== ABSENT) this.probeValue(d, raw, scope, marks, 0);
+        }
       }
     }
-    const fields = this.dotted;
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i] as FieldProbe;
-      const raw = scope.resolve(f.slot);
-      if (raw !== ABSENT) this.probeValue(f, raw, scope, marks, 0);
-    }
     const kw = this.keywords;
-    if (kw !== null) {
+    if (kw !== null && this.anyRouted(this.keywordRules, skip)) {
       const leaves = scope.keywordLeaves();
       for (let i = 0; i < leaves.count; i++) {
         const l = leaves.items[i];
@@ -140,6 +169,12 @@ export class CandidateIndex {
       for (let slot = 1; slot < MAX_WITNESSES; slot++) all &= marks[slot * words + w] as number;
       bits[w] = all;
     }
+  }
+
+  private anyRouted(rules: Int32Array, skip: Uint8Array | null): boolean {
+    if (skip === null) return rules.length > 0;
+    for (let i = 0; i < rules.length; i++) if (skip[rules[i] as number] === 0) return true;
+    return false;
   }
 
   private probeValue(f: FieldProbe, value: unknown, scope: EvalScope, marks: Uint32Array, depth: number): void {
@@ -166,8 +201,10 @@ export class CandidateIndex {
       default:
         return;
     }
-    const exact = f.exact.get(text);
-    if (exact !== undefined) markAll(exact, marks);
+    if (f.exactLengths[text.length] === 1) {
+      const exact = f.exact.get(text);
+      if (exact !== undefined) markAll(exact, marks);
+    }
     if (f.substrings !== null) f.substrings.scan(text, marks);
     if (f.numbers.size > 0) {
       const n = numericValue(value);

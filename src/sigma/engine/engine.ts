@@ -84,7 +84,7 @@ export class SigmaEngine implements Engine {
     scope.begin(event);
     const skip = this.router.route(ctx?.logsource, this.stats);
     const bits = this.bits;
-    this.index.probe(scope, bits);
+    this.index.probe(scope, bits, skip);
     let out: Match[] | null = null;
     for (let w = 0; w < bits.length; w++) {
       let word = bits[w] as number;

@@ -175,7 +175,7 @@ describe('probing', () => {
   function candidates(event: Record<string, unknown>): number[] {
     const bits = ruleBits(8);
     scope.begin(event);
-    index.probe(scope, bits);
+    index.probe(scope, bits, null);
     return [0, 1, 2, 3, 4, 5, 6, 7].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
   }
 

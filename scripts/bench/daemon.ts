@@ -7,6 +7,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMain, printRows } from './bench-row.js';
+import type { BenchRow } from './bench-row.js';
 import { allLanes } from './lanes.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
@@ -17,11 +19,6 @@ const POSTERS = 4;
 const WARMUP_MS = 1_000;
 const MEASURE_MS = 4_000;
 
-interface Row {
-  readonly mode: string;
-  readonly eventsPerSec: number;
-  readonly posted: number;
-}
 
 function post(port: number, path: string, body: string): Promise<string> {
   return new Promise((done, fail) => {
@@ -40,7 +37,8 @@ async function processed(port: number): Promise<number> {
   return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-async function runMode(mode: string, extra: readonly string[], bodies: readonly string[]): Promise<Row> {
+/** Events per second one daemon sustains under the posters. */
+async function runMode(extra: readonly string[], bodies: readonly string[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
@@ -55,11 +53,9 @@ async function runMode(mode: string, extra: readonly string[], bodies: readonly 
     child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
   });
   let stop = false;
-  let posted = 0;
   const poster = async (k: number): Promise<void> => {
     for (let i = k; !stop; i += POSTERS) {
       await post(port, '/api/v1/events', bodies[i % bodies.length] ?? '');
-      posted += BATCH_LINES;
     }
   };
   const posters = Array.from({ length: POSTERS }, (_, k) => poster(k));
@@ -74,23 +70,21 @@ async function runMode(mode: string, extra: readonly string[], bodies: readonly 
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
   rmSync(dir, { recursive: true, force: true });
-  return { mode, eventsPerSec: Math.round((after - before) / seconds), posted };
+  return Math.round((after - before) / seconds);
 }
 
-async function main(): Promise<void> {
+export async function runDaemonBench(): Promise<BenchRow[]> {
   const lines = allLanes(20_000).flatMap((l) => l.lines);
   const bodies: string[] = [];
   for (let i = 0; i + BATCH_LINES <= lines.length; i += BATCH_LINES) bodies.push(`${lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
-  const rows = [
-    await runMode('memory state', ['--buffer-size', '20000', '--batch-size', '500'], bodies),
-    await runMode('--state-db (LMDB)', ['--buffer-size', '20000', '--batch-size', '500', '--state-db', '$DIR/state'], bodies),
+  const common = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
+  const memory = await runMode(common, bodies);
+  const lmdb = await runMode([...common, '--state-db', '$DIR/state'], bodies);
+  return [
+    { name: `HTTP ingest, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: memory, unit: 'events/s' },
+    { name: 'same with --state-db (LMDB journal + outbox)', value: lmdb, unit: 'events/s' },
+    { name: '--state-db overhead (memory / LMDB throughput)', value: lmdb > 0 ? Number((memory / lmdb).toFixed(2)) : Number.NaN, unit: 'x' },
   ];
-  process.stdout.write(`\n| mode | events/s | lines posted |\n|---|---:|---:|\n`);
-  for (const r of rows) process.stdout.write(`| ${r.mode} | ${r.eventsPerSec} | ${r.posted} |\n`);
-  const [mem, lmdb] = rows;
-  if (mem !== undefined && lmdb !== undefined && lmdb.eventsPerSec > 0) {
-    process.stdout.write(`\n--state-db overhead: ${(mem.eventsPerSec / lmdb.eventsPerSec).toFixed(2)}x (memory / LMDB throughput)\n`);
-  }
 }
 
-await main();
+if (isMain(import.meta.url)) printRows('Daemon (full corpus + sysmon pipeline, throughput from svc_events_processed_total)', await runDaemonBench());

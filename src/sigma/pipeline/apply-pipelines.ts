@@ -3,7 +3,7 @@
 import type { SigmaError, SigmaWarning } from '../errors.js';
 import { pruneConditions } from './prune-conditions.js';
 import { runItems } from './run-items.js';
-import type { AnyRule, Pipeline, RunState, VarValue } from './types.js';
+import type { AnyRule, Pipeline, ProcessingItem, RunState, VarValue } from './types.js';
 
 export interface PipelineResult<D extends AnyRule = AnyRule> {
   readonly doc: D;
@@ -43,14 +43,32 @@ export interface ApplyOptions {
   readonly resolveRule?: (reference: string) => AnyRule | undefined;
 }
 
+interface Prepared {
+  readonly vars: Readonly<Record<string, VarValue>>;
+  readonly items: readonly ProcessingItem[];
+}
+
+// A rule set runs the same pipeline list over thousands of rules: sort and merge it once per list.
+const preparedLists = new WeakMap<readonly Pipeline[], Prepared>();
+
+function prepare(pipelines: readonly Pipeline[]): Prepared {
+  let prepared = preparedLists.get(pipelines);
+  if (prepared === undefined) {
+    const sorted = sortPipelines(pipelines);
+    prepared = { vars: mergeVars(sorted), items: sorted.flatMap((p) => p.items) };
+    preparedLists.set(pipelines, prepared);
+  }
+  return prepared;
+}
+
 export function applyPipelines<D extends AnyRule>(
   doc: D,
   pipelines: readonly Pipeline[],
   options: ApplyOptions = {},
 ): PipelineResult<D> {
-  const sorted = sortPipelines(pipelines);
+  const { vars, items } = prepare(pipelines);
   const run: RunState = {
-    vars: mergeVars(sorted),
+    vars,
     state: new Map(),
     applied: new Set(),
     itemApplied: new WeakMap(),
@@ -60,11 +78,7 @@ export function applyPipelines<D extends AnyRule>(
     warnings: [],
     resolveRule: options.resolveRule ?? (() => undefined),
   };
-  const ran = runItems(
-    sorted.flatMap((p) => p.items),
-    doc,
-    run,
-  );
+  const ran = runItems(items, doc, run);
   const out = ran.kind === 'detection' ? pruneConditions(ran, run.absent) : ran;
   if (out.kind === 'detection' && run.absent.size > 0 && out.condition.length === 0) {
     run.warnings.push({

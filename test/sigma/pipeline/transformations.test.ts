@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { SigmaValue } from '../../../src/sigma/ast.js';
-import { parsePipelineText } from '../../../src/sigma/pipeline/index.js';
+import { applyPipelines, parsePipelineText } from '../../../src/sigma/pipeline/index.js';
 import { renderPlain } from '../../../src/sigma/pipeline/plain-string.js';
-import { fieldsOf, itemsOf, loadRule, matches, okTransform, simpleRule, transform } from './helpers.js';
+import { fieldsOf, itemsOf, loadPipeline, loadRule, matches, okTransform, simpleRule, transform } from './helpers.js';
 
 const render = (v: SigmaValue | undefined): string => (v?.kind === 'string' ? renderPlain(v.parts) : JSON.stringify(v));
 const valuesOf = (rule: Parameters<typeof itemsOf>[0]): string[] => itemsOf(rule).flatMap((i) => i.values.map(render));
@@ -141,6 +141,18 @@ describe('add_condition', () => {
     expect(r.doc.condition).toEqual(['_cond_1 and (sel)']);
     expect(matches(r, { F: 1, EventID: 1, Image: 'C:\\x.exe' })).toBe(true);
     expect(matches(r, { F: 1, EventID: 2, Image: 'C:\\x.exe' })).toBe(false);
+  });
+
+  test('one pipeline gives every rule equal condition items, each located in its own rule', () => {
+    const pipeline = loadPipeline("transformations: [{type: add_condition, conditions: {'Image|endswith': '\\x.exe'}}]");
+    const other = loadRule('title: u\nid: 0b5e8a4c-1f0e-4a3b-9a1f-2e6f3c1d9b77\nlogsource: {product: windows}\ndetection:\n  sel: {G: 2}\n  condition: sel\n');
+    const [a, b] = [rule, other].map((r) => applyPipelines(r, [pipeline]).doc.detections.get('_cond_1')?.children[0]);
+    expect(a).toMatchObject({ field: 'Image', modifiers: ['endswith'] });
+    expect(b && { ...b, loc: undefined }).toEqual(a && { ...a, loc: undefined });
+    expect([a?.loc, b?.loc]).toEqual([
+      { file: 'rule.yml', doc: 0, path: ['detection', 'Image|endswith'] },
+      { file: 'rule.yml', doc: 0, ruleId: '0b5e8a4c-1f0e-4a3b-9a1f-2e6f3c1d9b77', path: ['detection', 'Image|endswith'] },
+    ]);
   });
 
   test('template substitutes logsource attributes and name picks the identifier', () => {

@@ -3,7 +3,7 @@
 // rule's logsource. Correlation rules have no detection and are left alone.
 import Type from 'typebox';
 import type { Static } from 'typebox';
-import type { Detection, DetectionItem, DetectionRule, Scalar } from '../../ast.js';
+import type { Detection, DetectionItem, DetectionRule, Scalar, SourceLoc } from '../../ast.js';
 import { SigmaError } from '../../errors.js';
 import { buildDetectionItem } from '../../value/index.js';
 import type { ApplyContext, Transformation } from '../types.js';
@@ -25,14 +25,32 @@ type Params = Static<typeof params>;
 
 export function create(p: Params): Transformation {
   if (Object.keys(p.conditions).length === 0) throw new Error("'conditions' must not be empty");
+  // Without templates the items are the same for every rule: build them once, relocate per rule.
+  let shared: Built | undefined;
+  const build = (doc: DetectionRule): Built => {
+    if (p.template === true) return buildItems(doc, p);
+    shared ??= buildItems(doc, p);
+    return relocate(shared, doc);
+  };
   return {
-    apply: (doc, ctx) => (doc.kind === 'detection' ? addCondition(doc, p, ctx) : doc),
+    apply: (doc, ctx) => (doc.kind === 'detection' ? addCondition(doc, p, ctx, build(doc)) : doc),
   };
 }
 
-function addCondition(doc: DetectionRule, p: Params, ctx: ApplyContext): DetectionRule {
-  const detection = buildDetection(doc, p, ctx);
-  if (!detection) return doc;
+/** The items with the `conditions` key each was built from, or the reason building failed. */
+type Built = { readonly items: readonly KeyedItem[] } | { readonly error: string };
+
+interface KeyedItem {
+  readonly key: string;
+  readonly item: DetectionItem;
+}
+
+function addCondition(doc: DetectionRule, p: Params, ctx: ApplyContext, built: Built): DetectionRule {
+  if ('error' in built) {
+    ctx.fail('pipeline_add_condition', built.error);
+    return doc;
+  }
+  const detection: Detection = { kind: 'detection', linking: 'and', children: built.items.map((k) => k.item) };
   const id = p.name ?? freeName(doc);
   const prefix = p.negated === true ? `not ${id} and ` : `${id} and `;
   const detections = new Map(doc.detections);
@@ -47,28 +65,30 @@ function freeName(doc: DetectionRule): string {
   return `_cond_${n}`;
 }
 
-function buildDetection(doc: DetectionRule, p: Params, ctx: ApplyContext): Detection | undefined {
+function itemLoc(doc: DetectionRule, key: string): SourceLoc {
+  return { file: doc.file, doc: doc.doc, ...(doc.id !== undefined ? { ruleId: doc.id } : {}), path: ['detection', key] };
+}
+
+function buildItems(doc: DetectionRule, p: Params): Built {
   const substitute = (v: Scalar): Scalar =>
     p.template === true && typeof v === 'string'
       ? v.replace(/\$(category|product|service)\b/g, (m, key: 'category' | 'product' | 'service') => doc.logsource[key] ?? m)
       : v;
-  const children: DetectionItem[] = [];
+  const items: KeyedItem[] = [];
   for (const [key, raw] of Object.entries(p.conditions)) {
     const [field = '', ...modifiers] = key.split('|');
     const values = (Array.isArray(raw) ? raw : [raw]).map(substitute);
     try {
-      children.push(
-        buildDetectionItem(field === '' ? null : field, modifiers, values, {
-          file: doc.file,
-          doc: doc.doc,
-          ...(doc.id !== undefined ? { ruleId: doc.id } : {}),
-          path: ['detection', key],
-        }).item,
-      );
+      items.push({ key, item: buildDetectionItem(field === '' ? null : field, modifiers, values, itemLoc(doc, key)).item });
     } catch (e) {
-      ctx.fail('pipeline_add_condition', e instanceof SigmaError ? e.message : String(e));
-      return undefined;
+      return { error: e instanceof SigmaError ? e.message : String(e) };
     }
   }
-  return { kind: 'detection', linking: 'and', children };
+  return { items };
+}
+
+/** The shared items with their locations moved to `doc`. */
+function relocate(built: Built, doc: DetectionRule): Built {
+  if ('error' in built) return built;
+  return { items: built.items.map(({ key, item }) => ({ key, item: { ...item, loc: itemLoc(doc, key) } })) };
 }

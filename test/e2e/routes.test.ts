@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../http/client.js';
 import { checkCase } from '../http/route-suite.js';
 import type { RouteCase } from '../http/route-suite.js';
-import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const RULES = join(FIXTURES, 'rules');
@@ -92,15 +92,9 @@ describe.each([
   });
 
   it('streams committed detections to a tail session and ends with a summary', async () => {
-    const lines: string[] = [];
-    const tail = send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream?limit=1&level=high' }, (chunk) => lines.push(chunk));
-    // The session registers asynchronously; keep posting until the one detection it wants arrives.
-    const done = { yes: false };
-    void tail.then(() => (done.yes = true));
-    for (let i = 0; i < 100 && !done.yes; i++) {
-      await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: `whoami ${i}` }]) });
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const tail = send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream?limit=1&level=high' });
+    await waitFor(async () => (/^svc_tail_active_sessions 1$/m.test((await daemon.request({ method: 'GET', url: '/metrics' })).text) ? true : undefined), 10_000, 'the tail session');
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'dir' }, { CommandLine: 'whoami' }]) });
     const res = await tail;
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
@@ -111,20 +105,18 @@ describe.each([
 
   it('refuses a tail session past the capacity with 409', async () => {
     const aborts: (() => void)[] = [];
-    const open = (): Promise<unknown> =>
-      new Promise((resolve) => {
-        void send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream' }, (_c, abort) => aborts.push(abort)).then(resolve);
-        setTimeout(resolve, 300);
-      });
-    // Sessions only write once something is committed; a detection makes each one speak.
-    const first = open();
-    const second = open();
-    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'whoami' }]) });
-    await Promise.all([first, second]);
-    const third = await daemon.json({ method: 'GET', url: '/api/v1/detections/stream' });
+    // Two bounded sessions fill the capacity; each speaks once a detection is committed.
+    for (let i = 0; i < 2; i++) {
+      void send(daemon.address, { method: 'GET', url: '/api/v1/detections/stream?duration=20s' }, (_c, abort) => aborts.push(abort));
+    }
+    await waitFor(async () => (/^svc_tail_active_sessions 2$/m.test((await daemon.request({ method: 'GET', url: '/metrics' })).text) ? true : undefined), 10_000, 'two tail sessions');
+    const third = await daemon.json({ method: 'GET', url: '/api/v1/detections/stream?duration=1s' });
     expect(third.status).toBe(409);
     expect(third.body).toMatchObject({ error: 'tail session capacity reached' });
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'whoami' }]) });
+    await waitFor(() => (aborts.length >= 2 ? true : undefined), 10_000, 'both sessions to stream');
     for (const a of aborts) a();
+    await waitFor(async () => (/^svc_tail_active_sessions 0$/m.test((await daemon.request({ method: 'GET', url: '/metrics' })).text) ? true : undefined), 10_000, 'sessions to end');
   });
 
   it('answers 413 for an ingest body over the cap', async () => {

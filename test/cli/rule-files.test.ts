@@ -48,4 +48,18 @@ describe('readRuleSources', () => {
     expect(errors).toEqual([]);
     expect(sources.map((s) => s.text)).toEqual(['a', 'b', 'c']);
   });
+
+  it('reads a file named directly and through a symlinked directory only once, at its first path', async () => {
+    await symlink(join(root, 'rules', 'sub'), join(root, 'alias'));
+    const { sources } = await readRuleSources([join(root, 'rules', 'sub', 'c.YML'), join(root, 'alias')]);
+    expect(sources.map((s) => s.file.slice(root.length + 1))).toEqual(['rules/sub/c.YML']);
+  });
+
+  it('keeps the sorted order when many files are read at once', async () => {
+    const names = Array.from({ length: 100 }, (_, i) => `r${String(i).padStart(3, '0')}.yml`);
+    await mkdir(join(root, 'many'));
+    await Promise.all(names.map((n) => writeFile(join(root, 'many', n), n)));
+    const { sources } = await readRuleSources([join(root, 'many')]);
+    expect(sources.map((s) => s.text)).toEqual(names);
+  });
 });

@@ -3,6 +3,10 @@
 // arrays: the shallowest nodes (where a scan spends nearly all its time) get a complete dense row over
 // ASCII with failure links already folded in, so one lookup per character; deeper nodes keep a short edge
 // list scanned linearly and fall back along failure links.
+//
+// A scan's state is one packed int so the common step is a single load: `x << 2 | sparse << 1 | output`,
+// where x is the dense row's offset (sparse = 0) or the node (sparse = 1), and output says the node ends
+// a literal.
 
 /** Default cap on dense rows per automaton (128 × 4 bytes each: 2 MB at most). */
 export const DENSE_ROWS = 4096;
@@ -11,8 +15,10 @@ const ASCII = 128;
 export class AhoCorasick {
   /** Per node: its dense row (complete: failure links folded in), or -1. */
   private readonly row: Int32Array;
-  /** Dense rows, ASCII columns: the next node. */
+  /** Dense rows, ASCII columns: the next state (packed). */
   private readonly dense: Int32Array;
+  /** Per dense row: its node. */
+  private readonly rowNode: Int32Array;
   /** Per node: its edges are edgeChar/edgeTarget[edgeStart[node], edgeStart[node + 1]). */
   private readonly edgeStart: Int32Array;
   private readonly edgeChar: Uint16Array;
@@ -79,23 +85,41 @@ export class AhoCorasick {
     // before the node's own row copies the characters it has no edge for.
     const order = [0, ...queue].slice(0, Math.max(1, denseRows));
     this.row = new Int32Array(n).fill(-1);
-    this.dense = new Int32Array(order.length * ASCII);
+    this.rowNode = Int32Array.from(order);
+    order.forEach((s, r) => (this.row[s] = r));
+    // Node-valued first (the root's row all zeros; any other a copy of its failure target's, then its own
+    // edges), packed once all rows exist.
+    const dense = new Int32Array(order.length * ASCII);
     order.forEach((s, r) => {
-      this.row[s] = r;
-      // The root's row starts all zeros; any other starts as a copy of its failure target's row.
       if (s !== 0) {
         const f = this.row[fail[s] as number] as number;
-        this.dense.copyWithin(r * ASCII, f * ASCII, (f + 1) * ASCII);
+        dense.copyWithin(r * ASCII, f * ASCII, (f + 1) * ASCII);
       }
-      for (const [c, t] of next[s] as Map<number, number>) if (c < ASCII) this.dense[r * ASCII + c] = t;
+      for (const [c, t] of next[s] as Map<number, number>) if (c < ASCII) dense[r * ASCII + c] = t;
     });
+    this.dense = dense.map((t) => this.pack(t));
   }
 
-  /** The automaton's transition from `s` on code unit `c` (following failure links as needed). */
+  private pack(node: number): number {
+    const r = this.row[node] as number;
+    const out = this.outputs[node] !== null ? 1 : 0;
+    return r >= 0 ? ((r * ASCII) << 2) | out : (node << 2) | 2 | out;
+  }
+
+  private nodeOf(state: number): number {
+    return (state & 2) === 0 ? (this.rowNode[state >> 9] as number) : state >> 2;
+  }
+
+  /** The state after `state` reads code unit `c`. */
+  private step(state: number, c: number): number {
+    return (state & 2) === 0 && c < ASCII ? (this.dense[(state >> 2) + c] as number) : this.pack(this.next(this.nodeOf(state), c));
+  }
+
+  /** The automaton's transition from node `s` on code unit `c` (following failure links as needed). */
   private next(s: number, c: number): number {
     for (;;) {
       const r = this.row[s] as number;
-      if (r >= 0 && c < ASCII) return this.dense[r * ASCII + c] as number;
+      if (r >= 0 && c < ASCII) return this.nodeOf(this.dense[r * ASCII + c] as number);
       const end = this.edgeStart[s + 1] as number;
       for (let e = this.edgeStart[s] as number; e < end; e++) {
         if (this.edgeChar[e] === c) return this.edgeTarget[e] as number;
@@ -107,23 +131,20 @@ export class AhoCorasick {
 
   /** Whether any literal occurs in `text` (stops at the first). */
   occursIn(text: string): boolean {
-    const outputs = this.outputs;
-    let s = 0;
+    let st = 0;
     for (let i = 0; i < text.length; i++) {
-      s = this.next(s, text.charCodeAt(i));
-      if (outputs[s] !== null) return true;
+      st = this.step(st, text.charCodeAt(i));
+      if ((st & 1) !== 0) return true;
     }
     return false;
   }
 
   /** Set the bits of every literal that occurs in `text`. */
   scan(text: string, bits: Uint32Array): void {
-    const outputs = this.outputs;
-    let s = 0;
+    let st = 0;
     for (let i = 0; i < text.length; i++) {
-      s = this.next(s, text.charCodeAt(i));
-      const out = outputs[s];
-      if (out) markAll(out, bits);
+      st = this.step(st, text.charCodeAt(i));
+      if ((st & 1) !== 0) markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
     }
   }
 
@@ -133,8 +154,8 @@ export class AhoCorasick {
    * ASCII prefix is the same.
    */
   scanLowered(text: string, bits: Uint32Array): void {
-    const outputs = this.outputs;
-    let s = 0;
+    const dense = this.dense;
+    let st = 0;
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
       if (c >= ASCII) {
@@ -142,9 +163,9 @@ export class AhoCorasick {
         return;
       }
       if (c >= 65 && c <= 90) c += 32;
-      s = this.next(s, c);
-      const out = outputs[s];
-      if (out) markAll(out, bits);
+      // step(), written out: this loop runs over every keyword leaf of every event.
+      st = (st & 2) === 0 ? (dense[(st >> 2) + c] as number) : this.pack(this.next(this.nodeOf(st), c));
+      if ((st & 1) !== 0) markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
     }
   }
 }

@@ -111,9 +111,7 @@ class BlockReader {
   /** A block node whose first line is the next content line, at exactly `indent`. */
   private node(indent: number, depth: number): unknown {
     if (depth > MAX_DEPTH) unsupported();
-    const i = this.nextContent();
-    const content = this.line(i).slice(indent);
-    return isSequenceItem(content) ? this.sequence(indent, depth) : this.mapping(indent, depth, undefined);
+    return isSequenceItemAt(this.line(this.nextContent()), indent) ? this.sequence(indent, depth) : this.mapping(indent, depth, undefined);
   }
 
   /** Block mapping at `indent`; `first` is an entry already read from a `- key: value` line. */
@@ -147,11 +145,10 @@ class BlockReader {
       const n = indentOf(line);
       if (n < indent) return out;
       if (n > indent) unsupported();
-      const content = line.slice(n);
       // A mapping key at the indentation of a sequence that is a mapping value ends the sequence.
-      if (!isSequenceItem(content)) return out;
+      if (!isSequenceItemAt(line, n)) return out;
       this.at = i + 1;
-      const after = content.slice(1);
+      const after = line.slice(n + 1);
       const column = indent + 1 + indentOf(after);
       const item = after.trimStart();
       if (item !== '' && item[0] !== '#' && looksLikeKey(item)) out.push(this.mapping(column, depth + 1, item));
@@ -170,7 +167,7 @@ class BlockReader {
       const line = this.line(i);
       const n = indentOf(line);
       if (n > indent) return this.node(n, depth);
-      if (n === indent && inMapping && isSequenceItem(line.slice(n))) return this.node(n, depth);
+      if (n === indent && inMapping && isSequenceItemAt(line, n)) return this.node(n, depth);
       return null;
     }
     const c = text[0] ?? '';
@@ -237,8 +234,9 @@ function isBlankOrComment(line: string): boolean {
   return n === line.length || line.charCodeAt(n) === 35;
 }
 
-function isSequenceItem(content: string): boolean {
-  return content === '-' || content.startsWith('- ');
+/** `-` alone or followed by a space at column `at`. */
+function isSequenceItemAt(line: string, at: number): boolean {
+  return line.charCodeAt(at) === 45 && (line.length === at + 1 || line.charCodeAt(at + 1) === 32);
 }
 
 // Folded block scalar without more-indented lines: single breaks become spaces, empty lines breaks.

@@ -153,22 +153,23 @@ export class AhoCorasick {
   /**
    * `scan(text.toLowerCase(), bits)` without the lowercased copy while the text is ASCII (capitals folded
    * as they are read); at the first non-ASCII character it scans the real lowercase form instead, whose
-   * ASCII prefix is the same.
+   * ASCII prefix is the same. Returns whether the text was all ASCII.
    */
-  scanLowered(text: string, bits: Uint32Array): void {
+  scanLowered(text: string, bits: Uint32Array): boolean {
     const dense = this.dense;
     let st = 0;
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
       if (c >= ASCII) {
         this.scan(text.toLowerCase(), bits);
-        return;
+        return false;
       }
       c = ASCII_LOWER[c] as number;
       // step(), written out: this loop runs over every keyword leaf of every event.
       st = (st & 2) === 0 ? (dense[(st >> 2) + c] as number) : this.pack(this.next(this.nodeOf(st), c));
       if ((st & 1) !== 0) markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
     }
+    return true;
   }
 }
 

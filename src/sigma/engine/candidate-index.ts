@@ -7,7 +7,7 @@
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot.
 import { AhoCorasick, markAll } from './aho-corasick.js';
-import { numericValue } from './event-text.js';
+import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
 import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
@@ -171,6 +171,28 @@ export class CandidateIndex {
     }
   }
 
+  /** Text without capitals: exact keys and substrings. */
+  private probeText(f: FieldProbe, text: string, marks: Uint32Array): void {
+    this.probeExact(f, text, marks);
+    if (f.substrings !== null) f.substrings.scan(text, marks);
+  }
+
+  private probeExact(f: FieldProbe, lower: string, marks: Uint32Array): void {
+    if (f.exactLengths[lower.length] !== 1) return;
+    const rules = f.exact.get(lower);
+    if (rules !== undefined) markAll(rules, marks);
+  }
+
+  /**
+   * Substrings are scanned with case folded on the fly; the lowercased copy is made only for an exact
+   * lookup that may hit (lowercasing ASCII text keeps its length).
+   */
+  private probeString(f: FieldProbe, value: string, scope: EvalScope, marks: Uint32Array): void {
+    if (f.substrings === null && f.exact.size === 0) return;
+    const ascii = f.substrings !== null ? f.substrings.scanLowered(value, marks) : isAscii(value);
+    if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lower.lower(value), marks);
+  }
+
   private anyRouted(rules: Int32Array, skip: Uint8Array | null): boolean {
     if (skip === null) return rules.length > 0;
     for (let i = 0; i < rules.length; i++) if (skip[rules[i] as number] === 0) return true;
@@ -187,25 +209,19 @@ export class CandidateIndex {
       for (let i = 0; i < value.count; i++) this.probeValue(f, value.items[i], scope, marks, depth + 1);
       return;
     }
-    let text: string;
     switch (typeof value) {
       case 'string':
-        text = scope.lower.lower(value);
+        this.probeString(f, value, scope, marks);
         break;
       case 'number':
-        text = String(value);
+        this.probeText(f, String(value), marks);
         break;
       case 'boolean':
-        text = value ? 'true' : 'false';
+        this.probeText(f, value ? 'true' : 'false', marks);
         break;
       default:
         return;
     }
-    if (f.exactLengths[text.length] === 1) {
-      const exact = f.exact.get(text);
-      if (exact !== undefined) markAll(exact, marks);
-    }
-    if (f.substrings !== null) f.substrings.scan(text, marks);
     if (f.numbers.size > 0) {
       const n = numericValue(value);
       if (!Number.isNaN(n)) {

@@ -48,6 +48,12 @@ export function toLower(s: string): string {
   return s;
 }
 
+/** Whether every code unit is ASCII (then lowercasing changes no length). */
+export function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 128) return false;
+  return true;
+}
+
 const LOWER_CACHE_SIZE = 32;
 
 /**

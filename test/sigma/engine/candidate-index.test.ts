@@ -196,6 +196,23 @@ describe('probing', () => {
     expect(candidates({ User: ['bob', 'SYSTEM'] })).toEqual([1, 3]);
   });
 
+  test('exact keys are found when lowercasing changes the length; routing can skip the keyword scan', () => {
+    // 'İ' lowercases to two code units, so the raw length says nothing about the key's.
+    expect(candidates({ User: 'SYSTEM\u0130' })).toEqual([3]);
+    const lowered = 'system\u0130'.toLowerCase();
+    const special = new CandidateIndex([[[{ kind: 'exact', field: 'User', key: lowered }]], [[{ kind: 'keyword', key: 'evil' }]]], table);
+    const bits = ruleBits(2);
+    scope.begin({ User: 'SYSTEM\u0130', m: 'EVIL' });
+    special.probe(scope, bits, null);
+    expect(bits[0]).toBe(0b11);
+    // The keyword scan is skipped when routing skips every keyword rule.
+    scope.begin({ m: 'EVIL' });
+    special.probe(scope, bits, Uint8Array.of(0, 1));
+    expect(bits[0]).toBe(0);
+    special.probe(scope, bits, Uint8Array.of(1, 0));
+    expect(bits[0]).toBe(0b10);
+  });
+
   test('a rule with two witnesses needs both', () => {
     expect(candidates({ User: 'system', Image: 'x.exe' })).toEqual([1, 3, 7]);
     expect(candidates({ User: 'system', Image: 'cmd.com' })).toEqual([1, 3]);

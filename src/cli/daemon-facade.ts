@@ -1,9 +1,11 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
+import { IngestClosedError } from '../http/facade.js';
 import type { DaemonFacade, EventIngest, SilenceStore } from '../http/facade.js';
 import type { CorrelationGroupSnapshot, CorrelationSummary, StatusRecord } from '../protocol/api-records.js';
 import type { MetricHandles } from '../protocol/metrics.js';
-import type { ActiveRules, BatchProcessor, Clock, TailFanout } from '../streams/index.js';
+import { QueueClosedError } from '../streams/index.js';
+import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
 
 export interface FacadeParts {
   readonly rules: () => ActiveRules;
@@ -16,7 +18,7 @@ export interface FacadeParts {
   readonly startedAt: number;
   readonly triggerReload: () => 'triggered' | 'already_pending';
   readonly silences: SilenceStore;
-  readonly ingest?: EventIngest;
+  readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
 }
 
@@ -66,7 +68,17 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
       return { contentType: p.registry.contentType, text: await p.registry.metrics() };
     },
     silences: p.silences,
-    ...(p.ingest !== undefined ? { ingest: p.ingest } : {}),
+    ...(p.ingest !== undefined ? { ingest: closedAs503(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
+  };
+}
+
+/** The HTTP layer answers 503 `event channel closed` for its own error type. */
+function closedAs503(source: HttpIngest): EventIngest {
+  return {
+    ingest: (batch, key) =>
+      source.ingest(batch, key).catch((error: unknown) => {
+        throw error instanceof QueueClosedError ? new IngestClosedError(0) : error;
+      }),
   };
 }

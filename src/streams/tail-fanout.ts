@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import Type from 'typebox';
-import type { LiveSink, LiveStream, TailRequest } from '../http/facade.js';
 import { TAIL_LEVELS } from '../protocol/api-requests.js';
+import type { TailLevel } from '../protocol/api-requests.js';
 import type { ResultLine } from './batch-processor.js';
 import type { StageContext } from './stage-context.js';
 
@@ -11,7 +11,27 @@ export const kind = 'tail';
 export const configSchema = Type.Object({ max_sessions: Type.Integer({ minimum: 1, default: 2 }) });
 export type TailConfig = Type.Static<typeof configSchema>;
 
-export interface TailFanout extends LiveStream<TailRequest> {
+/** One tail session's request (the HTTP layer's `TailRequest`, parsed). */
+export interface TailRequest {
+  readonly durationMs?: number;
+  readonly limit?: number;
+  readonly level?: TailLevel;
+  /** Lower-cased substring of rule title or id. */
+  readonly rule?: string;
+}
+
+/** Where a session writes (the HTTP layer's live response). */
+export interface TailSink {
+  /** Offer one line; false when it was dropped. */
+  push(line: string): boolean;
+  end(summaryLine: string): void;
+  readonly closed: boolean;
+}
+
+export type TailOpen = { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
+
+export interface TailFanout {
+  open(request: TailRequest, sink: TailSink): TailOpen;
   /** Offer committed results to every session (never waits; full sessions drop and count). */
   publish(results: readonly ResultLine[]): void;
   /** End every session (shutdown). */
@@ -45,7 +65,7 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
   const sessions = new Set<() => void>();
   const m = ctx.metrics;
   return {
-    open(request: TailRequest, sink: LiveSink) {
+    open(request: TailRequest, sink: TailSink): TailOpen {
       if (sessions.size >= config.max_sessions) return { ok: false, reason: 'capacity' } as const;
       let streamed = 0;
       let dropped = 0;

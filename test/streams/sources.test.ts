@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IngestClosedError } from '../../src/http/facade.js';
 import { openMemoryStateStore } from '../../src/state/index.js';
-import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue } from '../../src/streams/index.js';
+import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError } from '../../src/streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
 function queueFor(ctx: ReturnType<typeof testContext>, capacity = 100): InputQueue {
@@ -43,12 +42,12 @@ describe('http source', () => {
     expect(await second).toEqual({ accepted: 2, parse_errors: 0 });
   });
 
-  it('rejects with IngestClosedError once the queue is closed', async () => {
+  it('rejects with QueueClosedError once the queue is closed', async () => {
     const ctx = testContext();
     const queue = queueFor(ctx);
     const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
     queue.close();
-    await expect(ingest.ingest({ lines: ['a'], oversized: 0 })).rejects.toBeInstanceOf(IngestClosedError);
+    await expect(ingest.ingest({ lines: ['a'], oversized: 0 })).rejects.toBeInstanceOf(QueueClosedError);
   });
 });
 

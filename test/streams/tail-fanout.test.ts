@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveSink } from '../../src/http/facade.js';
 import { createTailFanout } from '../../src/streams/index.js';
-import type { ResultLine } from '../../src/streams/index.js';
+import type { ResultLine, TailSink } from '../../src/streams/index.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
 
-function sink(room = Infinity): LiveSink & { lines: string[]; summary?: string } {
+function sink(room = Infinity): TailSink & { lines: string[]; summary?: string } {
   const s = {
     lines: [] as string[],
     summary: undefined as string | undefined,

@@ -1,6 +1,4 @@
 import Type from 'typebox';
-import type { EventIngest } from '../../http/facade.js';
-import { IngestClosedError } from '../../http/facade.js';
 import type { IngestSummary } from '../../protocol/api-records.js';
 import type { StateStore } from '../../state/index.js';
 import type { InputQueue, UnitOutcome } from '../input-queue.js';
@@ -17,26 +15,34 @@ export interface HttpSourceDeps {
   readonly store: StateStore;
 }
 
+/** The lines of one request, split by the HTTP layer; `oversized` lines were rejected for size. */
+export interface IngestBatch {
+  readonly lines: readonly string[];
+  readonly oversized: number;
+}
+
+export interface HttpIngest {
+  /** Resolves once committed; rejects with `QueueClosedError` once the daemon stops accepting. */
+  ingest(batch: IngestBatch, idempotencyKey?: string): Promise<IngestSummary>;
+}
+
 /**
  * `POST /api/v1/events`: lines are queued unparsed and the request is answered once their batch is
  * committed, so `accepted` means durable. A repeated `Idempotency-Key` gets the stored answer
  * without queueing anything again (also while the first request is still in flight).
  */
-export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): EventIngest {
+export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): HttpIngest {
   const inFlight = new Map<string, Promise<IngestSummary>>();
   const submit = async (lines: readonly string[], oversized: number, key: string | undefined): Promise<IngestSummary> => {
     const outcome = await new Promise<UnitOutcome>((settle, reject) => {
       deps.queue.offer({ lines, oversized, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(reject);
-    }).catch((error: unknown) => {
-      if (error instanceof QueueClosedError) throw new IngestClosedError(0);
-      throw error;
     });
     if (!outcome.ok) throw outcome.error;
     return { accepted: outcome.accepted, parse_errors: outcome.parseErrors };
   };
   return {
     async ingest(batch, key) {
-      if (deps.queue.isClosed) throw new IngestClosedError(0);
+      if (deps.queue.isClosed) throw new QueueClosedError('input queue closed');
       if (key === undefined) return submit(batch.lines, batch.oversized, undefined);
       const known = deps.store.lookupIdempotency(key, ctx.clock.now());
       if (known !== undefined) return (known.status === 'committed' ? known.answer : await known.answer) as IngestSummary;

@@ -2,7 +2,8 @@
 // only the top level of the pattern is read (a top-level `|` gives up), groups, classes, escapes other
 // than escaped punctuation, wildcards and anchors end a literal run, and a character made optional by
 // `?`, `*` or `{0,…}` is dropped. Only ASCII is kept, so the lowercased literal is a substring of the
-// lowercased event text whenever the regex matches, with or without the `i` flag.
+// lowercased event text whenever the regex matches, with or without the `i` flag. Also a lower bound on
+// the length of any match, read the same conservative way.
 
 function isAsciiLiteral(c: string): boolean {
   return /^[A-Za-z0-9 !"#%&',/:;<=>@_`~-]$/.test(c);
@@ -93,4 +94,72 @@ export function requiredRegexLiteral(pattern: string): string {
   }
   end();
   return best;
+}
+
+/** Whether some `|` sits outside every group and class. */
+function hasTopLevelAlternation(p: string): boolean {
+  for (let k = 0; k < p.length; k++) {
+    const c = p[k];
+    if (c === '|') return true;
+    if (c === '\\') k++;
+    else if (c === '(' || c === '[') {
+      const next = skipBracketed(p, k);
+      if (next < 0) return true;
+      k = next - 1;
+    }
+  }
+  return false;
+}
+
+/** Repetitions a quantifier at `k` requires at least (1 when there is none), and where it ends. */
+function quantifierAt(p: string, k: number): { readonly min: number; readonly next: number } {
+  const c = p[k];
+  let min = 1;
+  let next = k;
+  if (c === '?' || c === '*' || c === '+') {
+    min = c === '+' ? 1 : 0;
+    next = k + 1;
+  } else if (c === '{') {
+    const m = /^\{(\d+)(?:,\d*)?\}/.exec(p.slice(k));
+    if (m === null) return { min, next };
+    min = Number(m[1]);
+    next = k + m[0].length;
+  } else return { min, next };
+  return { min, next: p[next] === '?' ? next + 1 : next };
+}
+
+/**
+ * A lower bound on the length (UTF-16 code units) of any match of the JS regex `source`: every atom
+ * matches at least one code unit, times the repetitions its quantifier requires. Conservative: groups
+ * count 0, a top-level `|` gives 0, and counting stops at escapes whose extent is not read here
+ * (backreferences, `\u`, `\x`, `\c`, `\p`, `\k`). Lets a matcher skip texts too short to match.
+ */
+export function regexMinLength(source: string): number {
+  if (hasTopLevelAlternation(source)) return 0;
+  let total = 0;
+  let k = 0;
+  while (k < source.length) {
+    const c = source[k] as string;
+    let atom = 1;
+    let next = k + 1;
+    if (c === '^' || c === '$') atom = 0;
+    else if (c === '(' || c === '[') {
+      next = skipBracketed(source, k);
+      if (next < 0) return total;
+      if (c === '(') atom = 0;
+    } else if (c === '\\') {
+      const e = source[k + 1];
+      if (e === undefined || /[0-9ukxcpP]/.test(e)) return total;
+      if (e === 'b' || e === 'B') atom = 0;
+      next = k + 2;
+    } else if (/[\uD800-\uDBFF]/.test(c) && /[\uDC00-\uDFFF]/.test(source[k + 1] ?? '')) {
+      // A surrogate pair is one atom under the `u` flag: a quantifier applies to both halves.
+      atom = 2;
+      next = k + 2;
+    }
+    const q = quantifierAt(source, next);
+    total += atom * q.min;
+    k = q.next;
+  }
+  return total;
 }

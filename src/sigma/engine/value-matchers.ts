@@ -6,6 +6,7 @@ import { booleanValue, numericValue, textOf } from './event-text.js';
 import type { EvalScope } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH } from './field-path.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
+import { regexMinLength } from './regex-literal.js';
 
 export class NumberEquals implements LeafMatcher {
   readonly kind: MatcherKind = 'numeric';
@@ -51,10 +52,14 @@ export class RegexSearch implements LeafMatcher {
   readonly kind: MatcherKind = 'regex';
   readonly matchesAbsent = false;
   readonly needsLower = false;
-  constructor(readonly re: RegExp) {}
+  /** Shorter texts cannot match: skipping them spares patterns like `[^/]{100,}$` their backtracking. */
+  private readonly minLength: number;
+  constructor(readonly re: RegExp) {
+    this.minLength = regexMinLength(re.source);
+  }
   test(leaf: unknown): boolean {
     const s = textOf(leaf);
-    return s !== undefined && this.re.test(s);
+    return s !== undefined && s.length >= this.minLength && this.re.test(s);
   }
 }
 

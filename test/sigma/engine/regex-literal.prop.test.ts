@@ -1,7 +1,7 @@
 // The regex literal used as a witness must occur (lowercased) in every text the regex matches.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { requiredRegexLiteral } from '../../../src/sigma/engine/regex-literal.js';
+import { regexMinLength, requiredRegexLiteral } from '../../../src/sigma/engine/regex-literal.js';
 import { translateRegex } from '../../../src/sigma/engine/regex-translate.js';
 
 const token = fc.constantFrom(
@@ -37,3 +37,34 @@ describe('required regex literal', () => {
     expect(requiredRegexLiteral('x{0,3}yz')).toBe('yz');
   });
 });
+
+describe('regex minimum length', () => {
+  const lengthToken = fc.constantFrom(
+    'a', 'b', '.', '\\d', '\\b', '\\1', '\\u0061', '\\x61', '[ab]', '[^a]', '(a|b)', '(?:ab)', '(?=a)', '(?<=a)',
+    '(a)', '?', '*', '+', '??', '{0,2}', '{2}', '{3,}', '{2,4}?', '{', '}', ',', '|', '^', '$', '😀', 'é',
+  );
+  const text = fc.string({ unit: fc.constantFrom('a', 'b', '1', 'é', '😀', '\n'), maxLength: 12 });
+  test('no match is shorter than the bound', () => {
+    fc.assert(
+      fc.property(fc.array(lengthToken, { maxLength: 8 }), fc.constantFrom('', 'u', 'i', 'iu', 's'), fc.array(text, { maxLength: 12 }), (tokens, flags, texts) => {
+        let re: RegExp;
+        try {
+          re = new RegExp(tokens.join(''), flags);
+        } catch {
+          return;
+        }
+        const min = regexMinLength(re.source);
+        for (const t of texts) if (re.test(t)) expect(t.length).toBeGreaterThanOrEqual(min);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  test('counts atoms times their required repetitions', () => {
+    expect(regexMinLength('[^/]{100,}$')).toBe(100);
+    expect(regexMinLength('^a\\.b+c?d*e{2,3}')).toBe(5);
+    expect(regexMinLength('ab|c')).toBe(0);
+    expect(regexMinLength('(abc)x\\u0041yz')).toBe(1);
+  });
+});
+

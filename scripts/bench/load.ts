@@ -12,7 +12,6 @@ import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 
 const RUNS = 3;
 
-
 function timed<T>(f: () => T): { ms: number; value: T } {
   const t0 = performance.now();
   const value = f();

@@ -19,7 +19,8 @@ const MAX_KEY_LENGTH = 1024;
 
 const NULL = /^(?:~|[Nn]ull|NULL)$/;
 const BOOL = /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/;
-const LEADING_ZERO_INT = /^[-+]?0[0-9]+$/;
+/** Zero-padded integers, which stay strings (PyYAML's reading, what rule authors test with). */
+export const LEADING_ZERO_INT = /^[-+]?0[0-9]+$/;
 const INT = /^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$/;
 const FLOAT_SPECIAL = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/;
 const FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$|^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/;

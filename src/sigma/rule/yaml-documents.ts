@@ -3,7 +3,7 @@ import { LineCounter, isAlias, isMap, isScalar, isSeq, parseAllDocuments } from 
 import type { Document, Node } from 'yaml';
 import { SigmaError } from '../errors.js';
 import type { SigmaWarning } from '../errors.js';
-import { readBlockYaml } from './block-yaml.js';
+import { LEADING_ZERO_INT, readBlockYaml } from './block-yaml.js';
 import { setOwn } from './plain-data.js';
 import { lazyPositions, pathKey } from './source-positions.js';
 import type { KeyPath, LineCol, PositionIndex } from './source-positions.js';
@@ -24,7 +24,6 @@ export interface YamlParseResult {
 
 // Defensive bound on alias/nesting depth (sigma-semantics §4.6).
 const MAX_DEPTH = 64;
-const LEADING_ZERO_INT = /^[-+]?0[0-9]+$/;
 
 /**
  * Parse every document of `text`; a document with YAML errors is reported and left out. Plain block
@@ -45,6 +44,7 @@ export function parseYamlDocuments(text: string, file: string): YamlParseResult 
   };
 }
 
+/** The full `yaml` parser: every construct, every error message, the position of every node. */
 export function parseWithPositions(text: string, file: string): YamlParseResult {
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter, version: '1.2', schema: 'core', intAsBigInt: true, uniqueKeys: true });

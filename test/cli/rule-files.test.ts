@@ -55,7 +55,7 @@ describe('readRuleSources', () => {
     expect(sources.map((s) => s.file.slice(root.length + 1))).toEqual(['rules/sub/c.YML']);
   });
 
-  it('keeps the sorted order when many files are read at once', async () => {
+  it('keeps the sorted order over many files', async () => {
     const names = Array.from({ length: 100 }, (_, i) => `r${String(i).padStart(3, '0')}.yml`);
     await mkdir(join(root, 'many'));
     await Promise.all(names.map((n) => writeFile(join(root, 'many', n), n)));

@@ -56,7 +56,8 @@ export class RuleProgram {
 const NO_MATCHES: readonly Match[] = Object.freeze([]);
 
 /** Drop entries that repeat an earlier one (e.g. one value satisfying every value of a `|all` item). */
-function withoutRepeats(fields: readonly MatchedField[]): MatchedField[] {
+function withoutRepeats(fields: MatchedField[]): MatchedField[] {
+  if (fields.length < 2) return fields;
   return fields.filter(
     (f, i) =>
       fields.findIndex(

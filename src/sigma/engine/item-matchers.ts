@@ -106,8 +106,11 @@ export class FieldItem implements ItemMatcher {
       out.push({ field: this.field, value: null, selection, matcher: m?.kind ?? 'null', negated: false });
       return;
     }
-    const ranges: [number, number][] = this.all ? ms.map((_, i) => [i, i + 1]) : [[0, ms.length]];
-    for (const [from, to] of ranges) {
+    // Under |all each value is explained on its own, else the values together.
+    const n = this.all ? ms.length : 1;
+    for (let r = 0; r < n; r++) {
+      const from = this.all ? r : 0;
+      const to = this.all ? r + 1 : ms.length;
       const leaf = this.findLeaf(raw, from, to, scope, 0);
       if (leaf === NOT_FOUND) continue;
       const matcher = (ms[this.hit] as LeafMatcher).kind;
@@ -150,8 +153,10 @@ export class KeywordItem implements ItemMatcher {
 
   explain(scope: EvalScope, selection: string, out: MatchedField[]): void {
     const ms = this.matchers;
-    const ranges: [number, number][] = this.all ? ms.map((_, i) => [i, i + 1]) : [[0, ms.length]];
-    for (const [from, to] of ranges) {
+    const n = this.all ? ms.length : 1;
+    for (let r = 0; r < n; r++) {
+      const from = this.all ? r : 0;
+      const to = this.all ? r + 1 : ms.length;
       const k = this.find(from, to, scope);
       if (k >= 0) out.push({ field: 'keyword', value: scope.keywordLeaves().items[k], selection, matcher: 'keyword', negated: false });
     }

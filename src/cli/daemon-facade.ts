@@ -2,7 +2,7 @@
 import type { Registry } from 'prom-client';
 import { IngestClosedError } from '../http/facade.js';
 import type { DaemonFacade, EventIngest, SilenceStore } from '../http/facade.js';
-import type { CorrelationGroupSnapshot, CorrelationSummary, StatusRecord } from '../protocol/api-records.js';
+import type { StatusRecord } from '../protocol/api-records.js';
 import type { MetricHandles } from '../protocol/metrics.js';
 import { QueueClosedError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
@@ -24,9 +24,7 @@ export interface FacadeParts {
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
   const uptime = (): number => (p.clock.now() - p.startedAt) / 1000;
-  // api-records' CorrelationType maps a tuple, which widens its static type to never; the runtime
-  // produces exactly the contract's shape (protocol/correlation-result.ts), so only the type is cast.
-  const summaries = (): CorrelationSummary[] => p.rules().runtime.summaries() as unknown as CorrelationSummary[];
+  const summaries = () => p.rules().runtime.summaries();
   return {
     readiness: () => ({ ready: p.ready() }),
     status(): StatusRecord {
@@ -59,7 +57,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
       const groups = p.rules().runtime.groupSnapshots({
         ...(filter.id !== undefined ? { id: filter.id } : {}),
         ...(filter.group !== undefined ? { group: filter.group } : {}),
-      }) as unknown as CorrelationGroupSnapshot[];
+      });
       return { correlations, groups };
     },
     triggerReload: p.triggerReload,

@@ -1,6 +1,5 @@
+import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/correlation-result.js';
 import type {
-  CorrelationGroupSnapshot,
-  CorrelationSummary,
   DispositionSummary,
   DynamicSourceInfo,
   IncidentRecord,

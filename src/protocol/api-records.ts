@@ -1,22 +1,10 @@
 import Type from 'typebox';
+import { CorrelationGroupSnapshotSchema, CorrelationSummarySchema } from './correlation-result.js';
 
 /**
  * Shapes of the records the HTTP API returns (`spec/interface.md`, "Resources and their fields").
  * Records the contract only partly shows are open objects (`additionalProperties` allowed).
  */
-
-export const CORRELATION_TYPES = [
-  'event_count',
-  'value_count',
-  'temporal',
-  'temporal_ordered',
-  'value_sum',
-  'value_avg',
-  'value_percentile',
-  'value_median',
-] as const;
-
-export const CorrelationType = Type.Union(CORRELATION_TYPES.map((t) => Type.Literal(t)));
 
 export const DynamicSourcesStatus = Type.Object({
   total: Type.Integer(),
@@ -45,44 +33,7 @@ export const RulesRecord = Type.Object({
 });
 export type RulesRecord = Type.Static<typeof RulesRecord>;
 
-export const CorrelationSummary = Type.Object({
-  index: Type.Integer(),
-  id: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  title: Type.String(),
-  type: CorrelationType,
-  timespan_secs: Type.Integer(),
-  group_by: Type.Array(Type.String()),
-  rule_refs: Type.Array(Type.String()),
-  threshold: Type.String(),
-  active_groups: Type.Integer(),
-});
-export type CorrelationSummary = Type.Static<typeof CorrelationSummary>;
 
-export const CorrelationGroupSnapshot = Type.Object(
-  {
-    correlation_index: Type.Integer(),
-    correlation_id: Type.Optional(Type.String()),
-    correlation_name: Type.Optional(Type.String()),
-    correlation_title: Type.String(),
-    type: CorrelationType,
-    group_key: Type.Array(Type.Object({ field: Type.String(), value: Type.Optional(Type.Unknown()) })),
-    group_key_display: Type.String(),
-    got: Type.Optional(Type.Number()),
-    threshold: Type.String(),
-    met: Type.Boolean(),
-    entries: Type.Integer(),
-    earliest: Type.Optional(Type.Integer()),
-    latest: Type.Optional(Type.Integer()),
-    timespan_secs: Type.Integer(),
-    seconds_to_eviction: Type.Optional(Type.Integer()),
-    last_alert: Type.Optional(Type.Integer()),
-    suppression_remaining: Type.Optional(Type.Integer()),
-    window: Type.Record(Type.String(), Type.Unknown()),
-  },
-  { additionalProperties: true },
-);
-export type CorrelationGroupSnapshot = Type.Static<typeof CorrelationGroupSnapshot>;
 
 export const IncidentRecord = Type.Object(
   {
@@ -166,10 +117,10 @@ export type JsonObject = Readonly<Record<string, unknown>>;
 
 export const HealthResponse = Type.Object({ status: Type.Literal('ok') });
 export const ReadyResponse = Type.Object({ status: Type.Literal('ready'), rules_loaded: Type.Literal(true) });
-export const CorrelationListResponse = Type.Object({ correlations: Type.Array(CorrelationSummary), count: Type.Integer() });
+export const CorrelationListResponse = Type.Object({ correlations: Type.Array(CorrelationSummarySchema), count: Type.Integer() });
 export const CorrelationStateResponse = Type.Object({
-  correlations: Type.Array(CorrelationSummary),
-  groups: Type.Array(CorrelationGroupSnapshot),
+  correlations: Type.Array(CorrelationSummarySchema),
+  groups: Type.Array(CorrelationGroupSnapshotSchema),
   count: Type.Integer(),
 });
 export const IncidentListResponse = Type.Object({ count: Type.Integer(), incidents: Type.Array(IncidentRecord) });

@@ -4,6 +4,17 @@ import { DetectionResultSchema } from './detection-result.js';
 // The header every result shares is the detection result's (daemon-semantics §5.2: "same header keys").
 const header = DetectionResultSchema.properties;
 
+export const CORRELATION_TYPES = [
+  'event_count',
+  'value_count',
+  'temporal',
+  'temporal_ordered',
+  'value_sum',
+  'value_avg',
+  'value_percentile',
+  'value_median',
+] as const;
+
 export const CorrelationTypeSchema = Type.Union([
   Type.Literal('event_count'),
   Type.Literal('value_count'),

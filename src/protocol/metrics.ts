@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
+import { CORRELATION_TYPES } from './correlation-result.js';
 
 /**
  * The one metrics catalogue: every metric of `spec/interface.md` declared once with its type,
@@ -26,16 +27,6 @@ interface MetricDecl {
   readonly preregister?: true;
 }
 
-const CORRELATION_TYPES = [
-  'event_count',
-  'value_count',
-  'temporal',
-  'temporal_ordered',
-  'value_sum',
-  'value_avg',
-  'value_percentile',
-  'value_median',
-] as const;
 const DEDUP_ACTIONS = ['emitted', 'folded', 'repeat', 'resolved'] as const;
 const INCIDENT_TRIGGERS = ['group_wait', 'group_interval', 'repeat', 'resolved'] as const;
 const VERDICTS = ['true_positive', 'false_positive', 'benign_true_positive'] as const;

@@ -1,0 +1,70 @@
+// STYLE.md rule 1: the rule engine and the actors are pure; protocol imports nothing of ours; every
+// dependency points one way (sigma ← actors ← state, streams ← http ← cli).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] as string);
+}
+
+const FOLDERS = ['sigma', 'actors', 'state', 'streams', 'protocol', 'http', 'cli'] as const;
+type Folder = (typeof FOLDERS)[number];
+/** What each folder may import among ours. */
+const ALLOWED: Readonly<Record<Folder, readonly Folder[]>> = {
+  protocol: [],
+  sigma: ['protocol'],
+  actors: ['sigma', 'protocol'],
+  state: ['sigma', 'actors', 'protocol'],
+  streams: ['sigma', 'actors', 'state', 'protocol'],
+  http: ['sigma', 'actors', 'state', 'streams', 'protocol'],
+  cli: ['sigma', 'actors', 'state', 'streams', 'protocol', 'http'],
+};
+
+function folderOf(file: string): Folder {
+  return relative(SRC, file).split('/')[0] as Folder;
+}
+
+describe('architecture', () => {
+  it('keeps sigma/ and actors/ free of I/O, clocks, randomness and process', () => {
+    const offenders: string[] = [];
+    for (const folder of ['sigma', 'actors']) {
+      for (const file of files(join(SRC, folder))) {
+        const text = readFileSync(file, 'utf8').replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
+        for (const spec of imports(file)) {
+          if (/^node:|^(fs|path|os|rxjs|lmdb|pino|uWebSockets\.js|undici)(\/|$)/.test(spec)) offenders.push(`${relative(SRC, file)} imports ${spec}`);
+        }
+        for (const g of [/\bDate\.now\(/, /\bMath\.random\(/, /\bnew Date\(\)/, /\bperformance\.now\(/, /(?<!['"`.\w])process\.(env|argv|exit|pid|std\w+|hrtime|nextTick|cwd|on|kill|platform|memoryUsage)\b/]) {
+          if (g.test(text)) offenders.push(`${relative(SRC, file)} uses ${g.source}`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('points every dependency between folders one way', () => {
+    const offenders: string[] = [];
+    let checked = 0;
+    for (const folder of FOLDERS) {
+      for (const file of files(join(SRC, folder))) {
+        for (const spec of imports(file)) {
+          if (!spec.startsWith('.')) continue;
+          const target = folderOf(resolve(file, '..', spec));
+          checked++;
+          if (target !== folder && !ALLOWED[folder].includes(target)) offenders.push(`${relative(SRC, file)} → ${spec}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -9,8 +9,9 @@ import { setOwn } from './plain-data.js';
 /** Thrown (and caught here) when the text leaves the subset. */
 class Unsupported extends Error {}
 
-// Tabs, CR, BOM, control characters: the full parser decides what they mean.
-const UNUSUAL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f\t\r\ufeff]/;
+// Tabs, CR, BOM, control characters, and Unicode spaces (which JavaScript's trim removes but YAML keeps
+// as content): the full parser decides what they mean.
+const UNUSUAL_CHARACTER = /[\u0000-\u0008\u000b-\u001f\u007f-\u00a0\t\r\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
 // Characters that cannot start a plain scalar or key here (YAML indicators, kept conservative).
 const INDICATOR = new Set(['-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', "'", '"', '%', '@', '`']);
 const FLOW_CHARACTER = /[[\]{},#]/;

@@ -92,6 +92,15 @@ describe('fast block YAML reader', () => {
     fc.assert(fc.property(text, agreesWithFullParser), { numRuns: Number(process.env['H10_RUNS'] ?? 3000) });
   });
 
+  it('returns what the full parser returns for any mix of YAML fragments it accepts', () => {
+    const fragment = fc.constantFrom(
+      ...['a', ': ', ':', '- ', '-', ' ', '  ', '\n', '\n  ', '\n- ', '#', ' #', "'", '"', '|', '>', '[', ']', '{', '}', ','],
+      ...['~', '0', '1', '.', 'e', '---', '\n---\n', 'null', 'true', '\\', '?', '&', '*', '!', '%', '@', '`', 'é', '\u2028', '\u00a0'],
+    );
+    const text = fc.array(fragment, { maxLength: 40 }).map((parts) => parts.join(''));
+    fc.assert(fc.property(text, agreesWithFullParser), { numRuns: Number(process.env['H10_RUNS'] ?? 5000) });
+  });
+
   it('accepts the shapes Sigma rules are written in', () => {
     const rule = [
       'title: x',

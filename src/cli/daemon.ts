@@ -122,12 +122,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     onNotice: (n: unknown) => log.child({ component: 'correlation' }).warn({ notice: n }, 'correlation notice'),
   });
   const defs = loaded.ruleSet.correlations.correlations;
-  // `--state-recover false` starts empty; the snapshot written below makes later restarts start there too.
   let recovered: RecoveredCorrelations;
   try {
-    recovered = config.state.recover
-      ? recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), 'fail')
-      : { ...recoverCorrelations(await openMemoryStateStore(), defs, optionsFor(loaded.ruleSet), 'skip'), definitionsChanged: true };
+    recovered = recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover);
   } catch (error) {
     await store.close();
     throw new DaemonExit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
@@ -194,10 +191,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
     snapshot: (at) => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, at),
   });
-  await pipeline.exclusive(async () => {
-    await processor.commitJournal();
-    if (!config.state.recover) await snapshotCorrelations(store, active.runtime, defs, journal.tickedAt, clock.now());
-  });
+  await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
   readiness.send({ type: 'state_recovered', at: clock.now() });
 

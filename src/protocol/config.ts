@@ -104,11 +104,11 @@ export const DaemonConfig = Type.Object({
       /** LMDB directory; without it state lives in memory only. */
       db: Type.Optional(Type.String({ minLength: 1 })),
       /** Snapshot after this many journal records... */
-      snapshot_every: count(10_000),
+      snapshot_every: count(100_000),
       /** ...or after this many seconds. */
       snapshot_interval: count(60),
-      /** Restore snapshot + journal at start; false starts from empty state. */
-      recover: Type.Boolean({ default: true }),
+      /** An unreadable journal record stops start-up (`fail`) or is skipped and counted (`skip`). */
+      recover: Type.Union([Type.Literal('fail'), Type.Literal('skip')], { default: 'fail' }),
     },
     { default: {} },
   ),

@@ -52,7 +52,7 @@ describe('daemon config defaults', () => {
     expect(config.correlation).toMatchObject({ timestamp_fallback: 'wallclock', event_mode: 'none', max_events: 10, max_state_entries: 100_000, action: 'alert' });
     expect(config.tap).toMatchObject({ enabled: false, max_sessions: 2, max_duration: '5m' });
     expect(config.tail).toMatchObject({ enabled: false, max_sessions: 2 });
-    expect(config.state).toMatchObject({ recover: true });
+    expect(config.state).toMatchObject({ recover: 'fail', snapshot_every: 100_000, snapshot_interval: 60 });
   });
 });
 
@@ -87,7 +87,7 @@ describe('daemon config layers', () => {
   it('takes flags from a cac command line with every flag registered', () => {
     const flags = parseFlags([
       '-r', '/rules', '-p', 'ecs', '-p', 'sysmon', '--api-addr', 'unix:///tmp/s.sock', '--input', 'http', '--buffer-size', '50',
-      '--enable-tap', '--logsource-field-map', 'product=os,service=svc,env=stage,strict=true', '--state-recover', 'false',
+      '--enable-tap', '--logsource-field-map', 'product=os,service=svc,env=stage,strict=true', '--state-recover', 'skip',
       '--correlation-event-mode', 'references', '--discover-schemas',
     ]);
     const { config } = load({ flags, file: 'daemon: {pipelines: [x], tap: {max_sessions: 4}}' });
@@ -97,7 +97,7 @@ describe('daemon config layers', () => {
     expect(config.input).toMatchObject({ source: 'http', buffer_size: 50 });
     expect(config.tap).toMatchObject({ enabled: true, max_sessions: 4 });
     expect(config.logsource_routing.field_map).toEqual({ product: 'os', service: 'svc', custom: { env: 'stage' } });
-    expect(config.state.recover).toBe(false);
+    expect(config.state.recover).toBe('skip');
     expect(config.correlation.event_mode).toBe('refs');
     expect(config.schema).toEqual({ observe: true, discover: true });
   });
@@ -213,7 +213,7 @@ describe('daemon config errors', () => {
     ['bad tap max_duration', { file: 'daemon: {tap: {max_duration: soon}}' }, 'daemon.tap.max_duration'],
     ['bad suppress timespan', { flags: { suppress: '5 minutes' } }, 'daemon.correlation.suppress'],
     ['bad dlq', { flags: { dlq: 'stdout' } }, 'daemon.output.dlq'],
-    ['bad boolean flag', { flags: { stateRecover: 'maybe' } }, 'daemon.state.recover'],
+    ['bad recover mode', { flags: { stateRecover: 'maybe' } }, 'daemon.state.recover'],
     ['bad logsource map', { flags: { eventLogsource: 'product' } }, 'daemon.logsource_routing.event_logsource'],
   ])('rejects a %s', (_name, inputs, key) => {
     expect(errorOf(() => load(inputs as Partial<ConfigInputs> & { file?: string })).key).toBe(key);

@@ -1,5 +1,4 @@
-// --state-db across graceful restarts: correlation windows survive; --state-recover false starts empty
-// and later restarts start from that empty state too.
+// --state-db across graceful restarts: correlation windows survive.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
@@ -8,7 +7,7 @@ import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFo
 beforeAll(ensureBuilt, 180_000);
 
 describe('state across restarts', () => {
-  it('keeps correlation windows over a restart and forgets them with --state-recover false', async () => {
+  it('keeps correlation windows over a restart', async () => {
     const dir = tempDir('restart');
     const out = join(dir, 'out.ndjson');
     const args = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--state-db', join(dir, 'state')];
@@ -26,15 +25,5 @@ describe('state across restarts', () => {
     await waitFor(() => (readNdjson(out).some((l) => l['rule_title'] === 'Many Failed Logons On One Host') ? true : undefined));
     second.kill();
     expect(await second.exited).toBe(0);
-
-    const fresh = await startDaemon([...args, '--state-recover', 'false']);
-    expect(await groups(fresh)).toBe(0);
-    fresh.kill();
-    expect(await fresh.exited).toBe(0);
-
-    const after = await startDaemon(args);
-    expect(await groups(after)).toBe(0);
-    after.kill();
-    expect(await after.exited).toBe(0);
   });
 });

@@ -167,9 +167,7 @@ export const ROUTES: readonly Route[] = [
     path: '/api/v1/reload',
     schema: { response: ReloadResponse },
     handle: (_req, res, d) =>
-      d.triggerReload() === 'triggered'
-        ? sendJson(res, 200, { status: 'reload_triggered' })
-        : sendError(res, 'reload_already_pending'),
+      sendJson(res, 200, d.triggerReload() === 'triggered' ? { status: 'reload_triggered' } : { status: 'reload_triggered', coalesced: true }),
   }),
   defineRoute({
     method: 'POST',

@@ -128,7 +128,8 @@ export const RiskListResponse = Type.Object({ count: Type.Integer(), entities: T
 export const SilenceListResponse = Type.Object({ count: Type.Integer(), silences: Type.Array(Silence) });
 export const SilenceCreatedResponse = Type.Object({ status: Type.Literal('created'), id: Type.String() });
 export const SilenceDeletedResponse = Type.Object({ status: Type.Literal('deleted'), id: Type.String() });
-export const ReloadResponse = Type.Object({ status: Type.Literal('reload_triggered') });
+/** A trigger while a reload is already pending joins it (the debounce coalesces bursts): `coalesced`. */
+export const ReloadResponse = Type.Object({ status: Type.Literal('reload_triggered'), coalesced: Type.Optional(Type.Literal(true)) });
 export const SourceListResponse = Type.Object({ sources: Type.Array(DynamicSourceInfo) });
 export const ResolveResponse = Type.Object({ status: Type.Literal('resolve_triggered'), source_id: Type.Optional(Type.String()) });
 export const CacheInvalidatedResponse = Type.Object({ status: Type.Literal('invalidated'), source_id: Type.String() });

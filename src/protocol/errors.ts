@@ -125,11 +125,6 @@ export const API_ERRORS = {
   },
   line_too_large: { status: 413, error: 'line exceeds maximum size', extra: { max_bytes: 1_048_576 } },
   event_channel_closed: { status: 503, error: 'event channel closed' },
-  reload_already_pending: {
-    status: 429,
-    error: 'reload already pending',
-    extra: { status: 'reload_already_pending' },
-  },
   otlp_disabled: {
     status: 503,
     error: 'OTLP ingest disabled',

@@ -84,11 +84,11 @@ describe.each([
     expect((await daemon.json({ method: 'DELETE', url: `/api/v1/silences/${id}` })).body).toMatchObject({ status: 'deleted', id });
   });
 
-  it('answers 429 once a reload is already pending', async () => {
+  it('coalesces a burst of reload triggers into the pending reload', async () => {
     expect((await daemon.json({ method: 'POST', url: '/api/v1/reload', body: 'ignored' })).body).toEqual({ status: 'reload_triggered' });
     const second = await daemon.json({ method: 'POST', url: '/api/v1/reload' });
-    expect(second.status).toBe(429);
-    expect(second.body).toMatchObject({ status: 'reload_already_pending' });
+    expect(second.status).toBe(200);
+    expect(second.body).toEqual({ status: 'reload_triggered', coalesced: true });
   });
 
   it('streams committed detections to a tail session and ends with a summary', async () => {

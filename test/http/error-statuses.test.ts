@@ -48,7 +48,6 @@ const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
     setup: (f) => Object.assign(f, { ingest: { ingest: () => Promise.reject(new IngestClosedError(0)) } }),
     request: { method: 'POST', url: '/api/v1/events', body: '{}' },
   },
-  reload_already_pending: { setup: (f) => Object.assign(f, { reloadPending: true }), request: { method: 'POST', url: '/api/v1/reload' } },
   otlp_disabled: { request: { method: 'POST', url: '/v1/logs' } },
   route_not_found: { request: { method: 'GET', url: '/api/v2/status' } },
   method_not_allowed: { request: { method: 'PATCH', url: '/healthz' } },

@@ -149,8 +149,8 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
   return { config, warnings };
 }
 
-/** Config file names use the neutral product word (daemon-semantics §0). */
-export const CONFIG_APP_NAME = 'svc';
+/** Config files are named after the product; environment variables keep the contract's `SVC_` prefix. */
+export const CONFIG_APP_NAME = 'sigmad';
 
 export interface DiscoveryContext {
   readonly cwd: string;
@@ -161,8 +161,8 @@ export interface DiscoveryContext {
 
 /**
  * Without `--config`, every existing file of daemon-semantics §2.2 in merge order (later wins):
- * `/etc/svc/config.{yaml,yml}`, `$XDG_CONFIG_HOME/svc/config.*` (default `~/.config/svc`), the
- * nearest `.svcrc` walking up from the working directory, then `./svc.{yaml,yml}`.
+ * `/etc/sigmad/config.{yaml,yml}`, `$XDG_CONFIG_HOME/sigmad/config.*` (default `~/.config/sigmad`), the
+ * nearest `.sigmadrc` walking up from the working directory, then `./sigmad.{yaml,yml}`.
  */
 export function discoverConfigFiles(where: DiscoveryContext): string[] {
   const exists = where.exists ?? existsSync;

@@ -170,9 +170,9 @@ describe('daemon config layers', () => {
 
 describe('config file discovery', () => {
   it('lists existing files in merge order, taking the nearest rc file', () => {
-    const present = new Set(['/etc/svc/config.yml', '/home/u/.config/svc/config.yaml', '/work/.svcrc', '/.svcrc', '/work/app/svc.yaml']);
+    const present = new Set(['/etc/sigmad/config.yml', '/home/u/.config/sigmad/config.yaml', '/work/.sigmadrc', '/.sigmadrc', '/work/app/sigmad.yaml']);
     const files = discoverConfigFiles({ cwd: '/work/app', home: '/home/u', env: {}, exists: (p) => present.has(p) });
-    expect(files).toEqual(['/etc/svc/config.yml', '/home/u/.config/svc/config.yaml', '/work/.svcrc', '/work/app/svc.yaml']);
+    expect(files).toEqual(['/etc/sigmad/config.yml', '/home/u/.config/sigmad/config.yaml', '/work/.sigmadrc', '/work/app/sigmad.yaml']);
     const xdg = discoverConfigFiles({ cwd: '/', home: '/h', env: { XDG_CONFIG_HOME: '/x' }, exists: (p) => p === '/x/svc/config.yml' });
     expect(xdg).toEqual(['/x/svc/config.yml']);
   });

@@ -1,5 +1,6 @@
 // What `npm start` (the daemon with no flags and no --config) runs with: the bundled rules, the sysmon
-// pipeline, HTTP input on loopback, the detection tail and a state directory under the cwd.
+// pipeline with Windows logsource routing, HTTP input on loopback, the detection tail and a state
+// directory under the cwd.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,11 @@ export function bundledConfigYaml(): string {
     '    addr: 127.0.0.1:9090',
     '  input:',
     '    source: http',
+    // The bundled profile is Windows/Sysmon: rules of other products (e.g. Zeek's `not selection`
+    // rules) would otherwise fire on every event that lacks their fields.
+    '  logsource_routing:',
+    '    enabled: true',
+    '    event_logsource: {product: windows}',
     '  tail:',
     '    enabled: true',
     '  state:',

@@ -173,8 +173,8 @@ describe('config file discovery', () => {
     const present = new Set(['/etc/sigmad/config.yml', '/home/u/.config/sigmad/config.yaml', '/work/.sigmadrc', '/.sigmadrc', '/work/app/sigmad.yaml']);
     const files = discoverConfigFiles({ cwd: '/work/app', home: '/home/u', env: {}, exists: (p) => present.has(p) });
     expect(files).toEqual(['/etc/sigmad/config.yml', '/home/u/.config/sigmad/config.yaml', '/work/.sigmadrc', '/work/app/sigmad.yaml']);
-    const xdg = discoverConfigFiles({ cwd: '/', home: '/h', env: { XDG_CONFIG_HOME: '/x' }, exists: (p) => p === '/x/svc/config.yml' });
-    expect(xdg).toEqual(['/x/svc/config.yml']);
+    const xdg = discoverConfigFiles({ cwd: '/', home: '/h', env: { XDG_CONFIG_HOME: '/x' }, exists: (p) => p === '/x/sigmad/config.yml' });
+    expect(xdg).toEqual(['/x/sigmad/config.yml']);
   });
 
   it('merges several files, the later one winning per leaf', () => {

@@ -112,12 +112,15 @@ export interface StartOptions {
   /** Do not wait for `listening` (start-up failures). */
   readonly noWait?: boolean;
   readonly stdin?: 'pipe';
+  /** Start on the bundled defaults (what `npm start` runs) instead of an empty config. */
+  readonly bundled?: boolean;
 }
 
-/** `daemon` with `args` after an empty `--config` (schema defaults, not the bundled ones). */
+/** `daemon` with `args` after an empty `--config` (schema defaults), or on the bundled defaults. */
 export async function startDaemon(args: readonly string[], options: StartOptions = {}): Promise<RunningDaemon> {
   await ensureBuilt();
-  const proc = spawn(process.execPath, [MAIN, 'daemon', '--config', join(FIXTURES, 'empty.yaml'), ...args], {
+  const config = options.bundled === true ? [] : ['--config', join(FIXTURES, 'empty.yaml')];
+  const proc = spawn(process.execPath, [MAIN, 'daemon', ...config, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],

@@ -3,8 +3,10 @@ import { printRows } from './bench-row.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
 import { runJournalBench } from './journal.js';
+import { runLoadBench } from './load.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
+printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
 printRows('Journal (LMDB)', await runJournalBench());

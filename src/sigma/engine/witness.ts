@@ -254,7 +254,8 @@ export function chooseRuleSetWitnesses(rules: readonly (RuleConditions | null)[]
     for (const w of requiredWitnesses(r.conditions, r.detections, literalCost)) for (const p of w) keys.add(probeKey(p));
     for (const k of keys) popularity.set(k, (popularity.get(k) ?? 0) + 1);
   }
-  const shared: ProbeCost = (p) => literalCost(p) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
+  // literalCost's premium on numbers is a guess that numbers (event ids) are shared; here it is counted.
+  const shared: ProbeCost = (p) => (p.kind === 'number' ? 1 : literalCost(p)) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
   // An empty witness can never be carried: a rule that can never match is never a candidate.
   return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
 }

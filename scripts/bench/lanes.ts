@@ -7,7 +7,7 @@ export interface Lane {
 }
 
 /** mulberry32: tiny, fast, good enough for shaping synthetic data. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

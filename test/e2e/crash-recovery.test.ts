@@ -3,6 +3,7 @@
 // acknowledged (same Idempotency-Key). The sink must hold exactly the oracle's result ids, none
 // twice, and the correlation state must end equal to the uninterrupted run's.
 import { join } from 'node:path';
+import { rng as prng } from '../../scripts/bench/lanes.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
@@ -12,17 +13,6 @@ const PER_REQUEST = 20;
 const HOSTS = 6;
 const T0 = Date.parse('2024-03-01T00:00:00Z');
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The lane: one event per second of event time, cycling kinds whose windows (1–5 min) straddle requests. */
 function lane(): Record<string, unknown>[][] {

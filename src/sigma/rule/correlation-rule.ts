@@ -1,5 +1,6 @@
 // Correlation documents (sigma-semantics §6.1–6.6): shape checked by schema, then per-type rules.
 import Type from 'typebox';
+import { CORRELATION_TYPES } from '../../protocol/correlation-result.js';
 import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
 import { parseBooleanish } from './booleanish.js';
@@ -11,16 +12,6 @@ import { schemaProblems } from './schema-problems.js';
 import { checkTemporalExpression } from './temporal-expression.js';
 import { parseTimespan } from './timespan.js';
 
-const CORRELATION_TYPES = [
-  'event_count',
-  'value_count',
-  'temporal',
-  'temporal_ordered',
-  'value_sum',
-  'value_avg',
-  'value_percentile',
-  'value_median',
-] as const satisfies readonly CorrelationType[];
 
 const CONDITION_OPS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'] as const satisfies readonly ConditionOp[];
 

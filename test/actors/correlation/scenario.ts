@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { CORRELATION_TYPES } from '../../../src/protocol/correlation-result.js';
 import { expect } from 'vitest';
 import type { CorrelationRuntimeOptions } from '../../../src/actors/correlation/index.js';
 import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
@@ -110,16 +111,7 @@ export function arbScenario(type: CorrelationType): fc.Arbitrary<Scenario> {
 
 // Bucket-aligned, so tumbling windows fall the same in the reference (which counts from 0).
 export const BASE = 1_699_999_980_000;
-export const TYPES: readonly CorrelationType[] = [
-  'event_count',
-  'value_count',
-  'temporal',
-  'temporal_ordered',
-  'value_sum',
-  'value_avg',
-  'value_percentile',
-  'value_median',
-];
+export const TYPES: readonly CorrelationType[] = CORRELATION_TYPES;
 
 export function eventOf(op: Extract<Op, { kind: 'hit' }>, seq: number): Record<string, unknown> {
   return { ms: BASE + op.at, ...(op.host !== null ? { host: op.host } : {}), ...(op.value !== undefined ? { v: op.value } : {}), id: `e${seq}` };

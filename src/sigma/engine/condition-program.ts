@@ -57,8 +57,14 @@ function compileCondition(node: ConditionNode, indexOf: ReadonlyMap<string, numb
       if (i === undefined) throw new Error(`identifier '${node.name}' was not resolved`);
       return new IdentifierRef(i);
     }
-    case 'and':
-      return new AllOf(node.args.map((a) => compileCondition(a, indexOf)));
+    case 'and': {
+      // Identifiers a pipeline adds (`_cond_n`, kept out of `them` by their `_`) hold for the whole
+      // logsource an event was routed to, so they rarely decide: evaluated last, they rarely run. The order
+      // of an `and` never changes its value (identifiers are pure and memoised).
+      const shared = (a: ConditionNode): boolean => a.kind === 'id' && a.name.startsWith('_');
+      const ordered = [...node.args.filter((a) => !shared(a)), ...node.args.filter(shared)];
+      return new AllOf(ordered.map((a) => compileCondition(a, indexOf)));
+    }
     case 'or':
       return new AnyOf(node.args.map((a) => compileCondition(a, indexOf)));
     case 'not':

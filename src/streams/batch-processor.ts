@@ -36,6 +36,12 @@ export const TICK_EVERY_MS = 1_000;
 /** A committed result as sinks and the tail see it. */
 export type ResultLine = { readonly result_id: string } & SigmaResult;
 
+/** A committed result with its NDJSON text, serialised once for the outbox, every sink and the tail. */
+export interface CommittedResult {
+  readonly line: ResultLine;
+  readonly text: string;
+}
+
 export interface BatchProcessorDeps {
   readonly store: StateStore;
   readonly decoder: Decoder;
@@ -50,7 +56,7 @@ export interface BatchProcessorDeps {
   /** Resolves when every blocking sink has room (back-pressure from the sinks). */
   readonly sinkRoom: () => Promise<void>;
   /** Called after each commit with the batch's results (sinks wake, tail sessions fan out). */
-  readonly committed: (results: readonly ResultLine[]) => void;
+  readonly committed: (results: readonly CommittedResult[]) => void;
 }
 
 const LEVEL_UNKNOWN = 'unknown';
@@ -88,7 +94,7 @@ export class BatchProcessor {
     const started = performance.now();
     const ordinal0 = deps.store.nextInputOrdinal;
     const outbox: OutboxDraft[] = [];
-    const lines: ResultLine[] = [];
+    const lines: CommittedResult[] = [];
     const answers: { accepted: number; parseErrors: number }[] = [];
     let line = 0;
     let events = 0;
@@ -108,8 +114,10 @@ export class BatchProcessor {
         for (let i = 0; i < out.results.length; i++) {
           const result = out.results[i] as SigmaResult;
           const withId = { result_id: resultIdForInput(ordinal, i), ...result } as ResultLine;
-          lines.push(withId);
-          outbox.push({ result_id: withId.result_id, payload: withId });
+          // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
+          const text = JSON.stringify(withId);
+          lines.push({ line: withId, text });
+          outbox.push({ result_id: withId.result_id, payload: text });
           this.countResult(result);
         }
       }
@@ -137,7 +145,7 @@ export class BatchProcessor {
     }
     m.svc_events_processed_total.inc(events);
     this.totals.events += events;
-    for (const r of lines) {
+    for (const { line: r } of lines) {
       if ('correlation_type' in r) this.totals.correlations++;
       else this.totals.detections++;
     }

@@ -1,5 +1,5 @@
 export { BatchProcessor, TICK_EVERY_MS } from './batch-processor.js';
-export type { ActiveRules, BatchProcessorDeps, JournalBuffer, ResultLine } from './batch-processor.js';
+export type { ActiveRules, BatchProcessorDeps, CommittedResult, JournalBuffer, ResultLine } from './batch-processor.js';
 export { carryOver, CORRELATION_KIND, CORRELATION_TICK_KIND, correlationHashes, definitionsRecord, recoverCorrelations, snapshotCorrelations } from './correlation-state.js';
 export type { RecoveredCorrelations } from './correlation-state.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';

@@ -3,7 +3,7 @@ import type { Subscription } from 'rxjs';
 import Type from 'typebox';
 import { TAIL_LEVELS } from '../protocol/api-requests.js';
 import type { TailLevel } from '../protocol/api-requests.js';
-import type { ResultLine } from './batch-processor.js';
+import type { CommittedResult, ResultLine } from './batch-processor.js';
 import type { StageContext } from './stage-context.js';
 
 export const kind = 'tail';
@@ -33,7 +33,7 @@ export type TailOpen = { readonly ok: true; close(): void } | { readonly ok: fal
 export interface TailFanout {
   open(request: TailRequest, sink: TailSink): TailOpen;
   /** Offer committed results to every session (never waits; full sessions drop and count). */
-  publish(results: readonly ResultLine[]): void;
+  publish(results: readonly CommittedResult[]): void;
   /** End every session (shutdown). */
   closeAll(): void;
 }
@@ -61,7 +61,7 @@ function admits(request: TailRequest, r: ResultLine): boolean {
  * slowing the engine.
  */
 export function create(config: TailConfig, ctx: StageContext): TailFanout {
-  const results$ = new Subject<ResultLine>();
+  const results$ = new Subject<CommittedResult>();
   const sessions = new Set<() => void>();
   const m = ctx.metrics;
   return {
@@ -89,8 +89,8 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
         return { ok: true, close: finish } as const;
       }
       sub = results$.subscribe((r) => {
-        if (!admits(request, r)) return;
-        if (sink.push(JSON.stringify(r))) streamed++;
+        if (!admits(request, r.line)) return;
+        if (sink.push(r.text)) streamed++;
         else dropped++;
         if (request.limit !== undefined && streamed >= request.limit) finish();
       });

@@ -57,7 +57,7 @@ export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(
     includeEvent: false,
     crash: () => undefined,
     sinkRoom: () => Promise.resolve(),
-    committed: (r) => committed.push(...r),
+    committed: (r) => committed.push(...r.map((c) => c.line)),
   });
   await processor.commitJournal();
   return {

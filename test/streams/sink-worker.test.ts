@@ -88,6 +88,25 @@ describe('sink worker', () => {
     expect(await metricValue(s.ctx.registry, 'svc_dlq_events_total')).toBe(1);
   });
 
+  it('writes text payloads verbatim and object payloads of older stores as JSON, in one write per batch, and both reach the DLQ as JSON', async () => {
+    const s = await setup('block', 100, { ...OPTIONS, batchMax: 3 });
+    const text = '{"result_id":"r1","rule_title":"T"}';
+    await s.store.commitBatch({ records: [], outbox: [{ result_id: 'r1', payload: text }, { result_id: 'r2', payload: { result_id: 'r2' } }] });
+    s.worker.start();
+    s.worker.wake();
+    await s.clock.advance(10_000);
+    await s.dlq.flush();
+    const entry = JSON.parse(s.dlqLines[0] ?? '{}') as { original_event: string };
+    expect(JSON.parse(entry.original_event)).toEqual([{ result_id: 'r1', rule_title: 'T' }, { result_id: 'r2' }]);
+    const ok = await setup('block', 0, { ...OPTIONS, batchMax: 3 });
+    await ok.store.commitBatch({ records: [], outbox: [{ result_id: 'r1', payload: text }, { result_id: 'r2', payload: { result_id: 'r2' } }] });
+    ok.worker.start();
+    ok.worker.wake();
+    await flush();
+    expect(ok.t.attempts).toBe(1);
+    expect(ok.t.lines).toEqual([text, '{"result_id":"r2"}']);
+  });
+
   it('holds the engine back while a blocking sink is full, and a dropping sink skips the oldest instead', async () => {
     const blocking = await setup('block');
     await blocking.commit(4);

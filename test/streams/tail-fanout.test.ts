@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTailFanout } from '../../src/streams/index.js';
-import type { ResultLine, TailSink } from '../../src/streams/index.js';
+import type { CommittedResult, ResultLine, TailSink } from '../../src/streams/index.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
 
 function sink(room = Infinity): TailSink & { lines: string[]; summary?: string } {
@@ -21,8 +21,10 @@ function sink(room = Infinity): TailSink & { lines: string[]; summary?: string }
   return s;
 }
 
-const result = (title: string, level: string | null, id = 'rid'): ResultLine =>
-  ({ result_id: 'e1-0', rule_title: title, rule_id: id, level, tags: [], matched_selections: [], matched_fields: [] }) as ResultLine;
+function result(title: string, level: string | null, id = 'rid'): CommittedResult {
+  const line = { result_id: 'e1-0', rule_title: title, rule_id: id, level, tags: [], matched_selections: [], matched_fields: [] } as ResultLine;
+  return { line, text: JSON.stringify(line) };
+}
 
 describe('detection tail', () => {
   it('filters by minimum level and rule substring at capture time', () => {

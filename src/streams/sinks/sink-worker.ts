@@ -38,6 +38,11 @@ export class OutputDepth {
   }
 }
 
+/** An outbox payload's NDJSON text: stored as text since it is serialised once; older stores hold the object. */
+export function payloadText(payload: unknown): string {
+  return typeof payload === 'string' ? payload : JSON.stringify(payload);
+}
+
 /** Retry delay after failed attempt `attempt` (1-based): base·2^(attempt−1), capped (§4.3). */
 export function backoffMs(attempt: number, base: number, max: number): number {
   return Math.min(max, base * 2 ** Math.min(20, attempt - 1));
@@ -147,7 +152,8 @@ export class SinkWorker {
   }
 
   private async writeWithRetries(entries: readonly OutboxEntry[]): Promise<void> {
-    const text = entries.map((e) => `${JSON.stringify(e.payload)}\n`).join('');
+    let text = '';
+    for (const e of entries) text += `${payloadText(e.payload)}\n`;
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.options.retryMax; attempt++) {
       if (attempt > 0) {
@@ -163,7 +169,7 @@ export class SinkWorker {
     }
     this.failures.inc();
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
-    this.dlq.write(JSON.stringify(entries.map((e) => e.payload)), `sink delivery failure: ${reason}`);
+    this.dlq.write(`[${entries.map((e) => payloadText(e.payload)).join(',')}]`, `sink delivery failure: ${reason}`);
   }
 
   private releaseRoom(): void {

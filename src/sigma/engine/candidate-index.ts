@@ -214,7 +214,8 @@ export class CandidateIndex {
         this.probeString(f, value, scope, marks);
         break;
       case 'number':
-        this.probeText(f, String(value), marks);
+        // Its text only for literals that may hold it (String() allocates).
+        if (f.exact.size > 0 || f.substrings !== null) this.probeText(f, String(value), marks);
         break;
       case 'boolean':
         this.probeText(f, value ? 'true' : 'false', marks);

@@ -59,6 +59,11 @@ export class EvalScope {
     this.memo = new Int8Array(maxIdentifiers);
   }
 
+  /** Changes with every `begin`: lets a matcher tell whether something it kept is about this event. */
+  get serial(): number {
+    return this.epoch;
+  }
+
   begin(event: unknown): void {
     this.event = event;
     this.epoch++;

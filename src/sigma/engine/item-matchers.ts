@@ -132,9 +132,17 @@ export class KeywordItem implements ItemMatcher {
     this.needsLower = matchers.some((m) => m.needsLower);
   }
 
+  /** The leaf the last `matches` found (without |all) and the event it was for: the detailed pass reuses it. */
+  private found = -1;
+  private foundSerial = -1;
+
   matches(scope: EvalScope): boolean {
     const ms = this.matchers;
-    if (!this.all) return this.find(0, ms.length, scope) >= 0;
+    if (!this.all) {
+      this.found = this.find(0, ms.length, scope);
+      this.foundSerial = scope.serial;
+      return this.found >= 0;
+    }
     for (let i = 0; i < ms.length; i++) if (this.find(i, i + 1, scope) < 0) return false;
     return true;
   }
@@ -157,7 +165,7 @@ export class KeywordItem implements ItemMatcher {
     for (let r = 0; r < n; r++) {
       const from = this.all ? r : 0;
       const to = this.all ? r + 1 : ms.length;
-      const k = this.find(from, to, scope);
+      const k = !this.all && this.foundSerial === scope.serial ? this.found : this.find(from, to, scope);
       if (k >= 0) out.push({ field: 'keyword', value: scope.keywordLeaves().items[k], selection, matcher: 'keyword', negated: false });
     }
   }

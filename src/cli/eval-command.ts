@@ -23,17 +23,20 @@ import { readRuleSources } from './rule-files.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
 
+const BOOLEAN_FLAGS = ['includeEvent', 'logsourceRouting', 'emitReferenced'] as const;
+type BooleanFlag = (typeof BOOLEAN_FLAGS)[number];
+
 interface EvalFlags {
   readonly rules?: string | string[];
   readonly pipeline?: string | string[];
   readonly inputFormat?: string;
-  readonly includeEvent?: boolean;
+  readonly includeEvent?: boolean | string;
   readonly timestampField?: string | string[];
   readonly timestampFallback?: string;
-  readonly logsourceRouting?: boolean;
+  readonly logsourceRouting?: boolean | string;
   readonly logsourceFieldMap?: string;
   readonly eventLogsource?: string;
-  readonly emitReferenced?: boolean;
+  readonly emitReferenced?: boolean | string;
   readonly correlationEventMode?: string;
   readonly maxCorrelationEvents?: number;
   readonly maxStateEntries?: number;
@@ -241,6 +244,10 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--action <action>', 'After a correlation fires: alert or reset')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
     .action(async (events: string | undefined, flags: EvalFlags) => {
-      process.exitCode = await runEval(events, flags);
+      // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.
+      const swallowed = BOOLEAN_FLAGS.map((k) => flags[k]).find((v): v is string => typeof v === 'string');
+      if (swallowed !== undefined && events !== undefined) throw new UsageError(`unexpected argument '${swallowed}'`);
+      const fixed = Object.fromEntries(Object.entries(flags).map(([k, v]) => [k, BOOLEAN_FLAGS.includes(k as BooleanFlag) && typeof v === 'string' ? true : v]));
+      process.exitCode = await runEval(events ?? swallowed, fixed as EvalFlags);
     });
 }

@@ -61,6 +61,18 @@ export interface BatchProcessorDeps {
 
 const LEVEL_UNKNOWN = 'unknown';
 
+/** What a handed-over batch needs once its commit lands. */
+interface CommittingBatch {
+  readonly units: readonly InputUnit[];
+  readonly answers: readonly { accepted: number; parseErrors: number }[];
+  readonly lines: readonly CommittedResult[];
+  readonly events: number;
+  readonly line: number;
+  readonly elapsed: number;
+  readonly dequeuedAt: number;
+  readonly active: ActiveRules;
+}
+
 /**
  * One batch: decode, evaluate (detections, then correlations whose `record` hook journals the group
  * events), give each result its deterministic id, and commit journal + outbox (+ idempotency
@@ -84,12 +96,20 @@ export class BatchProcessor {
   }
 
   async process(units: readonly InputUnit[], dequeuedAt: number): Promise<void> {
-    const { deps, ctx } = this;
-    const m = ctx.metrics;
+    await (await this.handOver(units, dequeuedAt)).committed;
+  }
+
+  /**
+   * Evaluates the batch and hands its commit to the store; resolves once handed over, with
+   * `committed` settling after the commit and its aftermath (settling units, metrics, the tail). The
+   * store sequences commits in call order, so the next batch may be evaluated while this one is written.
+   */
+  async handOver(units: readonly InputUnit[], dequeuedAt: number): Promise<{ readonly committed: Promise<void> }> {
+    const { deps } = this;
     await deps.sinkRoom();
     // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
     const active = deps.rules();
-    const now = ctx.clock.now();
+    const now = this.ctx.clock.now();
     deps.journal.at = now;
     const started = performance.now();
     const ordinal0 = deps.store.nextInputOrdinal;
@@ -129,15 +149,23 @@ export class BatchProcessor {
     this.tick(active.runtime);
     const records = deps.journal.drafts.splice(0);
     deps.crash('after-eval');
-    try {
-      await deps.store.commitBatch({
+    const commit = deps.store.commitBatch({
         records,
         outbox,
         input: { count: line, source: deps.source },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }
           : {}),
-      });
+    });
+    return { committed: this.afterCommit(commit, { units, answers, lines, events, line, elapsed, dequeuedAt, active }) };
+  }
+
+  private async afterCommit(commit: Promise<unknown>, batch: CommittingBatch): Promise<void> {
+    const { deps, ctx } = this;
+    const m = ctx.metrics;
+    const { units, answers, lines, events, line, elapsed, dequeuedAt, active } = batch;
+    try {
+      await commit;
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const u of units) u.settle?.({ ok: false, error: failure });

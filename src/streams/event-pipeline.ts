@@ -82,21 +82,36 @@ export class EventPipeline {
     return drainedInput && drainedSinks;
   }
 
+  /**
+   * Batches are evaluated one at a time, but a batch is evaluated while the previous one's commit is
+   * still being written (at most two in flight): the store keeps commits in hand-over order.
+   */
   private async run(): Promise<void> {
     const log = this.ctx.log.child({ component: 'pipeline' });
+    const failed = (error: unknown): void => log.error({ err: error }, 'batch failed');
+    let previous: Promise<void> = Promise.resolve();
     for (;;) {
       const units = await this.deps.queue.take(this.deps.batchSize);
-      if (units.length === 0) return;
+      if (units.length === 0) break;
       const dequeuedAt = this.ctx.clock.now();
-      await this.exclusive(async () => {
+      const landed = await this.exclusive(async () => {
         try {
-          await this.deps.processor.process(units, dequeuedAt);
-          for (const s of this.deps.sinks) s.wake();
+          const { committed } = await this.deps.processor.handOver(units, dequeuedAt);
+          // The snapshot covers exactly what was handed over; its writes follow the commit.
           await this.maybeSnapshot();
+          return { landed: committed.then(() => this.wakeSinks(), failed) };
         } catch (error) {
-          log.error({ err: error }, 'batch failed');
+          failed(error);
+          return { landed: Promise.resolve() };
         }
       });
+      await previous;
+      previous = landed.landed;
     }
+    await previous;
+  }
+
+  private wakeSinks(): void {
+    for (const s of this.deps.sinks) s.wake();
   }
 }

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryBackend } from '../../src/state/index.js';
+import type { KvWriter } from '../../src/state/index.js';
+import { EventPipeline, InputQueue } from '../../src/streams/index.js';
+import type { UnitOutcome } from '../../src/streams/index.js';
+import { CRASH_RULES, openHarness, ruleSetFrom } from './pipeline-harness.js';
+import { flush } from './support.js';
+
+/** A backend whose writes apply at once but report completion only when the test releases them (a slow disk). */
+class GatedBackend extends MemoryBackend {
+  private gate: Promise<void> = Promise.resolve();
+  private open: () => void = () => undefined;
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+  }
+  release(): void {
+    this.open();
+  }
+  override write(fn: (w: KvWriter) => void): Promise<void> {
+    const done = super.write(fn);
+    return this.gate.then(() => done);
+  }
+}
+
+const whoami = (host: string) => JSON.stringify({ EventID: 1, CommandLine: 'powershell whoami', Computer: host });
+
+describe('event pipeline', () => {
+  it('evaluates the next batch while the previous commit is written, at most two in flight, and settles in input order', async () => {
+    const backend = new GatedBackend();
+    const h = await openHarness(ruleSetFrom(CRASH_RULES), backend);
+    const m = h.ctx.metrics;
+    const queue = new InputQueue(100, { depth: m.svc_input_queue_depth, backPressure: m.svc_back_pressure_events_total });
+    const pipeline = new EventPipeline(h.ctx, {
+      queue,
+      processor: h.processor,
+      sinks: [],
+      store: h.store,
+      batchSize: 1,
+      snapshotPolicy: { every: 1_000_000, intervalMs: 1_000_000_000 },
+      snapshot: () => Promise.resolve(),
+    });
+    backend.hold();
+    pipeline.start();
+    const settled: string[] = [];
+    for (const host of ['a', 'b', 'c']) {
+      await queue.offer({ lines: [whoami(host)], oversized: 0, settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
+    }
+    await flush();
+    expect(settled).toEqual([]);
+    expect(h.store.nextInputOrdinal).toBe(2);
+    backend.release();
+    await flush();
+    expect(settled).toEqual(['a:true', 'b:true', 'c:true']);
+    expect(h.store.readOutbox('s', 10).map((e) => (JSON.parse(String(e.payload)) as { result_id: string }).result_id)).toEqual([
+      'e000000000000-0',
+      'e000000000001-0',
+      'e000000000002-0',
+    ]);
+    queue.close();
+    await pipeline.done();
+  });
+});

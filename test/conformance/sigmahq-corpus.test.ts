@@ -42,6 +42,14 @@ describe('SigmaHQ corpus', () => {
     expect(others(routed)).toBeLessThan(others(plain));
   });
 
+  it('matches unflattened evtx JSON through the evtx-nested pipeline exactly as the flattened events', async () => {
+    const nested = await loadCorpus([builtin('evtx-nested')]);
+    const flat = runCases(corpus.ruleSet, cases, (c) => c.decoded);
+    const raw = runCases(nested.ruleSet, cases, (c) => c.raw);
+    expect(raw.filter((o) => !o.passed).map((o) => o.dir)).toEqual([]);
+    expect(raw.map((o) => o.signature.join('|'))).toEqual(flat.map((o) => o.signature.join('|')));
+  });
+
   it('gives the same answers with and without the candidate index on regression and lane events', () => {
     const events = [...cases.flatMap((c) => c.decoded), ...allLanes(300).flatMap((l) => l.lines.map((x) => JSON.parse(x) as Record<string, unknown>))];
     const ids = (ms: readonly { rule: { index: number } }[]) => ms.map((m) => m.rule.index).join(',');

@@ -180,7 +180,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(routing.enabled ? { logsourceOf: logsourceOf(routing.field_map, routing.event_logsource) } : {}),
     crash,
     sinkRoom: () => Promise.all(workers.map((w) => w.room())).then(() => undefined),
-    committed: (results) => tail?.publish(results),
+    committed: (results, firstOseq) => {
+      for (const w of workers) w.offer(firstOseq, results);
+      tail?.publish(results);
+    },
   });
   const pipeline = new EventPipeline(ctx, {
     queue,

@@ -1,7 +1,7 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/correlation/index.js';
 import type { RuleSet } from '../sigma/rule-set.js';
-import type { CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
+import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
@@ -55,8 +55,11 @@ export interface BatchProcessorDeps {
   readonly crash: CrashHook;
   /** Resolves when every blocking sink has room (back-pressure from the sinks). */
   readonly sinkRoom: () => Promise<void>;
-  /** Called after each commit with the batch's results (sinks wake, tail sessions fan out). */
-  readonly committed: (results: readonly CommittedResult[]) => void;
+  /**
+   * Called after each commit with the batch's results and the outbox sequence of the first (sinks
+   * take the texts without reading them back, tail sessions fan out).
+   */
+  readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
 }
 
 const LEVEL_UNKNOWN = 'unknown';
@@ -160,12 +163,13 @@ export class BatchProcessor {
     return { committed: this.afterCommit(commit, { units, answers, lines, events, line, elapsed, dequeuedAt, active }) };
   }
 
-  private async afterCommit(commit: Promise<unknown>, batch: CommittingBatch): Promise<void> {
+  private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
     const { deps, ctx } = this;
     const m = ctx.metrics;
     const { units, answers, lines, events, line, elapsed, dequeuedAt, active } = batch;
+    let firstOseq: number;
     try {
-      await commit;
+      firstOseq = (await commit).firstOseq;
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const u of units) u.settle?.({ ok: false, error: failure });
@@ -188,7 +192,7 @@ export class BatchProcessor {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
-    deps.committed(lines);
+    deps.committed(lines, firstOseq);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 

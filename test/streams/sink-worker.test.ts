@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { openMemoryStateStore } from '../../src/state/index.js';
 import { backoffMs, createDlqWriter, OutputDepth, SinkWorker } from '../../src/streams/index.js';
 import type { DeliveryOptions, SinkTarget } from '../../src/streams/index.js';
@@ -105,6 +105,27 @@ describe('sink worker', () => {
     await flush();
     expect(ok.t.attempts).toBe(1);
     expect(ok.t.lines).toEqual([text, '{"result_id":"r2"}']);
+  });
+
+  it('writes offered texts of just-committed entries without reading the outbox back, and reads it for what was not offered', async () => {
+    const s = await setup('block');
+    const reads = vi.spyOn(s.store, 'readOutbox');
+    const commitOffered = async (ids: readonly string[]) => {
+      const texts = ids.map((id) => ({ text: JSON.stringify({ result_id: id }) }));
+      const { firstOseq } = await s.store.commitBatch({ records: [], outbox: ids.map((id, i) => ({ result_id: id, payload: texts[i]?.text })) });
+      s.worker.offer(firstOseq, texts);
+      s.worker.wake();
+    };
+    s.worker.start();
+    await commitOffered(['r1', 'r2', 'r3']);
+    await flush();
+    expect(reads).not.toHaveBeenCalled();
+    await s.commit(1);
+    await commitOffered(['r5']);
+    await flush();
+    expect(reads).toHaveBeenCalled();
+    expect(s.t.lines.map((l) => (JSON.parse(l) as { result_id: string }).result_id)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
+    expect(s.store.watermark('mem')).toBe(5);
   });
 
   it('holds the engine back while a blocking sink is full, and a dropping sink skips the oldest instead', async () => {

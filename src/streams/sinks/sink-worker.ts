@@ -1,7 +1,7 @@
 import type { Counter, Gauge } from 'prom-client';
 import { bindZeroed } from '../../protocol/metrics.js';
 import { deliverOutboxOnce } from '../../state/index.js';
-import type { CrashHook, OutboxEntry, StateStore } from '../../state/index.js';
+import type { CrashHook, StateStore } from '../../state/index.js';
 import type { DlqWriter } from '../dlq-writer.js';
 import { sleep } from '../stage-context.js';
 import type { StageContext } from '../stage-context.js';
@@ -56,6 +56,8 @@ export function backoffMs(attempt: number, base: number, max: number): number {
  */
 export class SinkWorker {
   private wakeUp: (() => void) | undefined;
+  /** A wake arrived since the loop last looked (so no wake is lost while a round runs). */
+  private woken = false;
   private roomWaiters: (() => void)[] = [];
   private stopping = false;
   private readonly depth: Gauge.Internal<'sink'>;
@@ -63,6 +65,9 @@ export class SinkWorker {
   private readonly dropped: Counter.Internal;
   private readonly failures: Counter.Internal;
   private running: Promise<void> | undefined;
+  /** Texts of entries committed since start, by outbox sequence, so delivery need not read them back. */
+  private readonly recent: { readonly first: number; readonly texts: readonly string[] }[] = [];
+  private recentCount = 0;
 
   constructor(
     readonly target: SinkTarget,
@@ -88,9 +93,26 @@ export class SinkWorker {
     this.running ??= this.loop();
   }
 
+  /** The texts of entries just committed from `firstOseq` on (call before `wake`). */
+  offer(firstOseq: number, results: readonly { readonly text: string }[]): void {
+    if (results.length === 0) return;
+    const last = this.recent[this.recent.length - 1];
+    if (last !== undefined && last.first + last.texts.length !== firstOseq) this.forgetRecent();
+    this.recent.push({ first: firstOseq, texts: results.map((r) => r.text) });
+    this.recentCount += results.length;
+    // Bounded like the queue: past it, delivery falls back to reading the outbox.
+    while (this.recentCount > this.options.capacity && this.recent.length > 0) this.recentCount -= this.recent.shift()?.texts.length ?? 0;
+  }
+
+  private forgetRecent(): void {
+    this.recent.length = 0;
+    this.recentCount = 0;
+  }
+
   /** New entries were committed. */
   wake(): void {
     this.updateDepth();
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -120,20 +142,23 @@ export class SinkWorker {
 
   private async loop(): Promise<void> {
     const log = this.ctx.log.child({ component: 'sink', sink: this.target.name });
+    // Entries handed over but not yet committed count in the backlog and cannot be read yet: a round
+    // that delivered nothing waits for the next wake instead of spinning.
+    let idle = false;
     for (;;) {
-      if (this.backlog === 0) {
+      if (this.backlog === 0 || (idle && !this.woken)) {
         this.releaseRoom();
-        if (this.stopping) return;
-        await new Promise<void>((resolve) => (this.wakeUp = resolve));
+        if (this.stopping && this.backlog === 0) return;
+        if (!this.woken) await new Promise<void>((resolve) => (this.wakeUp = resolve));
         this.wakeUp = undefined;
+        this.woken = false;
+        idle = false;
         continue;
       }
+      this.woken = false;
       if (this.target.onFull === 'drop' && this.backlog > this.options.capacity) await this.dropOldest();
       try {
-        await deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(entries), {
-          limit: this.options.batchMax,
-          crashHook: this.crash,
-        });
+        idle = (await this.deliverOnce()) === 0;
       } catch (error) {
         log.error({ err: error }, 'outbox delivery failed');
         // Shutting down: what is left stays in the outbox for the next start.
@@ -145,15 +170,36 @@ export class SinkWorker {
     }
   }
 
+  /** One delivery round: from the texts offered when they are next, else read from the outbox. Returns how many were delivered. */
+  private async deliverOnce(): Promise<number> {
+    const from = this.store.watermark(this.target.name) + 1;
+    while (this.recent[0] !== undefined && this.recent[0].first + this.recent[0].texts.length <= from) {
+      this.recentCount -= this.recent.shift()?.texts.length ?? 0;
+    }
+    const chunk = this.recent[0];
+    if (chunk === undefined || chunk.first > from) {
+      return deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(entries.map((e) => payloadText(e.payload))), {
+        limit: this.options.batchMax,
+        crashHook: this.crash,
+      });
+    }
+    const start = from - chunk.first;
+    const texts = chunk.texts.slice(start, start + this.options.batchMax);
+    await this.writeWithRetries(texts);
+    this.crash('after-sink-write');
+    await this.store.ackDelivered(this.target.name, from + texts.length - 1);
+    return texts.length;
+  }
+
   private async dropOldest(): Promise<void> {
     const excess = this.backlog - this.options.capacity;
     await this.store.ackDelivered(this.target.name, this.store.watermark(this.target.name) + excess);
     this.dropped.inc(excess);
   }
 
-  private async writeWithRetries(entries: readonly OutboxEntry[]): Promise<void> {
+  private async writeWithRetries(texts: readonly string[]): Promise<void> {
     let text = '';
-    for (const e of entries) text += `${payloadText(e.payload)}\n`;
+    for (const t of texts) text += `${t}\n`;
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.options.retryMax; attempt++) {
       if (attempt > 0) {
@@ -169,7 +215,7 @@ export class SinkWorker {
     }
     this.failures.inc();
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
-    this.dlq.write(`[${entries.map((e) => payloadText(e.payload)).join(',')}]`, `sink delivery failure: ${reason}`);
+    this.dlq.write(`[${texts.join(',')}]`, `sink delivery failure: ${reason}`);
   }
 
   private releaseRoom(): void {

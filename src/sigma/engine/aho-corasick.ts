@@ -33,73 +33,69 @@ export class AhoCorasick {
    * `denseRows`: how many of the shallowest nodes get a dense row (at least the root).
    */
   constructor(entries: ReadonlyMap<string, readonly number[]>, denseRows = DENSE_ROWS) {
-    const next: Map<number, number>[] = [new Map()];
-    const own: Set<number>[] = [new Set()];
-    for (const [key, postings] of entries) {
-      let s = 0;
-      for (let i = 0; i < key.length; i++) {
-        const c = key.charCodeAt(i);
-        const edges = next[s] as Map<number, number>;
-        let t = edges.get(c);
-        if (t === undefined) {
-          t = next.length;
-          edges.set(c, t);
-          next.push(new Map());
-          own.push(new Set());
-        }
-        s = t;
-      }
-      for (const p of postings) (own[s] as Set<number>).add(p);
-    }
-    const n = next.length;
-    // Breadth-first: failure links, and outputs merged along them so a scan never walks the chain.
+    const trie = buildTrie(entries);
+    const n = trie.size;
+    const { child, firstChild, sibling, label } = trie;
+    // Breadth-first: failure links, and outputs merged along them so a scan never walks the chain (a
+    // node shares its failure target's array when it ends no literal itself).
     const fail = new Int32Array(n);
-    const queue: number[] = [...(next[0] as Map<number, number>).values()];
-    for (let q = 0; q < queue.length; q++) {
+    const outputs = trie.own;
+    const queue = new Int32Array(n);
+    let tail = 1;
+    for (let q = 0; q < tail; q++) {
       const s = queue[q] as number;
-      for (const [c, t] of next[s] as Map<number, number>) {
-        let f = fail[s] as number;
-        while (f !== 0 && !(next[f] as Map<number, number>).has(c)) f = fail[f] as number;
-        const ft = (next[f] as Map<number, number>).get(c);
-        fail[t] = ft !== undefined && ft !== t ? ft : 0;
-        for (const p of own[fail[t] as number] as Set<number>) (own[t] as Set<number>).add(p);
-        queue.push(t);
+      for (let t = firstChild[s] as number; t !== -1; t = sibling[t] as number) {
+        const c = label[t] as number;
+        let ft: number | undefined;
+        if (s !== 0) {
+          let f = fail[s] as number;
+          while ((ft = child.get(f * CHILD_KEY + c)) === undefined && f !== 0) f = fail[f] as number;
+        }
+        const ff = ft ?? 0;
+        fail[t] = ff;
+        const inherited = outputs[ff] ?? null;
+        if (inherited !== null) outputs[t] = union(outputs[t] ?? null, inherited);
+        queue[tail++] = t;
       }
     }
     this.fail = fail;
-    this.outputs = own.map((set) => (set.size === 0 ? null : Int32Array.from(set)));
+    this.outputs = outputs;
+    // Edges grouped per node (CSR), in breadth-first order of their sources.
     this.edgeStart = new Int32Array(n + 1);
-    let edges = 0;
-    for (let s = 0; s < n; s++) edges += (next[s] as Map<number, number>).size;
-    this.edgeChar = new Uint16Array(edges);
-    this.edgeTarget = new Int32Array(edges);
+    this.edgeChar = new Uint16Array(n - 1);
+    this.edgeTarget = new Int32Array(n - 1);
     let e = 0;
     for (let s = 0; s < n; s++) {
       this.edgeStart[s] = e;
-      for (const [c, t] of next[s] as Map<number, number>) {
-        this.edgeChar[e] = c;
+      for (let t = firstChild[s] as number; t !== -1; t = sibling[t] as number) {
+        this.edgeChar[e] = label[t] as number;
         this.edgeTarget[e] = t;
         e++;
       }
     }
     this.edgeStart[n] = e;
-    // Dense rows in breadth-first order: a node's failure target is shallower, so its row is complete
-    // before the node's own row copies the characters it has no edge for.
-    const order = [0, ...queue].slice(0, Math.max(1, denseRows));
+    // Dense rows for the shallowest nodes, in breadth-first order: a node's failure target is shallower,
+    // so its row is complete before the node's own row copies the characters it has no edge for.
+    const rows = Math.min(n, Math.max(1, denseRows));
+    this.rowNode = queue.slice(0, rows);
     this.row = new Int32Array(n).fill(-1);
-    this.rowNode = Int32Array.from(order);
-    order.forEach((s, r) => (this.row[s] = r));
-    // Node-valued first (the root's row all zeros; any other a copy of its failure target's, then its own
-    // edges), packed once all rows exist.
-    const dense = new Int32Array(order.length * ASCII);
-    order.forEach((s, r) => {
-      if (s !== 0) {
+    for (let r = 0; r < rows; r++) this.row[this.rowNode[r] as number] = r;
+    // Each row: a copy of its failure target's row, then its own edges (packed; the root row's zeros are
+    // the root's packed state).
+    const dense = new Int32Array(rows * ASCII);
+    for (let r = 0; r < rows; r++) {
+      const s = this.rowNode[r] as number;
+      if (r > 0) {
         const f = this.row[fail[s] as number] as number;
         dense.copyWithin(r * ASCII, f * ASCII, (f + 1) * ASCII);
       }
-      for (const [c, t] of next[s] as Map<number, number>) if (c < ASCII) dense[r * ASCII + c] = t;
-    });
-    this.dense = dense.map((t) => this.pack(t));
+      const end = this.edgeStart[s + 1] as number;
+      for (let k = this.edgeStart[s] as number; k < end; k++) {
+        const c = this.edgeChar[k] as number;
+        if (c < ASCII) dense[r * ASCII + c] = this.pack(this.edgeTarget[k] as number);
+      }
+    }
+    this.dense = dense;
   }
 
   private pack(node: number): number {
@@ -171,6 +167,63 @@ export class AhoCorasick {
     }
     return true;
   }
+}
+
+/** Trie child keys are `node * CHILD_KEY + code unit`: one Map for the whole trie, not one per node. */
+const CHILD_KEY = 0x10000;
+
+interface Trie {
+  readonly size: number;
+  readonly child: Map<number, number>;
+  /** Per node: its first child and next sibling (-1: none), and the code unit on its incoming edge. */
+  readonly firstChild: Int32Array;
+  readonly sibling: Int32Array;
+  readonly label: Uint16Array;
+  /** Per node: the postings of the literal it ends, if any. */
+  readonly own: (Int32Array | null)[];
+}
+
+function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
+  let capacity = 1;
+  for (const key of entries.keys()) capacity += key.length;
+  const child = new Map<number, number>();
+  const firstChild = new Int32Array(capacity).fill(-1);
+  const sibling = new Int32Array(capacity).fill(-1);
+  const label = new Uint16Array(capacity);
+  const own: (Int32Array | null)[] = new Array<Int32Array | null>(capacity).fill(null);
+  let size = 1;
+  for (const [key, postings] of entries) {
+    let s = 0;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      let t = child.get(s * CHILD_KEY + c);
+      if (t === undefined) {
+        t = size++;
+        child.set(s * CHILD_KEY + c, t);
+        label[t] = c;
+        sibling[t] = firstChild[s] as number;
+        firstChild[s] = t;
+      }
+      s = t;
+    }
+    if (postings.length > 0) own[s] = Int32Array.from(new Set(postings));
+  }
+  return {
+    size,
+    child,
+    firstChild: firstChild.subarray(0, size),
+    sibling: sibling.subarray(0, size),
+    label: label.subarray(0, size),
+    own: own.slice(0, size),
+  };
+}
+
+/** Postings of both (each already free of duplicates); `b` itself when `a` is null. */
+function union(a: Int32Array | null, b: Int32Array): Int32Array {
+  if (a === null) return b;
+  const merged = new Set(a);
+  for (let i = 0; i < b.length; i++) merged.add(b[i] as number);
+  return Int32Array.from(merged);
 }
 
 /** Set the bits whose indices are listed in `postings`. */

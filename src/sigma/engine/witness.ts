@@ -204,7 +204,7 @@ function requiredWitnesses(
   return [...required]
     .sort((a, b) => cost(a, probeCost) - cost(b, probeCost))
     .filter((w) => {
-      const key = JSON.stringify(w);
+      const key = w.map(probeKey).join('\u0001');
       if (seen.has(key)) return false;
       seen.add(key);
       return true;

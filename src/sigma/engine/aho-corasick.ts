@@ -49,7 +49,7 @@ export class AhoCorasick {
         let ft: number | undefined;
         if (s !== 0) {
           let f = fail[s] as number;
-          while ((ft = child.get(f * CHILD_KEY + c)) === undefined && f !== 0) f = fail[f] as number;
+          while ((ft = child.get(childKey(f, c))) === undefined && f !== 0) f = fail[f] as number;
         }
         const ff = ft ?? 0;
         fail[t] = ff;
@@ -169,8 +169,13 @@ export class AhoCorasick {
   }
 }
 
-/** Trie child keys are `node * CHILD_KEY + code unit`: one Map for the whole trie, not one per node. */
-const CHILD_KEY = 0x10000;
+/**
+ * One Map for the whole trie's edges, not one per node, keyed by node and code unit: `node * 128 + c` for
+ * ASCII (a small integer, hashed without allocating), a negative key for the rare other code units.
+ */
+function childKey(node: number, c: number): number {
+  return c < ASCII ? node * ASCII + c : -1 - (node * 0x10000 + c);
+}
 
 interface Trie {
   readonly size: number;
@@ -196,10 +201,10 @@ function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
     let s = 0;
     for (let i = 0; i < key.length; i++) {
       const c = key.charCodeAt(i);
-      let t = child.get(s * CHILD_KEY + c);
+      let t = child.get(childKey(s, c));
       if (t === undefined) {
         t = size++;
-        child.set(s * CHILD_KEY + c, t);
+        child.set(childKey(s, c), t);
         label[t] = c;
         sibling[t] = firstChild[s] as number;
         firstChild[s] = t;

@@ -68,6 +68,8 @@ export class SinkWorker {
   /** Texts of entries committed since start, by outbox sequence, so delivery need not read them back. */
   private readonly recent: { readonly first: number; readonly texts: readonly string[] }[] = [];
   private recentCount = 0;
+  /** The sequence after the last offered entry (0 before any offer). */
+  private offeredEnd = 0;
 
   constructor(
     readonly target: SinkTarget,
@@ -99,6 +101,7 @@ export class SinkWorker {
     const last = this.recent[this.recent.length - 1];
     if (last !== undefined && last.first + last.texts.length !== firstOseq) this.forgetRecent();
     this.recent.push({ first: firstOseq, texts: results.map((r) => r.text) });
+    this.offeredEnd = firstOseq + results.length;
     this.recentCount += results.length;
     // Bounded like the queue: past it, delivery falls back to reading the outbox.
     while (this.recentCount > this.options.capacity && this.recent.length > 0) this.recentCount -= this.recent.shift()?.texts.length ?? 0;
@@ -178,6 +181,8 @@ export class SinkWorker {
     }
     const chunk = this.recent[0];
     if (chunk === undefined || chunk.first > from) {
+      // Past everything offered: handed over but not committed yet; its offer and wake follow.
+      if (this.offeredEnd > 0 && from >= this.offeredEnd) return 0;
       return deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(entries.map((e) => payloadText(e.payload))), {
         limit: this.options.batchMax,
         crashHook: this.crash,

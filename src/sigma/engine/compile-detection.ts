@@ -33,6 +33,11 @@ import {
 
 /** From this many exact (or `contains`) values on one item, a Set lookup (or an automaton) replaces the loop. */
 const SET_THRESHOLD = 4;
+/**
+ * From this many `contains` literals on one item, one automaton replaces the `includes` loop: measured on
+ * path-like text, the loop is faster up to about ten literals, and the automaton costs 10–30 µs to build.
+ */
+const AUTOMATON_THRESHOLD = 10;
 
 export interface DetectionContext {
   readonly fields: FieldTable;
@@ -132,7 +137,7 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
   return groupContains(out);
 }
 
-/** OR-ed `contains` literals beyond the threshold (per case mode) become one automaton. */
+/** OR-ed `contains` literals from AUTOMATON_THRESHOLD on (per case mode) become one automaton. */
 function groupContains(matchers: readonly LeafMatcher[]): LeafMatcher[] {
   const byCase = (cased: boolean): ContainsText[] =>
     matchers.filter((m): m is ContainsText => m instanceof ContainsText && m.cased === cased && m.literal !== '');
@@ -140,7 +145,7 @@ function groupContains(matchers: readonly LeafMatcher[]): LeafMatcher[] {
   const out: LeafMatcher[] = [];
   for (const cased of [false, true]) {
     const group = byCase(cased);
-    if (group.length < SET_THRESHOLD) continue;
+    if (group.length < AUTOMATON_THRESHOLD) continue;
     for (const m of group) grouped.add(m);
     out.push(new ContainsAnyText(group.map((m) => m.literal), cased));
   }

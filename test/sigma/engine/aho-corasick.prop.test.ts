@@ -43,4 +43,21 @@ describe('Aho-Corasick', () => {
       { numRuns: 1000 },
     );
   });
+
+  test('a literal with several postings, and postings shared between literals, set exactly the union', () => {
+    const postings = fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 4 });
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(literal, postings), { minLength: 1, maxLength: 30, selector: ([l]) => l }), texts, denseRows, (entries, ts, rows) => {
+        const ac = new AhoCorasick(new Map(entries), rows);
+        for (const text of ts) {
+          const bits = new Uint32Array(2);
+          ac.scan(text, bits);
+          const expected = new Set(entries.filter(([l]) => text.includes(l)).flatMap(([, p]) => p));
+          const set = Array.from({ length: 41 }, (_, i) => i).filter((i) => ((bits[i >>> 5] as number) & (1 << (i & 31))) !== 0);
+          expect(set).toEqual([...expected].sort((a, b) => a - b));
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
 });

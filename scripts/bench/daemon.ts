@@ -2,14 +2,16 @@
 // against `sigmad daemon` with the full corpus, measured from svc_events_processed_total, once in
 // memory and once with --state-db. Run after `npm run build`: `npm run bench:daemon`.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMain, printRows } from './bench-row.js';
+import { builtin, loadCorpus } from '../conformance/conformance.js';
+import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
-import { allLanes } from './lanes.js';
+import { engineRate } from './engine.js';
+import { processCreationLane } from './lanes.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
@@ -18,7 +20,7 @@ const BATCH_LINES = 500;
 const POSTERS = 4;
 const WARMUP_MS = 1_000;
 const MEASURE_MS = 4_000;
-
+const RUNS = 3;
 
 function post(port: number, path: string, body: string): Promise<string> {
   return new Promise((done, fail) => {
@@ -37,8 +39,20 @@ async function processed(port: number): Promise<number> {
   return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-/** Events per second one daemon sustains under the posters. */
-async function runMode(extra: readonly string[], bodies: readonly string[]): Promise<number> {
+/** user + system CPU seconds of a process so far (Linux /proc). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface ModeResult {
+  readonly eventsPerSecond: number;
+  /** Daemon CPU per event: steadier than throughput on a machine shared with the posters. */
+  readonly cpuMicrosPerEvent: number;
+}
+
+/** What one daemon sustains under the posters. */
+async function runMode(extra: readonly string[], bodies: readonly string[]): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
@@ -61,29 +75,45 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   const posters = Array.from({ length: POSTERS }, (_, k) => poster(k));
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   const before = await processed(port);
+  const cpu0 = cpuSeconds(child.pid as number);
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, MEASURE_MS));
   const after = await processed(port);
+  const cpu = cpuSeconds(child.pid as number) - cpu0;
   const seconds = (performance.now() - t0) / 1000;
   stop = true;
   await Promise.all(posters);
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
   rmSync(dir, { recursive: true, force: true });
-  return Math.round((after - before) / seconds);
+  const events = after - before;
+  return { eventsPerSecond: Math.round(events / seconds), cpuMicrosPerEvent: events > 0 ? Number(((cpu * 1e6) / events).toFixed(1)) : Number.NaN };
 }
 
+/** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
 export async function runDaemonBench(): Promise<BenchRow[]> {
-  const lines = allLanes(20_000).flatMap((l) => l.lines);
+  const lane = processCreationLane(20_000);
   const bodies: string[] = [];
-  for (let i = 0; i + BATCH_LINES <= lines.length; i += BATCH_LINES) bodies.push(`${lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
+  for (let i = 0; i + BATCH_LINES <= lane.lines.length; i += BATCH_LINES) bodies.push(`${lane.lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
   const common = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
-  const memory = await runMode(common, bodies);
-  const lmdb = await runMode([...common, '--state-db', '$DIR/state'], bodies);
+  const memory: ModeResult[] = [];
+  const lmdb: ModeResult[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    memory.push(await runMode(common, bodies));
+    lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
+  }
+  const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
+  const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
+  const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
+  engineRate(single, lane.lines.slice(0, 2000));
+  const engine = Math.round(median([0, 1, 2].map(() => engineRate(single, lane.lines).rate)));
   return [
-    { name: `HTTP ingest, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: memory, unit: 'events/s' },
-    { name: 'same with --state-db (LMDB journal + outbox)', value: lmdb, unit: 'events/s' },
-    { name: '--state-db overhead (memory / LMDB throughput)', value: lmdb > 0 ? Number((memory / lmdb).toFixed(2)) : Number.NaN, unit: 'x' },
+    { name: `${lane.name}: single-thread engine in process (parse + evaluate)`, value: engine, unit: 'events/s' },
+    { name: `daemon over HTTP, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: rate(memory), unit: 'events/s' },
+    { name: 'daemon CPU per event, memory state', value: cpu(memory), unit: 'µs' },
+    { name: 'same with --state-db (LMDB journal + outbox)', value: rate(lmdb), unit: 'events/s' },
+    { name: 'daemon CPU per event, --state-db', value: cpu(lmdb), unit: 'µs' },
+    { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
   ];
 }
 

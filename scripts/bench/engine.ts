@@ -17,7 +17,7 @@ function parseOnlyRate(lines: readonly string[]): number {
   return lines.length / (dt / 1000);
 }
 
-function engineRate(ruleSet: RuleSet, lines: readonly string[], logsource?: EventLogsource): { rate: number; matches: number } {
+export function engineRate(ruleSet: RuleSet, lines: readonly string[], logsource?: EventLogsource): { rate: number; matches: number } {
   const ctx = logsource !== undefined ? { logsource } : undefined;
   let matches = 0;
   const t0 = performance.now();

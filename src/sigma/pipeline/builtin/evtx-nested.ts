@@ -37,7 +37,7 @@ const WMI_FIELDS: Readonly<Record<string, readonly string[]>> = Object.fromEntri
 
 export const evtxNested: BuiltinPipeline = {
   name: 'evtx-nested',
-  description: 'evtx_dump JSON as is: Event.System.<Field> for system fields, Event.EventData.<Field> for the rest',
+  description: 'evtx_dump JSON as is: Event.System.<Field> for system fields, Event.EventData.<Field> (Defender names with spaces, WMI activity under Event.UserData) for the rest',
   data: {
     name: 'evtx-nested',
     priority: 20,

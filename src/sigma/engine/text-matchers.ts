@@ -22,8 +22,9 @@ function eventText(leaf: unknown, lower: string | undefined, cased: boolean): st
   return cased ? textOf(leaf) : lower;
 }
 
-export class ExactText implements LeafMatcher {
-  readonly kind: MatcherKind = 'exact';
+/** A literal compared with the event text; each subclass is one comparison (monomorphic per class). */
+abstract class LiteralText implements LeafMatcher {
+  abstract readonly kind: MatcherKind;
   readonly matchesAbsent = false;
   readonly needsLower: boolean;
   constructor(
@@ -32,53 +33,34 @@ export class ExactText implements LeafMatcher {
   ) {
     this.needsLower = !cased;
   }
+  abstract test(leaf: unknown, lower: string | undefined): boolean;
+}
+
+export class ExactText extends LiteralText {
+  readonly kind: MatcherKind = 'exact';
   test(leaf: unknown, lower: string | undefined): boolean {
     return eventText(leaf, lower, this.cased) === this.literal;
   }
 }
 
-export class PrefixText implements LeafMatcher {
+export class PrefixText extends LiteralText {
   readonly kind: MatcherKind = 'startswith';
-  readonly matchesAbsent = false;
-  readonly needsLower: boolean;
-  constructor(
-    readonly literal: string,
-    readonly cased: boolean,
-  ) {
-    this.needsLower = !cased;
-  }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);
     return s !== undefined && s.startsWith(this.literal);
   }
 }
 
-export class SuffixText implements LeafMatcher {
+export class SuffixText extends LiteralText {
   readonly kind: MatcherKind = 'endswith';
-  readonly matchesAbsent = false;
-  readonly needsLower: boolean;
-  constructor(
-    readonly literal: string,
-    readonly cased: boolean,
-  ) {
-    this.needsLower = !cased;
-  }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);
     return s !== undefined && s.endsWith(this.literal);
   }
 }
 
-export class ContainsText implements LeafMatcher {
+export class ContainsText extends LiteralText {
   readonly kind: MatcherKind = 'contains';
-  readonly matchesAbsent = false;
-  readonly needsLower: boolean;
-  constructor(
-    readonly literal: string,
-    readonly cased: boolean,
-  ) {
-    this.needsLower = !cased;
-  }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);
     return s !== undefined && s.includes(this.literal);

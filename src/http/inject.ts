@@ -1,4 +1,5 @@
 import type { Chunk, HttpApp, Res } from './handler.js';
+import { AbortCallbacks } from './abort-callbacks.js';
 
 /** An in-memory adapter: runs a request through the app without a socket (tests, tooling). */
 
@@ -61,8 +62,7 @@ class InjectRes implements Res {
   private readonly headerMap: Record<string, string> = {};
   private readonly chunks: Uint8Array[] = [];
   private ended = false;
-  private abortedFlag = false;
-  private readonly abortHandlers: (() => void)[] = [];
+  private readonly aborts = new AbortCallbacks();
 
   constructor(
     private readonly onChunk: ((chunk: string) => void) | undefined,
@@ -70,10 +70,10 @@ class InjectRes implements Res {
   ) {}
 
   get closed(): boolean {
-    return this.ended || this.abortedFlag;
+    return this.ended || this.aborts.aborted;
   }
   get aborted(): boolean {
-    return this.abortedFlag;
+    return this.aborts.aborted;
   }
   status(code: number): Res {
     this.code = code;
@@ -100,12 +100,11 @@ class InjectRes implements Res {
     queueMicrotask(cb);
   }
   onAbort(cb: () => void): void {
-    this.abortHandlers.push(cb);
+    this.aborts.add(cb);
   }
   abort(): void {
     if (this.closed) return;
-    this.abortedFlag = true;
-    for (const cb of this.abortHandlers) cb();
+    this.aborts.fire();
     this.finish();
   }
   private finish(): void {
@@ -116,7 +115,7 @@ class InjectRes implements Res {
       headers: { ...this.headerMap },
       body,
       text,
-      aborted: this.abortedFlag,
+      aborted: this.aborts.aborted,
       json: () => JSON.parse(text) as unknown,
     });
   }

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
@@ -76,8 +77,7 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
 
 class NodeRes implements Res {
   private started = false;
-  private abortedFlag = false;
-  private readonly abortHandlers: (() => void)[] = [];
+  private readonly aborts = new AbortCallbacks();
 
   constructor(
     private readonly res: ServerResponse,
@@ -86,15 +86,15 @@ class NodeRes implements Res {
     open.add(this);
     res.on('close', () => {
       open.delete(this);
-      if (!res.writableFinished) this.abort();
+      if (!res.writableFinished) this.aborts.fire();
     });
   }
 
   get closed(): boolean {
-    return this.res.writableEnded || this.abortedFlag;
+    return this.res.writableEnded || this.aborts.aborted;
   }
   get aborted(): boolean {
-    return this.abortedFlag;
+    return this.aborts.aborted;
   }
   status(code: number): Res {
     if (!this.started) this.res.statusCode = code;
@@ -122,17 +122,12 @@ class NodeRes implements Res {
     });
   }
   onAbort(cb: () => void): void {
-    this.abortHandlers.push(cb);
+    this.aborts.add(cb);
   }
   /** Destroy the connection (shutdown), running the abort handlers before returning. */
   cut(): void {
     if (this.closed) return;
-    this.abort();
+    this.aborts.fire();
     this.res.destroy();
-  }
-  private abort(): void {
-    if (this.abortedFlag) return;
-    this.abortedFlag = true;
-    for (const cb of this.abortHandlers) cb();
   }
 }

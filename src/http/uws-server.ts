@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { AbortCallbacks } from './abort-callbacks.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -90,8 +91,7 @@ class UwsRes implements Res {
   private readonly headers = new Map<string, string>();
   private started = false;
   private ended = false;
-  private abortedFlag = false;
-  private readonly abortHandlers: (() => void)[] = [];
+  private readonly aborts = new AbortCallbacks();
 
   constructor(
     private readonly res: HttpResponse,
@@ -99,17 +99,16 @@ class UwsRes implements Res {
   ) {
     open.add(this);
     res.onAborted(() => {
-      this.abortedFlag = true;
       open.delete(this);
-      for (const cb of this.abortHandlers) cb();
+      this.aborts.fire();
     });
   }
 
   get closed(): boolean {
-    return this.ended || this.abortedFlag;
+    return this.ended || this.aborts.aborted;
   }
   get aborted(): boolean {
-    return this.abortedFlag;
+    return this.aborts.aborted;
   }
   status(code: number): Res {
     this.code = code;
@@ -146,7 +145,7 @@ class UwsRes implements Res {
     });
   }
   onAbort(cb: () => void): void {
-    this.abortHandlers.push(cb);
+    this.aborts.add(cb);
   }
   /** Force the connection closed (shutdown); uWS then runs the abort handlers. */
   cut(): void {

@@ -1,6 +1,8 @@
 // Conformance against the SigmaHQ corpus: how many rules compile, and whether every regression case
 // fires its rule. Shared by `npm run conformance` and the conformance test.
+import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import type { JsonEvent } from '../../src/protocol/decode/index.js';
 import type { EventLogsource } from '../../src/sigma/engine/index.js';
 import type { SigmaError } from '../../src/sigma/errors.js';
@@ -18,6 +20,19 @@ export interface CorpusLoad {
 export function builtin(name: string): Pipeline {
   const parsed = resolvePipeline(name);
   if (parsed.pipeline === undefined) throw new Error(`built-in pipeline ${name} missing`);
+  return parsed.pipeline;
+}
+
+// Next to this module in the source tree; three levels up from its compiled copy in dist/.
+const PLACEHOLDER_VALUES = [new URL('./placeholder-values.yml', import.meta.url), new URL('../../../scripts/conformance/placeholder-values.yml', import.meta.url)]
+  .map((u) => fileURLToPath(u))
+  .find((f) => existsSync(f));
+
+/** The example site values for the corpus's `|expand` placeholders (placeholder-values.yml). */
+export function placeholderValues(): Pipeline {
+  if (PLACEHOLDER_VALUES === undefined) throw new Error('scripts/conformance/placeholder-values.yml missing');
+  const parsed = resolvePipeline(PLACEHOLDER_VALUES, readFileSync(PLACEHOLDER_VALUES, 'utf8'));
+  if (parsed.pipeline === undefined) throw new Error(parsed.errors.map((e) => e.message).join('\n'));
   return parsed.pipeline;
 }
 

@@ -5,8 +5,9 @@
 // (checked differentially in the tests).
 //
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
-// `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot.
-import { AhoCorasick, markAll } from './aho-corasick.js';
+// `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
+// bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
+import { AhoCorasick, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
@@ -87,20 +88,36 @@ export class CandidateIndex {
   private readonly byKey: ReadonlyMap<string, KeyProbes>;
   /** Literals of keyword witnesses, scanned over the keyword leaves. */
   private readonly keywords: AhoCorasick | null;
-  /** Rules with a keyword witness: when routing skips them all, the keyword scan is skipped too. */
+  /**
+   * Rules with a keyword witness or keyword literals: when routing skips them all, the keyword scan is
+   * skipped too.
+   */
   private readonly keywordRules: Int32Array;
+  /** Bit of keyword literal 0 in `marks`. */
+  private readonly literalBase: number;
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
 
-  /** `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always. */
-  constructor(witnesses: readonly (readonly Witness[])[], table: FieldTable) {
+  /**
+   * `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always.
+   * `literals` are the keyword literals to report (by id) and `literalRules` the rules that read them.
+   */
+  constructor(
+    witnesses: readonly (readonly Witness[])[],
+    table: FieldTable,
+    literals: readonly string[] = [],
+    literalRules: readonly number[] = [],
+  ) {
     this.words = ruleBits(witnesses.length).length;
     const slotBits = this.words * 32;
-    this.preset = new Uint32Array(this.words * MAX_WITNESSES);
-    this.marks = new Uint32Array(this.words * MAX_WITNESSES);
+    this.literalBase = MAX_WITNESSES * slotBits;
+    const size = this.words * MAX_WITNESSES + ruleBits(literals.length).length;
+    this.preset = new Uint32Array(size);
+    this.marks = new Uint32Array(size);
     const byField = new Map<string, FieldPostings>();
     const keywords = new Map<string, number[]>();
-    const keywordRules: number[] = [];
+    literals.forEach((l, id) => push(keywords, l, this.literalBase + id));
+    const keywordRules = new Set<number>(literalRules);
     let witnessed = 0;
     witnesses.forEach((ws, rule) => {
       if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
@@ -109,11 +126,11 @@ export class CandidateIndex {
       ws.forEach((w, slot) => {
         for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
       });
-      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.push(rule);
+      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
     });
     this.witnessed = witnessed;
     this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
-    this.keywordRules = Int32Array.from(keywordRules);
+    this.keywordRules = Int32Array.from([...keywordRules].sort((a, b) => a - b));
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
     for (const [name, f] of byField) {
@@ -158,9 +175,10 @@ export class CandidateIndex {
       const leaves = scope.keywordLeaves();
       for (let i = 0; i < leaves.count; i++) {
         const l = leaves.items[i];
-        if (typeof l === 'string') kw.scanLowered(l, marks);
-        else kw.scan(scope.keywordLower(i), marks);
+        const hit = typeof l === 'string' ? (kw.scanLowered(l, marks) & SCAN_HIT) !== 0 : kw.scan(scope.keywordLower(i), marks);
+        if (hit) scope.setKeywordLeafHit(i);
       }
+      scope.setKeywordHits(marks, this.literalBase);
     }
     // A candidate carries the witness of every slot (or needs none there).
     const words = this.words;
@@ -189,8 +207,8 @@ export class CandidateIndex {
    */
   private probeString(f: FieldProbe, value: string, scope: EvalScope, marks: Uint32Array): void {
     if (f.substrings === null && f.exact.size === 0) return;
-    const ascii = f.substrings !== null ? f.substrings.scanLowered(value, marks) : isAscii(value);
-    if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lower.lower(value), marks);
+    const ascii = f.substrings !== null ? (f.substrings.scanLowered(value, marks) & SCAN_NON_ASCII) === 0 : isAscii(value);
+    if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lowerOfField(f.slot, value) as string, marks);
   }
 
   private anyRouted(rules: Int32Array, skip: Uint8Array | null): boolean {

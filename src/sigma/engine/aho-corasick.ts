@@ -14,6 +14,11 @@ const ASCII = 128;
 /** ASCII case folding by table: a branch per capital letter mispredicts on mixed-case text. */
 const ASCII_LOWER = Uint8Array.from({ length: ASCII }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
 
+/** Whether `String(n)` is just the decimal digits of `n` (a non-negative safe integer). */
+export function isDigitsNumber(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
 /** scanLowered flags: some literal occurred; the text was not all ASCII. */
 export const SCAN_HIT = 1;
 export const SCAN_NON_ASCII = 2;
@@ -31,6 +36,8 @@ export class AhoCorasick {
   private readonly edgeTarget: Int32Array;
   private readonly fail: Int32Array;
   private readonly outputs: (Int32Array | null)[];
+  /** scanDigits' digits, least significant first (a safe integer has at most 16). */
+  private readonly digits = new Uint8Array(16);
 
   /**
    * `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs;
@@ -161,6 +168,26 @@ export class AhoCorasick {
     return hit;
   }
 
+  /** `scan(String(n), bits)` for a number whose text is its decimal digits, without making the text. */
+  scanDigits(n: number, bits: Uint32Array): boolean {
+    const digits = this.digits;
+    let count = 0;
+    do {
+      digits[count++] = n % 10;
+      n = Math.floor(n / 10);
+    } while (n > 0);
+    let st = 0;
+    let hit = false;
+    for (let i = count - 1; i >= 0; i--) {
+      st = this.step(st, 48 + (digits[i] as number));
+      if ((st & 1) !== 0) {
+        markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+        hit = true;
+      }
+    }
+    return hit;
+  }
+
   /**
    * `scan(text.toLowerCase(), bits)` without the lowercased copy while the text is ASCII (capitals folded
    * as they are read); at the first non-ASCII character it scans the real lowercase form instead, whose
@@ -221,13 +248,23 @@ function chooseRows(bfs: Int32Array, trie: Trie, rows: number): Int32Array {
     if (trie.own[t] !== null) weight[t] = (weight[t] as number) + 1;
     weight[p] = (weight[p] as number) + (weight[t] as number);
   }
-  // Breadth-first positions 1..n-1, heaviest first.
-  const ranked = Array.from({ length: n - 1 }, (_, i) => i + 1).sort(
-    (a, b) => (weight[bfs[b] as number] as number) - (weight[bfs[a] as number] as number) || a - b,
-  );
+  // The heaviest rows - 1 nodes besides the root, without sorting: the weight where they stop (by a
+  // histogram of weights), then every heavier node and the shallowest of those at that weight.
+  const histogram = new Int32Array((weight[0] as number) + 2);
+  for (let q = 1; q < n; q++) {
+    const w = weight[bfs[q] as number] as number;
+    histogram[w] = (histogram[w] as number) + 1;
+  }
+  let cut = histogram.length - 1;
+  let heavier = 0;
+  while (cut > 0 && heavier + (histogram[cut] as number) < rows - 1) heavier += histogram[cut--] as number;
+  let atCut = rows - 1 - heavier;
   const chosen = new Uint8Array(n);
   chosen[0] = 1;
-  for (let i = 0; i < rows - 1; i++) chosen[ranked[i] as number] = 1;
+  for (let q = 1; q < n; q++) {
+    const w = weight[bfs[q] as number] as number;
+    if (w > cut || (w === cut && atCut-- > 0)) chosen[q] = 1;
+  }
   const out = new Int32Array(rows);
   let k = 0;
   for (let q = 0; q < n; q++) if (chosen[q] === 1) out[k++] = bfs[q] as number;

@@ -7,7 +7,7 @@
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
 // bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
-import { AhoCorasick, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
+import { AhoCorasick, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
@@ -158,7 +158,11 @@ export class CandidateIndex {
         if (k === undefined) continue;
         const v = ownValue(event, key);
         if (v === ABSENT) continue;
-        if (k.own !== null) this.probeValue(k.own, v, scope, marks, 0);
+        if (k.own !== null) {
+          // The event's own key is what the field resolves to (a literal key wins over a dotted path).
+          scope.prime(k.own.slot, v);
+          this.probeValue(k.own, v, scope, marks, 0);
+        }
         // A dotted path resolves through an object or array under its first segment (or a literal key,
         // probed above; probing a value twice marks nothing new).
         if (typeof v !== 'object' || v === null) continue;
@@ -175,7 +179,12 @@ export class CandidateIndex {
       const leaves = scope.keywordLeaves();
       for (let i = 0; i < leaves.count; i++) {
         const l = leaves.items[i];
-        const hit = typeof l === 'string' ? (kw.scanLowered(l, marks) & SCAN_HIT) !== 0 : kw.scan(scope.keywordLower(i), marks);
+        const hit =
+          typeof l === 'string'
+            ? (kw.scanLowered(l, marks) & SCAN_HIT) !== 0
+            : typeof l === 'number' && isDigitsNumber(l)
+              ? kw.scanDigits(l, marks)
+              : kw.scan(scope.keywordLower(i), marks);
         if (hit) scope.setKeywordLeafHit(i);
       }
       scope.setKeywordHits(marks, this.literalBase);

@@ -82,6 +82,12 @@ export class EvalScope {
     this.epoch++;
   }
 
+  /** Record `value` as field `slot`'s resolved value for this event (a caller that already read it). */
+  prime(slot: number, value: unknown): void {
+    this.raws[slot] = value;
+    this.stamps[slot] = this.epoch;
+  }
+
   /** The value of field `slot` in the current event (see FieldPath.resolve), cached for the event. */
   resolve(slot: number): unknown {
     if (this.stamps[slot] === this.epoch) return this.raws[slot];

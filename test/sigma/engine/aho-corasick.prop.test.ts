@@ -2,7 +2,7 @@
 // whatever number of nodes get dense rows (and whichever nodes those are).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AhoCorasick, SCAN_HIT, SCAN_NON_ASCII } from '../../../src/sigma/engine/aho-corasick.js';
+import { AhoCorasick, isDigitsNumber, SCAN_HIT, SCAN_NON_ASCII } from '../../../src/sigma/engine/aho-corasick.js';
 
 const unit = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '\\', '.', 'é', '😀', '—');
 const literal = fc.string({ unit, minLength: 1, maxLength: 4 });
@@ -63,5 +63,21 @@ describe('Aho-Corasick', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  test('scanDigits marks what scan marks in the decimal text of a non-negative safe integer', () => {
+    const digitLiteral = fc.string({ unit: fc.constantFrom('0', '1', '2', '9', '-', 'e'), minLength: 1, maxLength: 3 });
+    const n = fc.oneof(fc.nat(), fc.constantFrom(0, -0, 10, 4624, Number.MAX_SAFE_INTEGER), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+    fc.assert(
+      fc.property(fc.uniqueArray(digitLiteral, { minLength: 1, maxLength: 20 }), n, denseRows, (lits, x, rows) => {
+        expect(isDigitsNumber(x)).toBe(true);
+        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
+        let hit: boolean | undefined;
+        expect(marked(lits, (bits) => (hit = ac.scanDigits(x, bits)))).toEqual(lits.map((l) => String(x).includes(l)));
+        expect(hit).toBe(lits.some((l) => String(x).includes(l)));
+      }),
+      { numRuns: 500 },
+    );
+    for (const x of [-1, 1.5, 1e21, Number.MAX_SAFE_INTEGER + 2, Number.NaN]) expect(isDigitsNumber(x)).toBe(false);
   });
 });

@@ -7,6 +7,7 @@
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
 // bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
+import { AffixTrie } from './affix-trie.js';
 import { AhoCorasick, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
@@ -21,6 +22,8 @@ class FieldProbe {
     readonly exact: ReadonlyMap<string, Int32Array>,
     readonly numbers: ReadonlyMap<number, Int32Array>,
     readonly substrings: AhoCorasick | null,
+    readonly prefixes: AffixTrie | null,
+    readonly suffixes: AffixTrie | null,
   ) {
     let longest = -1;
     for (const k of exact.keys()) longest = Math.max(longest, k.length);
@@ -54,6 +57,8 @@ function freeze<K>(m: ReadonlyMap<K, number[]>): Map<K, Int32Array> {
 interface FieldPostings {
   readonly exact: Map<string, number[]>;
   readonly numbers: Map<number, number[]>;
+  readonly prefixes: Map<string, number[]>;
+  readonly suffixes: Map<string, number[]>;
   readonly subs: Map<string, number[]>;
 }
 
@@ -65,11 +70,13 @@ function fileProbe(p: Probe, posting: number, byField: Map<string, FieldPostings
   }
   let f = byField.get(p.field);
   if (f === undefined) {
-    f = { exact: new Map(), numbers: new Map(), subs: new Map() };
+    f = { exact: new Map(), numbers: new Map(), prefixes: new Map(), suffixes: new Map(), subs: new Map() };
     byField.set(p.field, f);
   }
   if (p.kind === 'exact') push(f.exact, p.key, posting);
   else if (p.kind === 'number') push(f.numbers, p.value, posting);
+  else if (p.kind === 'prefix') push(f.prefixes, p.key, posting);
+  else if (p.kind === 'suffix') push(f.suffixes, p.key, posting);
   else push(f.subs, p.key, posting);
 }
 
@@ -134,7 +141,14 @@ export class CandidateIndex {
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
     for (const [name, f] of byField) {
-      const probe = new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null);
+      const probe = new FieldProbe(
+        table.slot(name),
+        freeze(f.exact),
+        freeze(f.numbers),
+        f.subs.size > 0 ? new AhoCorasick(f.subs) : null,
+        f.prefixes.size > 0 ? new AffixTrie(f.prefixes, false) : null,
+        f.suffixes.size > 0 ? new AffixTrie(f.suffixes, true) : null,
+      );
       own.set(name, probe);
       const dot = name.indexOf('.');
       if (dot < 0) continue;
@@ -198,9 +212,11 @@ export class CandidateIndex {
     }
   }
 
-  /** Text without capitals: exact keys and substrings. */
+  /** Text without capitals: exact keys, prefixes, suffixes and substrings. */
   private probeText(f: FieldProbe, text: string, marks: Uint32Array): void {
     this.probeExact(f, text, marks);
+    if (f.prefixes !== null) f.prefixes.walk(text, false, marks);
+    if (f.suffixes !== null) f.suffixes.walk(text, false, marks);
     if (f.substrings !== null) f.substrings.scan(text, marks);
   }
 
@@ -215,6 +231,9 @@ export class CandidateIndex {
    * lookup that may hit (lowercasing ASCII text keeps its length).
    */
   private probeString(f: FieldProbe, value: string, scope: EvalScope, marks: Uint32Array): void {
+    // Affixes are walked with case folded too; at a non-ASCII character, again over the lowercase form.
+    if (f.prefixes !== null && !f.prefixes.walk(value, true, marks)) f.prefixes.walk(scope.lowerOfField(f.slot, value) as string, false, marks);
+    if (f.suffixes !== null && !f.suffixes.walk(value, true, marks)) f.suffixes.walk(scope.lowerOfField(f.slot, value) as string, false, marks);
     if (f.substrings === null && f.exact.size === 0) return;
     const ascii = f.substrings !== null ? (f.substrings.scanLowered(value, marks) & SCAN_NON_ASCII) === 0 : isAscii(value);
     if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lowerOfField(f.slot, value) as string, marks);
@@ -242,7 +261,7 @@ export class CandidateIndex {
         break;
       case 'number':
         // Its text only for literals that may hold it (String() allocates).
-        if (f.exact.size > 0 || f.substrings !== null) this.probeText(f, String(value), marks);
+        if (f.exact.size > 0 || f.substrings !== null || f.prefixes !== null || f.suffixes !== null) this.probeText(f, String(value), marks);
         break;
       case 'boolean':
         this.probeText(f, value ? 'true' : 'false', marks);

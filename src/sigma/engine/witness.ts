@@ -14,6 +14,10 @@ export type Probe =
   | { readonly kind: 'exact'; readonly field: string; readonly key: string }
   /** A leaf of `field` is a number, or a decimal string, equal to `value`. */
   | { readonly kind: 'number'; readonly field: string; readonly value: number }
+  /** The lowercased text form of a leaf of `field` starts with `key` (non-empty). */
+  | { readonly kind: 'prefix'; readonly field: string; readonly key: string }
+  /** The lowercased text form of a leaf of `field` ends with `key` (non-empty). */
+  | { readonly kind: 'suffix'; readonly field: string; readonly key: string }
   /** The lowercased text form of a leaf of `field` contains `key`. */
   | { readonly kind: 'substring'; readonly field: string; readonly key: string }
   /** The lowercased text form of some keyword-searched leaf contains `key`. */
@@ -32,6 +36,10 @@ export function literalCost(p: Probe): number {
       return 1;
     case 'number':
       return 4;
+    case 'prefix':
+    case 'suffix':
+      // Anchored: rarer than the same text anywhere.
+      return 1 + 8 / p.key.length;
     case 'substring':
     case 'keyword':
       return 1 + 16 / p.key.length;
@@ -93,6 +101,9 @@ function fieldValueWitness(field: string, v: SigmaValue): Witness | null {
       const only = parts[0];
       if (parts.length === 0) return [{ kind: 'exact', field, key: '' }];
       if (parts.length === 1 && only?.t === 'lit') return [{ kind: 'exact', field, key: only.s.toLowerCase() }];
+      const last = parts[1];
+      if (parts.length === 2 && only?.t === 'lit' && last?.t === 'any' && only.s !== '') return [{ kind: 'prefix', field, key: only.s.toLowerCase() }];
+      if (parts.length === 2 && only?.t === 'any' && last?.t === 'lit' && last.s !== '') return [{ kind: 'suffix', field, key: last.s.toLowerCase() }];
       const key = longestLiteral(parts);
       return key === '' ? null : [{ kind: 'substring', field, key }];
     }

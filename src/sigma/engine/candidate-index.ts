@@ -24,6 +24,8 @@ class FieldProbe {
     readonly substrings: AhoCorasick | null,
     readonly prefixes: AffixTrie | null,
     readonly suffixes: AffixTrie | null,
+    /** Postings of rules that only need the field to resolve. */
+    readonly present: Int32Array,
   ) {
     let longest = -1;
     for (const k of exact.keys()) longest = Math.max(longest, k.length);
@@ -60,6 +62,7 @@ interface FieldPostings {
   readonly prefixes: Map<string, number[]>;
   readonly suffixes: Map<string, number[]>;
   readonly subs: Map<string, number[]>;
+  readonly present: number[];
 }
 
 /** File one probe of a witness under its posting (see the bookkeeping note at the top). */
@@ -70,10 +73,11 @@ function fileProbe(p: Probe, posting: number, byField: Map<string, FieldPostings
   }
   let f = byField.get(p.field);
   if (f === undefined) {
-    f = { exact: new Map(), numbers: new Map(), prefixes: new Map(), suffixes: new Map(), subs: new Map() };
+    f = { exact: new Map(), numbers: new Map(), prefixes: new Map(), suffixes: new Map(), subs: new Map(), present: [] };
     byField.set(p.field, f);
   }
-  if (p.kind === 'exact') push(f.exact, p.key, posting);
+  if (p.kind === 'present') f.present.push(posting);
+  else if (p.kind === 'exact') push(f.exact, p.key, posting);
   else if (p.kind === 'number') push(f.numbers, p.value, posting);
   else if (p.kind === 'prefix') push(f.prefixes, p.key, posting);
   else if (p.kind === 'suffix') push(f.suffixes, p.key, posting);
@@ -148,6 +152,7 @@ export class CandidateIndex {
         f.subs.size > 0 ? new AhoCorasick(f.subs) : null,
         f.prefixes.size > 0 ? new AffixTrie(f.prefixes, false) : null,
         f.suffixes.size > 0 ? new AffixTrie(f.suffixes, true) : null,
+        Int32Array.from(new Set(f.present)),
       );
       own.set(name, probe);
       const dot = name.indexOf('.');
@@ -175,6 +180,7 @@ export class CandidateIndex {
         if (k.own !== null) {
           // The event's own key is what the field resolves to (a literal key wins over a dotted path).
           scope.prime(k.own.slot, v);
+          markAll(k.own.present, marks);
           this.probeValue(k.own, v, scope, marks, 0);
         }
         // A dotted path resolves through an object or array under its first segment (or a literal key,
@@ -184,7 +190,9 @@ export class CandidateIndex {
         for (let i = 0; i < under.length; i++) {
           const d = under[i] as FieldProbe;
           const raw = scope.resolve(d.slot);
-          if (raw !== ABSENT) this.probeValue(d, raw, scope, marks, 0);
+          if (raw === ABSENT) continue;
+          markAll(d.present, marks);
+          this.probeValue(d, raw, scope, marks, 0);
         }
       }
     }

@@ -21,7 +21,9 @@ export type Probe =
   /** The lowercased text form of a leaf of `field` contains `key`. */
   | { readonly kind: 'substring'; readonly field: string; readonly key: string }
   /** The lowercased text form of some keyword-searched leaf contains `key`. */
-  | { readonly kind: 'keyword'; readonly key: string };
+  | { readonly kind: 'keyword'; readonly key: string }
+  /** `field` resolves in the event (to anything, null included). */
+  | { readonly kind: 'present'; readonly field: string };
 
 /** Any one probe suffices; an empty witness means the rule can never match. */
 export type Witness = readonly Probe[];
@@ -43,6 +45,9 @@ export function literalCost(p: Probe): number {
     case 'substring':
     case 'keyword':
       return 1 + 16 / p.key.length;
+    case 'present':
+      // Most events of a logsource carry its fields: a last resort.
+      return 32;
     default: {
       const never: never = p;
       throw new Error(`unknown probe ${String(never)}`);
@@ -151,10 +156,22 @@ function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witne
 function itemRequires(item: DetectionItem): Witness[] {
   const field = item.field;
   if (item.negated || item.values.length === 0) return [];
+  if (field !== null && item.values[0]?.kind === 'exists') return item.values[0].value ? [[{ kind: 'present', field }]] : [];
   const ws = item.values.map((v) => (field === null ? keywordValueWitness(v, item.modifiers) : fieldValueWitness(field, v)));
-  if (item.linking === 'and') return ws.filter((w): w is Witness => w !== null);
+  // Without a literal, a field item still needs its field unless absence can satisfy it (`null` values).
+  const present: Witness[] = field === null ? [] : [[{ kind: 'present', field }]];
+  if (item.linking === 'and') {
+    const required = ws.filter((w): w is Witness => w !== null);
+    return required.length > 0 || item.values.every(mayMatchAbsent) ? required : present;
+  }
   const u = union(ws);
-  return u === null ? [] : [u];
+  if (u !== null) return [u];
+  return item.values.some(mayMatchAbsent) ? [] : present;
+}
+
+/** Whether a field value can hold for an absent field (FieldItem's `absentResult`): `null`, alone or expanded. */
+function mayMatchAbsent(v: SigmaValue): boolean {
+  return v.kind === 'null' || (v.kind === 'expansion' && v.alternatives.some(mayMatchAbsent));
 }
 
 /** An OR needs one witness from every branch: the union of each branch's cheapest. */
@@ -248,7 +265,9 @@ export interface RuleConditions {
 }
 
 function probeKey(p: Probe): string {
-  return p.kind === 'keyword' ? `k\0${p.key}` : `${p.kind}\0${p.field}\0${p.kind === 'number' ? p.value : p.key}`;
+  if (p.kind === 'keyword') return `k\0${p.key}`;
+  if (p.kind === 'present') return `p\0${p.field}`;
+  return `${p.kind}\0${p.field}\0${p.kind === 'number' ? p.value : p.key}`;
 }
 
 /**

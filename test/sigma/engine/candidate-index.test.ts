@@ -48,7 +48,11 @@ describe('witness choice', () => {
       { kind: 'suffix', field: 'Image', key: '\\cmd.exe' },
       { kind: 'exact', field: 'User', key: 'system' },
     ]);
-    expect(witness('sel or other', { sel, other })).toBeNull();
+    expect(witness('sel or other', { sel, other })).toEqual([
+      { kind: 'suffix', field: 'Image', key: '\\cmd.exe' },
+      { kind: 'present', field: 'Ip' },
+    ]);
+    expect(witness('sel or not other', { sel, other })).toBeNull();
     expect(witness('1 of sel*', { sel_a: sel, sel_b: filter })).toHaveLength(2);
     expect(witness('all of sel*', { sel_a: sel, sel_b: filter })).toEqual([{ kind: 'exact', field: 'User', key: 'system' }]);
   });
@@ -69,17 +73,35 @@ describe('witness choice', () => {
     expect(witness('s', { s: re })).toEqual([{ kind: 'substring', field: 'C', key: 'invoke-' }]);
   });
 
-  test('negated, cased, null, cidr and wildcard-only values give none', () => {
+  test('negated items, null values and exists: false give none', () => {
     for (const d of [
       and(item('A', [lit('x')], { negated: true })),
-      and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),
       and(item('A', [])),
-      and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }])),
-      and(item('A', [{ kind: 'string', parts: [{ t: 'any' }], cased: false }])),
-      and(item('A', [{ kind: 'exists', value: true }])),
+      and(item('A', [lit('x'), { kind: 'null' }])),
+      and(item('A', [{ kind: 'null' }, { kind: 'null' }], { linking: 'and' })),
+      and(item('A', [{ kind: 'expansion', alternatives: [lit('x'), { kind: 'null' }] }])),
+      and(item('A', [{ kind: 'exists', value: false }])),
     ]) {
       expect(witness('s', { s: d })).toBeNull();
     }
+  });
+
+  test('cased, cidr, wildcard-only, fieldref and exists: true values need their field to resolve', () => {
+    for (const d of [
+      and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),
+      and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }])),
+      and(item('A', [{ kind: 'string', parts: [{ t: 'any' }], cased: false }])),
+      and(item('A', [{ kind: 'fieldref', field: 'B', mode: 'eq', cased: false }])),
+      and(item('A', [{ kind: 'exists', value: true }])),
+      and(item('A', [lit('x'), { kind: 'cidr', network: '10.0.0.0/8' }])),
+      and(item('A', [{ kind: 'null' }, { kind: 'cidr', network: '10.0.0.0/8' }], { linking: 'and' })),
+    ]) {
+      expect(witness('s', { s: d })).toEqual([{ kind: 'present', field: 'A' }]);
+    }
+    // A literal is preferred to presence.
+    expect(witness('s', { s: and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }]), item('B', [lit('y')])) })).toEqual([
+      { kind: 'exact', field: 'B', key: 'y' },
+    ]);
   });
 
   test('keywords are witnessed by a literal of the keyword leaves', () => {
@@ -169,20 +191,21 @@ describe('probing', () => {
       [[{ kind: 'exact', field: 'User', key: 'system' }], [{ kind: 'substring', field: 'Image', key: 'x' }]],
       [[{ kind: 'prefix', field: 'Image', key: 'c:\\win' }]],
       [[{ kind: 'suffix', field: 'Image', key: '\\cmd.exe' }, { kind: 'suffix', field: 'Pid', key: '24' }]],
+      [[{ kind: 'present', field: 'p.q' }]],
     ],
     table,
   );
   const scope = new EvalScope(table.paths, null, 0);
 
   function candidates(event: Record<string, unknown>): number[] {
-    const bits = ruleBits(10);
+    const bits = ruleBits(11);
     scope.begin(event);
     index.probe(scope, bits, null);
-    return [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
+    return [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
   }
 
   test('rules without a witness are always candidates, rules with an empty one never', () => {
-    expect(index.witnessed).toBe(9);
+    expect(index.witnessed).toBe(10);
     expect(candidates({})).toEqual([3]);
   });
 
@@ -192,6 +215,11 @@ describe('probing', () => {
     expect(candidates({ Image: 'c:\\wİn\\CMD.EXE' })).toEqual([0, 3, 9]);
     expect(candidates({ Image: 'C:\\WINİ' })).toEqual([3, 8]);
     expect(candidates({ Pid: 624 })).toEqual([3, 9]);
+    expect(candidates({ p: { q: null } })).toEqual([3, 10]);
+    expect(candidates({ 'p.q': 0 })).toEqual([3, 10]);
+    expect(candidates({ p: [{ r: 1 }, { q: [] }] })).toEqual([3, 10]);
+    expect(candidates({ p: [{ r: 1 }], q: 1 })).toEqual([3]);
+    expect(candidates({ p: 'q' })).toEqual([3]);
     expect(candidates({ User: 'System' })).toEqual([1, 3]);
     expect(candidates({ User: 'Systems' })).toEqual([3]);
     expect(candidates({ EventID: '04624' })).toEqual([2, 3]);

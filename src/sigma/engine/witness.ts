@@ -180,8 +180,22 @@ function eitherRequires(branches: readonly Witness[][], probeCost: ProbeCost): W
   return u === null ? [] : [u];
 }
 
-function detectionRequires(d: Detection, probeCost: ProbeCost): Witness[] {
-  const reqs = d.children.map((c) => (c.kind === 'item' ? itemRequires(c) : detectionRequires(c, probeCost)));
+/**
+ * Items' requirements by item: they do not depend on the probe cost, so a rule set's two passes (one to
+ * count popularity, one to choose) derive each item's literals once.
+ */
+export type ItemRequirements = WeakMap<DetectionItem, Witness[]>;
+
+function detectionRequires(d: Detection, probeCost: ProbeCost, items: ItemRequirements): Witness[] {
+  const reqs = d.children.map((c) => {
+    if (c.kind !== 'item') return detectionRequires(c, probeCost, items);
+    let r = items.get(c);
+    if (r === undefined) {
+      r = itemRequires(c);
+      items.set(c, r);
+    }
+    return r;
+  });
   return d.linking === 'and' ? reqs.flat() : eitherRequires(reqs, probeCost);
 }
 
@@ -196,13 +210,14 @@ function requiredWitnesses(
   conditions: readonly ConditionNode[],
   detections: ReadonlyMap<string, Detection>,
   probeCost: ProbeCost,
+  items: ItemRequirements,
 ): Witness[] {
   const memo = new Map<string, Witness[]>();
   const ofId = (name: string): Witness[] => {
     let r = memo.get(name);
     if (r === undefined) {
       const d = detections.get(name);
-      r = d === undefined ? [] : detectionRequires(d, probeCost);
+      r = d === undefined ? [] : detectionRequires(d, probeCost, items);
       memo.set(name, r);
     }
     return r;
@@ -248,8 +263,9 @@ export function chooseWitnesses(
   conditions: readonly ConditionNode[],
   detections: ReadonlyMap<string, Detection>,
   probeCost: ProbeCost = literalCost,
+  items: ItemRequirements = new WeakMap(),
 ): Witness[] {
-  return requiredWitnesses(conditions, detections, probeCost).slice(0, MAX_WITNESSES);
+  return requiredWitnesses(conditions, detections, probeCost, items).slice(0, MAX_WITNESSES);
 }
 
 /**
@@ -277,15 +293,16 @@ function probeKey(p: Probe): string {
  * every rule's options, and each rule then keeps the options with the fewest expected candidates.
  */
 export function chooseRuleSetWitnesses(rules: readonly (RuleConditions | null)[]): Witness[][] {
+  const items: ItemRequirements = new WeakMap();
   const popularity = new Map<string, number>();
   for (const r of rules) {
     if (r === null) continue;
     const keys = new Set<string>();
-    for (const w of requiredWitnesses(r.conditions, r.detections, literalCost)) for (const p of w) keys.add(probeKey(p));
+    for (const w of requiredWitnesses(r.conditions, r.detections, literalCost, items)) for (const p of w) keys.add(probeKey(p));
     for (const k of keys) popularity.set(k, (popularity.get(k) ?? 0) + 1);
   }
   // literalCost's premium on numbers is a guess that numbers (event ids) are shared; here it is counted.
   const shared: ProbeCost = (p) => (p.kind === 'number' ? 1 : literalCost(p)) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
   // An empty witness can never be carried: a rule that can never match is never a candidate.
-  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
+  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared, items).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
 }

@@ -1,8 +1,10 @@
 // The candidate index (ARCHITECTURE "The engine"): rules are filed under their witness literals (up to two
 // independently required ones); an event probes with the values of the indexed fields and gets back the
-// rules worth evaluating: those whose witnesses it all carries, plus those without a witness. Probing only
-// over-approximates the rules that can match, so evaluate-with-index equals evaluate-without-index
-// (checked differentially in the tests).
+// rules worth evaluating: those whose witnesses it all carries, plus those without a witness. Per field,
+// exact keys are looked up, prefixes and suffixes walked from their end (AffixTrie), substrings scanned
+// (AhoCorasick), and a field's mere presence marks the rules that need nothing more of it; keyword
+// literals are scanned over every keyword leaf. Probing only over-approximates the rules that can match,
+// so evaluate-with-index equals evaluate-without-index (checked differentially in the tests).
 //
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one

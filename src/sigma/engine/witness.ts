@@ -3,7 +3,9 @@
 // require each operand, so each operand's witness is required on its own; `or` needs a witness from every
 // operand and requires their union; `not` gives none. A rule keeps its cheapest required witnesses (at
 // most MAX_WITNESSES). The literals are derived exactly as the matchers derive theirs (same normalisation
-// and lowercasing, regex literals that every match contains), which is what makes the index sound.
+// and lowercasing, `startswith`/`endswith` shapes anchored, regex literals that every match contains),
+// which is what makes the index sound; a field item without a literal still requires its field to be
+// present unless a `null` value lets absence satisfy it.
 import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
 import { keywordParts } from './keyword-parts.js';
 import { requiredRegexLiteral } from './regex-literal.js';

@@ -5,6 +5,8 @@
 import { markAll } from './aho-corasick.js';
 
 const ASCII = 128;
+/** From this many edges a node gets a direct row over ASCII (`.exe` ends thousands of suffixes). */
+const DENSE_FANOUT = 6;
 
 export class AffixTrie {
   /** Per node: its edges are edgeChar/edgeTarget[edgeStart[node], edgeStart[node + 1]). */
@@ -13,8 +15,10 @@ export class AffixTrie {
   private readonly edgeTarget: Int32Array;
   /** Per node: the postings of the key it ends, if any. */
   private readonly postings: (Int32Array | null)[];
-  /** The root's edges by ASCII code unit (-1: none): it has the most, and every walk starts there. */
-  private readonly rootNext = new Int32Array(ASCII).fill(-1);
+  /** Per node: its row in `dense` when it has many edges, else -1. */
+  private readonly denseRow: Int32Array;
+  /** Rows of ASCII code units → child (-1: none), for the nodes with many edges. */
+  private readonly dense: Int32Array;
 
   /**
    * `entries`: key (lowercase, non-empty) → the bit indices to set when a text starts (`fromEnd`: ends)
@@ -55,7 +59,15 @@ export class AffixTrie {
       }
     }
     this.edgeStart[n] = e;
-    for (const [c, t] of children[0] as Map<number, number>) if (c < ASCII) this.rootNext[c] = t;
+    this.denseRow = new Int32Array(n).fill(-1);
+    let rows = 0;
+    for (let s = 0; s < n; s++) if ((children[s] as Map<number, number>).size >= DENSE_FANOUT) this.denseRow[s] = rows++;
+    this.dense = new Int32Array(rows * ASCII).fill(-1);
+    for (let s = 0; s < n; s++) {
+      const r = this.denseRow[s] as number;
+      if (r < 0) continue;
+      for (const [c, t] of children[s] as Map<number, number>) if (c < ASCII) this.dense[r * ASCII + c] = t;
+    }
     this.postings = own.map((ps) => (ps.length > 0 ? Int32Array.from(new Set(ps)) : null));
   }
 
@@ -74,7 +86,8 @@ export class AffixTrie {
         if (c >= ASCII) return false;
         if (c >= 65 && c <= 90) c += 32;
       }
-      const next = s === 0 && c < ASCII ? (this.rootNext[c] as number) : this.child(s, c);
+      const r = this.denseRow[s] as number;
+      const next = r >= 0 && c < ASCII ? (this.dense[r * ASCII + c] as number) : this.child(s, c);
       if (next < 0) return true;
       s = next;
       const ps = this.postings[s];

@@ -1,8 +1,8 @@
 // Multi-literal substring search for the candidate index: one automaton per field finds every indexed
 // literal occurring in an event value in a single pass, without allocating. Transitions are flat typed
-// arrays: the shallowest nodes (where a scan spends nearly all its time) get a complete dense row over
-// ASCII with failure links already folded in, so one lookup per character; deeper nodes keep a short edge
-// list scanned linearly and fall back along failure links.
+// arrays: the nodes where a scan spends nearly all its time (the root, and prefixes many literals share)
+// get a complete dense row over ASCII with failure links already folded in, so one lookup per character;
+// the other nodes keep a short edge list scanned linearly and fall back along failure links.
 //
 // A scan's state is one packed int so the common step is a single load: `x << 2 | sparse << 1 | output`,
 // where x is the dense row's offset (sparse = 0) or the node (sparse = 1), and output says the node ends
@@ -13,6 +13,15 @@ export const DENSE_ROWS = 4096;
 const ASCII = 128;
 /** ASCII case folding by table: a branch per capital letter mispredicts on mixed-case text. */
 const ASCII_LOWER = Uint8Array.from({ length: ASCII }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
+
+/** Whether `String(n)` is just the decimal digits of `n` (a non-negative safe integer). */
+export function isDigitsNumber(n: number): boolean {
+  return Number.isSafeInteger(n) && n >= 0;
+}
+
+/** scanLowered flags: some literal occurred; the text was not all ASCII. */
+export const SCAN_HIT = 1;
+export const SCAN_NON_ASCII = 2;
 
 export class AhoCorasick {
   /** Per node: its dense row (complete: failure links folded in), or -1. */
@@ -27,6 +36,8 @@ export class AhoCorasick {
   private readonly edgeTarget: Int32Array;
   private readonly fail: Int32Array;
   private readonly outputs: (Int32Array | null)[];
+  /** scanDigits' digits, least significant first (a safe integer has at most 16). */
+  private readonly digits = new Uint8Array(16);
 
   /**
    * `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs;
@@ -74,28 +85,34 @@ export class AhoCorasick {
       }
     }
     this.edgeStart[n] = e;
-    // Dense rows for the shallowest nodes, in breadth-first order: a node's failure target is shallower,
-    // so its row is complete before the node's own row copies the characters it has no edge for.
+    // Dense rows for the nodes a scan is likeliest to stand on: the root, then the nodes that begin the
+    // most literals (a prefix many literals share, like `c:\\windows\\system32\\`, is met by much of
+    // the text, while most shallow nodes are rare), filled in breadth-first order so that a failure
+    // target's transitions are final before a row copies them.
     const rows = Math.min(n, Math.max(1, denseRows));
-    this.rowNode = queue.slice(0, rows);
+    this.rowNode = chooseRows(queue, trie, rows);
     this.row = new Int32Array(n).fill(-1);
     for (let r = 0; r < rows; r++) this.row[this.rowNode[r] as number] = r;
-    // Each row: a copy of its failure target's row, then its own edges (packed; the root row's zeros are
-    // the root's packed state).
     const dense = new Int32Array(rows * ASCII);
-    for (let r = 0; r < rows; r++) {
+    this.dense = dense;
+    // The root's row: its own edges (its other characters stay on the root, whose packed state is 0).
+    const rootEnd = this.edgeStart[1] as number;
+    for (let k = 0; k < rootEnd; k++) {
+      const c = this.edgeChar[k] as number;
+      if (c < ASCII) dense[c] = this.pack(this.edgeTarget[k] as number);
+    }
+    for (let r = 1; r < rows; r++) {
       const s = this.rowNode[r] as number;
-      if (r > 0) {
-        const f = this.row[fail[s] as number] as number;
-        dense.copyWithin(r * ASCII, f * ASCII, (f + 1) * ASCII);
-      }
+      const f = fail[s] as number;
+      const fr = this.row[f] as number;
+      if (fr >= 0) dense.copyWithin(r * ASCII, fr * ASCII, (fr + 1) * ASCII);
+      else for (let c = 0; c < ASCII; c++) dense[r * ASCII + c] = this.pack(this.next(f, c));
       const end = this.edgeStart[s + 1] as number;
       for (let k = this.edgeStart[s] as number; k < end; k++) {
         const c = this.edgeChar[k] as number;
         if (c < ASCII) dense[r * ASCII + c] = this.pack(this.edgeTarget[k] as number);
       }
     }
-    this.dense = dense;
   }
 
   private pack(node: number): number {
@@ -137,35 +154,61 @@ export class AhoCorasick {
     return false;
   }
 
-  /** Set the bits of every literal that occurs in `text`. */
-  scan(text: string, bits: Uint32Array): void {
+  /** Set the bits of every literal that occurs in `text`; returns whether any did. */
+  scan(text: string, bits: Uint32Array): boolean {
     let st = 0;
+    let hit = false;
     for (let i = 0; i < text.length; i++) {
       st = this.step(st, text.charCodeAt(i));
-      if ((st & 1) !== 0) markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+      if ((st & 1) !== 0) {
+        markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+        hit = true;
+      }
     }
+    return hit;
+  }
+
+  /** `scan(String(n), bits)` for a number whose text is its decimal digits, without making the text. */
+  scanDigits(n: number, bits: Uint32Array): boolean {
+    const digits = this.digits;
+    let count = 0;
+    do {
+      digits[count++] = n % 10;
+      n = Math.floor(n / 10);
+    } while (n > 0);
+    let st = 0;
+    let hit = false;
+    for (let i = count - 1; i >= 0; i--) {
+      st = this.step(st, 48 + (digits[i] as number));
+      if ((st & 1) !== 0) {
+        markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+        hit = true;
+      }
+    }
+    return hit;
   }
 
   /**
    * `scan(text.toLowerCase(), bits)` without the lowercased copy while the text is ASCII (capitals folded
    * as they are read); at the first non-ASCII character it scans the real lowercase form instead, whose
-   * ASCII prefix is the same. Returns whether the text was all ASCII.
+   * ASCII prefix is the same. Returns SCAN_HIT and SCAN_NON_ASCII flags.
    */
-  scanLowered(text: string, bits: Uint32Array): boolean {
+  scanLowered(text: string, bits: Uint32Array): number {
     const dense = this.dense;
     let st = 0;
+    let hit = 0;
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
-      if (c >= ASCII) {
-        this.scan(text.toLowerCase(), bits);
-        return false;
-      }
+      if (c >= ASCII) return SCAN_NON_ASCII | (this.scan(text.toLowerCase(), bits) ? SCAN_HIT : hit);
       c = ASCII_LOWER[c] as number;
       // step(), written out: this loop runs over every keyword leaf of every event.
       st = (st & 2) === 0 ? (dense[(st >> 2) + c] as number) : this.pack(this.next(this.nodeOf(st), c));
-      if ((st & 1) !== 0) markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+      if ((st & 1) !== 0) {
+        markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
+        hit = SCAN_HIT;
+      }
     }
-    return true;
+    return hit;
   }
 }
 
@@ -184,8 +227,48 @@ interface Trie {
   readonly firstChild: Int32Array;
   readonly sibling: Int32Array;
   readonly label: Uint16Array;
+  /** Per node: its parent (the root's is 0). */
+  readonly parent: Int32Array;
   /** Per node: the postings of the literal it ends, if any. */
   readonly own: (Int32Array | null)[];
+}
+
+/**
+ * The `rows` nodes that get a dense row, in breadth-first order (`bfs`): the root, then the nodes the most
+ * literals start with, shallower first among equals.
+ */
+function chooseRows(bfs: Int32Array, trie: Trie, rows: number): Int32Array {
+  const n = trie.size;
+  if (rows >= n) return bfs.slice();
+  // Literals per subtree, children before parents (reverse breadth-first order).
+  const weight = new Int32Array(n);
+  for (let q = n - 1; q > 0; q--) {
+    const t = bfs[q] as number;
+    const p = trie.parent[t] as number;
+    if (trie.own[t] !== null) weight[t] = (weight[t] as number) + 1;
+    weight[p] = (weight[p] as number) + (weight[t] as number);
+  }
+  // The heaviest rows - 1 nodes besides the root, without sorting: the weight where they stop (by a
+  // histogram of weights), then every heavier node and the shallowest of those at that weight.
+  const histogram = new Int32Array((weight[0] as number) + 2);
+  for (let q = 1; q < n; q++) {
+    const w = weight[bfs[q] as number] as number;
+    histogram[w] = (histogram[w] as number) + 1;
+  }
+  let cut = histogram.length - 1;
+  let heavier = 0;
+  while (cut > 0 && heavier + (histogram[cut] as number) < rows - 1) heavier += histogram[cut--] as number;
+  let atCut = rows - 1 - heavier;
+  const chosen = new Uint8Array(n);
+  chosen[0] = 1;
+  for (let q = 1; q < n; q++) {
+    const w = weight[bfs[q] as number] as number;
+    if (w > cut || (w === cut && atCut-- > 0)) chosen[q] = 1;
+  }
+  const out = new Int32Array(rows);
+  let k = 0;
+  for (let q = 0; q < n; q++) if (chosen[q] === 1) out[k++] = bfs[q] as number;
+  return out;
 }
 
 function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
@@ -195,6 +278,7 @@ function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
   const firstChild = new Int32Array(capacity).fill(-1);
   const sibling = new Int32Array(capacity).fill(-1);
   const label = new Uint16Array(capacity);
+  const parent = new Int32Array(capacity);
   const own: (Int32Array | null)[] = new Array<Int32Array | null>(capacity).fill(null);
   let size = 1;
   for (const [key, postings] of entries) {
@@ -206,6 +290,7 @@ function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
         t = size++;
         child.set(childKey(s, c), t);
         label[t] = c;
+        parent[t] = s;
         sibling[t] = firstChild[s] as number;
         firstChild[s] = t;
       }
@@ -219,6 +304,7 @@ function buildTrie(entries: ReadonlyMap<string, readonly number[]>): Trie {
     firstChild: firstChild.subarray(0, size),
     sibling: sibling.subarray(0, size),
     label: label.subarray(0, size),
+    parent: parent.subarray(0, size),
     own: own.slice(0, size),
   };
 }

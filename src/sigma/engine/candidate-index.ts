@@ -1,12 +1,16 @@
 // The candidate index (ARCHITECTURE "The engine"): rules are filed under their witness literals (up to two
 // independently required ones); an event probes with the values of the indexed fields and gets back the
-// rules worth evaluating: those whose witnesses it all carries, plus those without a witness. Probing only
-// over-approximates the rules that can match, so evaluate-with-index equals evaluate-without-index
-// (checked differentially in the tests).
+// rules worth evaluating: those whose witnesses it all carries, plus those without a witness. Per field,
+// exact keys are looked up, prefixes and suffixes walked from their end (AffixTrie), substrings scanned
+// (AhoCorasick), and a field's mere presence marks the rules that need nothing more of it; keyword
+// literals are scanned over every keyword leaf. Probing only over-approximates the rules that can match,
+// so evaluate-with-index equals evaluate-without-index (checked differentially in the tests).
 //
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
-// `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot.
-import { AhoCorasick, markAll } from './aho-corasick.js';
+// `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
+// bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
+import { AffixTrie } from './affix-trie.js';
+import { AhoCorasick, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
@@ -20,6 +24,10 @@ class FieldProbe {
     readonly exact: ReadonlyMap<string, Int32Array>,
     readonly numbers: ReadonlyMap<number, Int32Array>,
     readonly substrings: AhoCorasick | null,
+    readonly prefixes: AffixTrie | null,
+    readonly suffixes: AffixTrie | null,
+    /** Postings of rules that only need the field to resolve. */
+    readonly present: Int32Array,
   ) {
     let longest = -1;
     for (const k of exact.keys()) longest = Math.max(longest, k.length);
@@ -53,7 +61,10 @@ function freeze<K>(m: ReadonlyMap<K, number[]>): Map<K, Int32Array> {
 interface FieldPostings {
   readonly exact: Map<string, number[]>;
   readonly numbers: Map<number, number[]>;
+  readonly prefixes: Map<string, number[]>;
+  readonly suffixes: Map<string, number[]>;
   readonly subs: Map<string, number[]>;
+  readonly present: number[];
 }
 
 /** File one probe of a witness under its posting (see the bookkeeping note at the top). */
@@ -64,11 +75,14 @@ function fileProbe(p: Probe, posting: number, byField: Map<string, FieldPostings
   }
   let f = byField.get(p.field);
   if (f === undefined) {
-    f = { exact: new Map(), numbers: new Map(), subs: new Map() };
+    f = { exact: new Map(), numbers: new Map(), prefixes: new Map(), suffixes: new Map(), subs: new Map(), present: [] };
     byField.set(p.field, f);
   }
-  if (p.kind === 'exact') push(f.exact, p.key, posting);
+  if (p.kind === 'present') f.present.push(posting);
+  else if (p.kind === 'exact') push(f.exact, p.key, posting);
   else if (p.kind === 'number') push(f.numbers, p.value, posting);
+  else if (p.kind === 'prefix') push(f.prefixes, p.key, posting);
+  else if (p.kind === 'suffix') push(f.suffixes, p.key, posting);
   else push(f.subs, p.key, posting);
 }
 
@@ -87,20 +101,36 @@ export class CandidateIndex {
   private readonly byKey: ReadonlyMap<string, KeyProbes>;
   /** Literals of keyword witnesses, scanned over the keyword leaves. */
   private readonly keywords: AhoCorasick | null;
-  /** Rules with a keyword witness: when routing skips them all, the keyword scan is skipped too. */
+  /**
+   * Rules with a keyword witness or keyword literals: when routing skips them all, the keyword scan is
+   * skipped too.
+   */
   private readonly keywordRules: Int32Array;
+  /** Bit of keyword literal 0 in `marks`. */
+  private readonly literalBase: number;
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
 
-  /** `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always. */
-  constructor(witnesses: readonly (readonly Witness[])[], table: FieldTable) {
+  /**
+   * `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always.
+   * `literals` are the keyword literals to report (by id) and `literalRules` the rules that read them.
+   */
+  constructor(
+    witnesses: readonly (readonly Witness[])[],
+    table: FieldTable,
+    literals: readonly string[] = [],
+    literalRules: readonly number[] = [],
+  ) {
     this.words = ruleBits(witnesses.length).length;
     const slotBits = this.words * 32;
-    this.preset = new Uint32Array(this.words * MAX_WITNESSES);
-    this.marks = new Uint32Array(this.words * MAX_WITNESSES);
+    this.literalBase = MAX_WITNESSES * slotBits;
+    const size = this.words * MAX_WITNESSES + ruleBits(literals.length).length;
+    this.preset = new Uint32Array(size);
+    this.marks = new Uint32Array(size);
     const byField = new Map<string, FieldPostings>();
     const keywords = new Map<string, number[]>();
-    const keywordRules: number[] = [];
+    literals.forEach((l, id) => push(keywords, l, this.literalBase + id));
+    const keywordRules = new Set<number>(literalRules);
     let witnessed = 0;
     witnesses.forEach((ws, rule) => {
       if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
@@ -109,15 +139,23 @@ export class CandidateIndex {
       ws.forEach((w, slot) => {
         for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
       });
-      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.push(rule);
+      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
     });
     this.witnessed = witnessed;
     this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
-    this.keywordRules = Int32Array.from(keywordRules);
+    this.keywordRules = Int32Array.from([...keywordRules].sort((a, b) => a - b));
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
     for (const [name, f] of byField) {
-      const probe = new FieldProbe(table.slot(name), freeze(f.exact), freeze(f.numbers), f.subs.size > 0 ? new AhoCorasick(f.subs) : null);
+      const probe = new FieldProbe(
+        table.slot(name),
+        freeze(f.exact),
+        freeze(f.numbers),
+        f.subs.size > 0 ? new AhoCorasick(f.subs) : null,
+        f.prefixes.size > 0 ? new AffixTrie(f.prefixes, false) : null,
+        f.suffixes.size > 0 ? new AffixTrie(f.suffixes, true) : null,
+        Int32Array.from(new Set(f.present)),
+      );
       own.set(name, probe);
       const dot = name.indexOf('.');
       if (dot < 0) continue;
@@ -141,7 +179,12 @@ export class CandidateIndex {
         if (k === undefined) continue;
         const v = ownValue(event, key);
         if (v === ABSENT) continue;
-        if (k.own !== null) this.probeValue(k.own, v, scope, marks, 0);
+        if (k.own !== null) {
+          // The event's own key is what the field resolves to (a literal key wins over a dotted path).
+          scope.prime(k.own.slot, v);
+          markAll(k.own.present, marks);
+          this.probeValue(k.own, v, scope, marks, 0);
+        }
         // A dotted path resolves through an object or array under its first segment (or a literal key,
         // probed above; probing a value twice marks nothing new).
         if (typeof v !== 'object' || v === null) continue;
@@ -149,7 +192,9 @@ export class CandidateIndex {
         for (let i = 0; i < under.length; i++) {
           const d = under[i] as FieldProbe;
           const raw = scope.resolve(d.slot);
-          if (raw !== ABSENT) this.probeValue(d, raw, scope, marks, 0);
+          if (raw === ABSENT) continue;
+          markAll(d.present, marks);
+          this.probeValue(d, raw, scope, marks, 0);
         }
       }
     }
@@ -158,9 +203,15 @@ export class CandidateIndex {
       const leaves = scope.keywordLeaves();
       for (let i = 0; i < leaves.count; i++) {
         const l = leaves.items[i];
-        if (typeof l === 'string') kw.scanLowered(l, marks);
-        else kw.scan(scope.keywordLower(i), marks);
+        const hit =
+          typeof l === 'string'
+            ? (kw.scanLowered(l, marks) & SCAN_HIT) !== 0
+            : typeof l === 'number' && isDigitsNumber(l)
+              ? kw.scanDigits(l, marks)
+              : kw.scan(scope.keywordLower(i), marks);
+        if (hit) scope.setKeywordLeafHit(i);
       }
+      scope.setKeywordHits(marks, this.literalBase);
     }
     // A candidate carries the witness of every slot (or needs none there).
     const words = this.words;
@@ -171,9 +222,11 @@ export class CandidateIndex {
     }
   }
 
-  /** Text without capitals: exact keys and substrings. */
+  /** Text without capitals: exact keys, prefixes, suffixes and substrings. */
   private probeText(f: FieldProbe, text: string, marks: Uint32Array): void {
     this.probeExact(f, text, marks);
+    if (f.prefixes !== null) f.prefixes.walk(text, false, marks);
+    if (f.suffixes !== null) f.suffixes.walk(text, false, marks);
     if (f.substrings !== null) f.substrings.scan(text, marks);
   }
 
@@ -188,9 +241,12 @@ export class CandidateIndex {
    * lookup that may hit (lowercasing ASCII text keeps its length).
    */
   private probeString(f: FieldProbe, value: string, scope: EvalScope, marks: Uint32Array): void {
+    // Affixes are walked with case folded too; at a non-ASCII character, again over the lowercase form.
+    if (f.prefixes !== null && !f.prefixes.walk(value, true, marks)) f.prefixes.walk(scope.lowerOfField(f.slot, value) as string, false, marks);
+    if (f.suffixes !== null && !f.suffixes.walk(value, true, marks)) f.suffixes.walk(scope.lowerOfField(f.slot, value) as string, false, marks);
     if (f.substrings === null && f.exact.size === 0) return;
-    const ascii = f.substrings !== null ? f.substrings.scanLowered(value, marks) : isAscii(value);
-    if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lower.lower(value), marks);
+    const ascii = f.substrings !== null ? (f.substrings.scanLowered(value, marks) & SCAN_NON_ASCII) === 0 : isAscii(value);
+    if (!ascii || f.exactLengths[value.length] === 1) this.probeExact(f, scope.lowerOfField(f.slot, value) as string, marks);
   }
 
   private anyRouted(rules: Int32Array, skip: Uint8Array | null): boolean {
@@ -215,7 +271,7 @@ export class CandidateIndex {
         break;
       case 'number':
         // Its text only for literals that may hold it (String() allocates).
-        if (f.exact.size > 0 || f.substrings !== null) this.probeText(f, String(value), marks);
+        if (f.exact.size > 0 || f.substrings !== null || f.prefixes !== null || f.suffixes !== null) this.probeText(f, String(value), marks);
         break;
       case 'boolean':
         this.probeText(f, value ? 'true' : 'false', marks);

@@ -15,6 +15,7 @@ import {
   type ItemMatcher,
 } from './item-matchers.js';
 import type { LeafMatcher } from './leaf-matcher.js';
+import type { KeywordLiterals } from './keyword-literals.js';
 import { keywordParts } from './keyword-parts.js';
 import { translateRegex } from './regex-translate.js';
 import { compileText, ContainsAnyText, ContainsText, patternParts, TextSet } from './text-matchers.js';
@@ -41,6 +42,7 @@ const AUTOMATON_THRESHOLD = 10;
 
 export interface DetectionContext {
   readonly fields: FieldTable;
+  readonly keywords: KeywordLiterals;
   readonly loc: SourceLoc;
 }
 
@@ -152,6 +154,25 @@ function groupContains(matchers: readonly LeafMatcher[]): LeafMatcher[] {
   return [...out, ...matchers.filter((m) => !grouped.has(m))];
 }
 
+/**
+ * A literal this short occurs in most events: having the keyword scan look for it costs more (a hit at
+ * nearly every position) than the item's own search when it is evaluated.
+ */
+const MIN_SCANNED_LITERAL = 3;
+
+/** Ids of the matchers' literals when all are plain case-insensitive `contains` literals (see KeywordItem). */
+function keywordLiteralIds(matchers: readonly LeafMatcher[], keywords: KeywordLiterals): Int32Array[] | null {
+  const literals: (readonly string[])[] = [];
+  for (const m of matchers) {
+    if (m instanceof ContainsText && !m.cased) literals.push([m.literal]);
+    else if (m instanceof ContainsAnyText && !m.cased) literals.push(m.literals);
+    else return null;
+  }
+  if (literals.some((ls) => ls.some((l) => l.length < MIN_SCANNED_LITERAL))) return null;
+  keywords.uses++;
+  return literals.map((ls) => Int32Array.from(ls, (l) => keywords.id(l)));
+}
+
 function compileItem(item: DetectionItem, ctx: DetectionContext): DetectionMatcher {
   const positive = compilePositiveItem(item, ctx);
   return item.negated ? new NegatedItem(positive) : positive;
@@ -163,7 +184,8 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMa
     if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
     if (item.values.some((v) => v.kind === 'exists')) fail('InvalidKeywordItem', '`exists` must be applied to a field', item, ctx);
     const values = item.values.map((v) => compileValue(v, item, ctx));
-    return new KeywordItem(all ? values : groupContains(values), all);
+    const matchers = all ? values : groupContains(values);
+    return new KeywordItem(matchers, all, keywordLiteralIds(matchers, ctx.keywords));
   }
   const slot = ctx.fields.slot(item.field);
   const first = item.values[0];

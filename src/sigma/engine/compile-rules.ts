@@ -10,6 +10,7 @@ import { compileConditions } from './condition-program.js';
 import { RuleProgram, SigmaEngine, type CompiledRule, type Engine } from './engine.js';
 import { EvalScope, FieldTable } from './eval-scope.js';
 import { FieldPath } from './field-path.js';
+import { KeywordLiterals } from './keyword-literals.js';
 import { LogsourceRouter } from './logsource-router.js';
 import { chooseRuleSetWitnesses, type RuleConditions } from './witness.js';
 
@@ -36,11 +37,13 @@ function located(e: unknown, loc: SourceLoc): SigmaError {
 
 interface RuleParts {
   readonly program: RuleProgram;
+  /** Some keyword item reads the keyword scan's literal bits. */
+  readonly readsLiterals: boolean;
   /** What witnesses are chosen from; null when the rule can never match. */
   readonly conditions: RuleConditions | null;
 }
 
-function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWarning[]): RuleParts {
+function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordLiterals, warnings: SigmaWarning[]): RuleParts {
   const names = [...rule.detections.keys()];
   const conditions: ConditionNode[] = [];
   rule.condition.forEach((text, i) => {
@@ -52,11 +55,13 @@ function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWar
       throw located(e, loc);
     }
   });
+  const uses = keywords.uses;
   const detections = names.map((name) => {
     const d = rule.detections.get(name);
     if (d === undefined) throw new Error(`identifier ${name} vanished`);
-    return compileDetection(d, { fields, loc: ruleLoc(rule, ['detection', name]) });
+    return compileDetection(d, { fields, keywords, loc: ruleLoc(rule, ['detection', name]) });
   });
+  const readsLiterals = keywords.uses > uses;
   if (conditions.length === 0) {
     // An empty list means a pipeline already pruned the condition away (and said so).
     if (rule.condition.length > 0) {
@@ -66,19 +71,22 @@ function compileRule(rule: DetectionRule, fields: FieldTable, warnings: SigmaWar
         loc: ruleLoc(rule, ['detection', 'condition']),
       });
     }
-    return { program: new RuleProgram(detections, names, [], null), conditions: null };
+    return { program: new RuleProgram(detections, names, [], null), readsLiterals, conditions: null };
   }
   const referenced = new Set(conditions.flatMap((c) => conditionIdentifiers(c)));
   const indexOf = new Map(names.map((n, i) => [n, i] as const));
   const refIdx = names.flatMap((n, i) => (referenced.has(n) ? [i] : []));
   return {
     program: new RuleProgram(detections, names, refIdx, compileConditions(conditions, indexOf)),
+    readsLiterals,
     conditions: { conditions, detections: rule.detections },
   };
 }
 
 export function compileRules(rules: readonly DetectionRule[], options: CompileOptions = {}): CompileResult {
   const fields = new FieldTable((name) => new FieldPath(name));
+  const keywords = new KeywordLiterals();
+  const literalRules: number[] = [];
   const errors: SigmaError[] = [];
   const warnings: SigmaWarning[] = [];
   const compiled: CompiledRule[] = [];
@@ -87,17 +95,18 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   for (const rule of rules) {
     let parts: RuleParts;
     try {
-      parts = compileRule(rule, fields, warnings);
+      parts = compileRule(rule, fields, keywords, warnings);
     } catch (e) {
       errors.push(located(e, ruleLoc(rule, ['detection'])));
       continue;
     }
     compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
+    if (parts.readsLiterals) literalRules.push(compiled.length - 1);
     programs.push(parts.program);
     conditions.push(parts.conditions);
   }
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
-  const index = new CandidateIndex(chooseRuleSetWitnesses(conditions), fields);
+  const index = new CandidateIndex(chooseRuleSetWitnesses(conditions), fields, keywords.literals, literalRules);
   const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
   const maxIds = programs.reduce((m, p) => Math.max(m, p.detections.length), 0);
   const scope = new EvalScope(fields.paths, keywordSlots, maxIds);

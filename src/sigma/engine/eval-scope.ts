@@ -38,12 +38,22 @@ export class EvalScope {
   private epoch = 0;
   private readonly stamps: Float64Array;
   private readonly raws: unknown[] = [];
+  /** Per field: the leaf last lowercased for it in epoch `lowerStamps[slot]`, and its lowercased text. */
+  private readonly lowerStamps: Float64Array;
+  private readonly lowerLeaves: unknown[] = [];
+  private readonly lowerTexts: (string | undefined)[] = [];
   private readonly pools: LeafList[] = [];
   private keywordEpoch = -1;
   private readonly kwLeaves = new LeafList();
   private readonly kwLower: string[] = [];
   /** Per keyword leaf: the epoch its `kwLower` entry was computed in. */
   private readonly kwStamps: number[] = [];
+  /** Keyword literal `id` occurs in some keyword leaf iff bit `kwHitBase + id` is set (see keywordHit). */
+  private kwHits: Uint32Array = new Uint32Array(0);
+  private kwHitBase = 0;
+  private kwHitsEpoch = -1;
+  /** Per keyword leaf: the epoch in which the keyword scan found some literal in it. */
+  private readonly kwLeafHits: number[] = [];
 
   constructor(
     private readonly paths: readonly FieldPath[],
@@ -52,8 +62,11 @@ export class EvalScope {
     maxIdentifiers: number,
   ) {
     this.stamps = new Float64Array(paths.length).fill(-1);
+    this.lowerStamps = new Float64Array(paths.length).fill(-1);
     for (let i = 0; i < paths.length; i++) {
       this.raws.push(ABSENT);
+      this.lowerLeaves.push(undefined);
+      this.lowerTexts.push(undefined);
       this.pools.push(new LeafList());
     }
     this.memo = new Int8Array(maxIdentifiers);
@@ -69,6 +82,12 @@ export class EvalScope {
     this.epoch++;
   }
 
+  /** Record `value` as field `slot`'s resolved value for this event (a caller that already read it). */
+  prime(slot: number, value: unknown): void {
+    this.raws[slot] = value;
+    this.stamps[slot] = this.epoch;
+  }
+
   /** The value of field `slot` in the current event (see FieldPath.resolve), cached for the event. */
   resolve(slot: number): unknown {
     if (this.stamps[slot] === this.epoch) return this.raws[slot];
@@ -76,6 +95,19 @@ export class EvalScope {
     this.raws[slot] = v;
     this.stamps[slot] = this.epoch;
     return v;
+  }
+
+  /**
+   * `lower.lowerOf(leaf)` for a leaf of field `slot`, remembered per field for the event: the many rules
+   * testing one field (and the candidate index) share one lowercasing and one search of the ring.
+   */
+  lowerOfField(slot: number, leaf: unknown): string | undefined {
+    if (this.lowerStamps[slot] === this.epoch && this.lowerLeaves[slot] === leaf) return this.lowerTexts[slot];
+    const l = this.lower.lowerOf(leaf);
+    this.lowerStamps[slot] = this.epoch;
+    this.lowerLeaves[slot] = leaf;
+    this.lowerTexts[slot] = l;
+    return l;
   }
 
   /** Scalar leaves searched by keyword items, collected once per event (and only if asked for). */
@@ -94,8 +126,40 @@ export class EvalScope {
     while (this.kwStamps.length < leaves.count) {
       this.kwStamps.push(-1);
       this.kwLower.push('');
+      this.kwLeafHits.push(-1);
     }
     return leaves;
+  }
+
+  /** Record which keyword literals (see KeywordLiterals) occur in this event's keyword leaves. */
+  setKeywordHits(bits: Uint32Array, base: number): void {
+    this.kwHits = bits;
+    this.kwHitBase = base;
+    this.kwHitsEpoch = this.epoch;
+  }
+
+  /** The keyword scan found some literal in keyword leaf `i` (after `keywordLeaves()`). */
+  setKeywordLeafHit(i: number): void {
+    this.kwLeafHits[i] = this.epoch;
+  }
+
+  /**
+   * Whether keyword leaf `i` may contain a keyword literal: false only when the scan (keywordHitsKnown)
+   * found none in it.
+   */
+  keywordLeafMayHit(i: number): boolean {
+    return this.kwHitsEpoch !== this.epoch || this.kwLeafHits[i] === this.epoch;
+  }
+
+  /** Whether setKeywordHits was called for the current event. */
+  get keywordHitsKnown(): boolean {
+    return this.kwHitsEpoch === this.epoch;
+  }
+
+  /** Whether keyword literal `id` occurs in a keyword leaf of this event (only when keywordHitsKnown). */
+  keywordHit(id: number): boolean {
+    const b = this.kwHitBase + id;
+    return ((this.kwHits[b >>> 5] as number) & (1 << (b & 31))) !== 0;
   }
 
   /**

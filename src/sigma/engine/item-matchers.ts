@@ -87,7 +87,7 @@ export class FieldItem implements ItemMatcher {
       }
       return NOT_FOUND;
     }
-    const lower = this.needsLower ? scope.lower.lowerOf(value) : undefined;
+    const lower = this.needsLower ? scope.lowerOfField(this.slot, value) : undefined;
     const ms = this.matchers;
     for (let i = from; i < to; i++) {
       if ((ms[i] as LeafMatcher).test(value, lower, scope)) {
@@ -128,6 +128,11 @@ export class KeywordItem implements ItemMatcher {
   constructor(
     readonly matchers: readonly LeafMatcher[],
     readonly all: boolean,
+    /**
+     * Per matcher, the KeywordLiterals ids of its literals when every matcher is plain case-insensitive
+     * `contains` literals (the matcher holds iff one of them occurs in a leaf); else null.
+     */
+    readonly literalIds: readonly Int32Array[] | null = null,
   ) {
     this.needsLower = matchers.some((m) => m.needsLower);
   }
@@ -137,6 +142,8 @@ export class KeywordItem implements ItemMatcher {
   private foundSerial = -1;
 
   matches(scope: EvalScope): boolean {
+    const ids = this.literalIds;
+    if (ids !== null && scope.keywordHitsKnown) return this.fromHits(ids, scope);
     const ms = this.matchers;
     if (!this.all) {
       this.found = this.find(0, ms.length, scope);
@@ -147,11 +154,25 @@ export class KeywordItem implements ItemMatcher {
     return true;
   }
 
+  /** `matches` from the literal bits of the candidate index's keyword scan. */
+  private fromHits(ids: readonly Int32Array[], scope: EvalScope): boolean {
+    for (let i = 0; i < ids.length; i++) {
+      const lits = ids[i] as Int32Array;
+      let hit = false;
+      for (let k = 0; k < lits.length && !hit; k++) hit = scope.keywordHit(lits[k] as number);
+      if (hit !== this.all) return hit;
+    }
+    return this.all;
+  }
+
   /** Index of the first keyword leaf satisfying one of matchers [from, to), or -1. */
   private find(from: number, to: number, scope: EvalScope): number {
     const leaves = scope.keywordLeaves();
     const ms = this.matchers;
+    // A leaf without any scanned literal cannot satisfy literal matchers.
+    const skipMisses = this.literalIds !== null;
     for (let k = 0; k < leaves.count; k++) {
+      if (skipMisses && !scope.keywordLeafMayHit(k)) continue;
       const leaf = leaves.items[k];
       const lower = this.needsLower ? scope.keywordLower(k) : undefined;
       for (let i = from; i < to; i++) if ((ms[i] as LeafMatcher).test(leaf, lower, scope)) return k;

@@ -92,7 +92,7 @@ export class ContainsAnyText implements LeafMatcher {
   readonly needsLower: boolean;
   readonly automaton: AhoCorasick;
   constructor(
-    literals: readonly string[],
+    readonly literals: readonly string[],
     readonly cased: boolean,
   ) {
     this.needsLower = !cased;

@@ -153,7 +153,7 @@ export class FieldRefMatcher implements LeafMatcher {
       for (let i = 0; i < ref.count; i++) if (this.anyRef(own, ref.items[i], scope, depth + 1)) return true;
       return false;
     }
-    const other = this.cased ? textOf(ref) : scope.lower.lowerOf(ref);
+    const other = this.cased ? textOf(ref) : scope.lowerOfField(this.refSlot, ref);
     if (other === undefined) return false;
     switch (this.mode) {
       case 'eq':

@@ -3,7 +3,9 @@
 // require each operand, so each operand's witness is required on its own; `or` needs a witness from every
 // operand and requires their union; `not` gives none. A rule keeps its cheapest required witnesses (at
 // most MAX_WITNESSES). The literals are derived exactly as the matchers derive theirs (same normalisation
-// and lowercasing, regex literals that every match contains), which is what makes the index sound.
+// and lowercasing, `startswith`/`endswith` shapes anchored, regex literals that every match contains),
+// which is what makes the index sound; a field item without a literal still requires its field to be
+// present unless a `null` value lets absence satisfy it.
 import type { ConditionNode, Detection, DetectionItem, SigmaValue, StringPart } from '../ast.js';
 import { keywordParts } from './keyword-parts.js';
 import { requiredRegexLiteral } from './regex-literal.js';
@@ -14,10 +16,16 @@ export type Probe =
   | { readonly kind: 'exact'; readonly field: string; readonly key: string }
   /** A leaf of `field` is a number, or a decimal string, equal to `value`. */
   | { readonly kind: 'number'; readonly field: string; readonly value: number }
+  /** The lowercased text form of a leaf of `field` starts with `key` (non-empty). */
+  | { readonly kind: 'prefix'; readonly field: string; readonly key: string }
+  /** The lowercased text form of a leaf of `field` ends with `key` (non-empty). */
+  | { readonly kind: 'suffix'; readonly field: string; readonly key: string }
   /** The lowercased text form of a leaf of `field` contains `key`. */
   | { readonly kind: 'substring'; readonly field: string; readonly key: string }
   /** The lowercased text form of some keyword-searched leaf contains `key`. */
-  | { readonly kind: 'keyword'; readonly key: string };
+  | { readonly kind: 'keyword'; readonly key: string }
+  /** `field` resolves in the event (to anything, null included). */
+  | { readonly kind: 'present'; readonly field: string };
 
 /** Any one probe suffices; an empty witness means the rule can never match. */
 export type Witness = readonly Probe[];
@@ -32,9 +40,16 @@ export function literalCost(p: Probe): number {
       return 1;
     case 'number':
       return 4;
+    case 'prefix':
+    case 'suffix':
+      // Anchored: rarer than the same text anywhere.
+      return 1 + 8 / p.key.length;
     case 'substring':
     case 'keyword':
       return 1 + 16 / p.key.length;
+    case 'present':
+      // Most events of a logsource carry its fields: a last resort.
+      return 32;
     default: {
       const never: never = p;
       throw new Error(`unknown probe ${String(never)}`);
@@ -93,6 +108,9 @@ function fieldValueWitness(field: string, v: SigmaValue): Witness | null {
       const only = parts[0];
       if (parts.length === 0) return [{ kind: 'exact', field, key: '' }];
       if (parts.length === 1 && only?.t === 'lit') return [{ kind: 'exact', field, key: only.s.toLowerCase() }];
+      const last = parts[1];
+      if (parts.length === 2 && only?.t === 'lit' && last?.t === 'any' && only.s !== '') return [{ kind: 'prefix', field, key: only.s.toLowerCase() }];
+      if (parts.length === 2 && only?.t === 'any' && last?.t === 'lit' && last.s !== '') return [{ kind: 'suffix', field, key: last.s.toLowerCase() }];
       const key = longestLiteral(parts);
       return key === '' ? null : [{ kind: 'substring', field, key }];
     }
@@ -140,10 +158,22 @@ function keywordValueWitness(v: SigmaValue, modifiers: readonly string[]): Witne
 function itemRequires(item: DetectionItem): Witness[] {
   const field = item.field;
   if (item.negated || item.values.length === 0) return [];
+  if (field !== null && item.values[0]?.kind === 'exists') return item.values[0].value ? [[{ kind: 'present', field }]] : [];
   const ws = item.values.map((v) => (field === null ? keywordValueWitness(v, item.modifiers) : fieldValueWitness(field, v)));
-  if (item.linking === 'and') return ws.filter((w): w is Witness => w !== null);
+  // Without a literal, a field item still needs its field unless absence can satisfy it (`null` values).
+  const present: Witness[] = field === null ? [] : [[{ kind: 'present', field }]];
+  if (item.linking === 'and') {
+    const required = ws.filter((w): w is Witness => w !== null);
+    return required.length > 0 || item.values.every(mayMatchAbsent) ? required : present;
+  }
   const u = union(ws);
-  return u === null ? [] : [u];
+  if (u !== null) return [u];
+  return item.values.some(mayMatchAbsent) ? [] : present;
+}
+
+/** Whether a field value can hold for an absent field (FieldItem's `absentResult`): `null`, alone or expanded. */
+function mayMatchAbsent(v: SigmaValue): boolean {
+  return v.kind === 'null' || (v.kind === 'expansion' && v.alternatives.some(mayMatchAbsent));
 }
 
 /** An OR needs one witness from every branch: the union of each branch's cheapest. */
@@ -152,8 +182,22 @@ function eitherRequires(branches: readonly Witness[][], probeCost: ProbeCost): W
   return u === null ? [] : [u];
 }
 
-function detectionRequires(d: Detection, probeCost: ProbeCost): Witness[] {
-  const reqs = d.children.map((c) => (c.kind === 'item' ? itemRequires(c) : detectionRequires(c, probeCost)));
+/**
+ * Items' requirements by item: they do not depend on the probe cost, so a rule set's two passes (one to
+ * count popularity, one to choose) derive each item's literals once.
+ */
+export type ItemRequirements = WeakMap<DetectionItem, Witness[]>;
+
+function detectionRequires(d: Detection, probeCost: ProbeCost, items: ItemRequirements): Witness[] {
+  const reqs = d.children.map((c) => {
+    if (c.kind !== 'item') return detectionRequires(c, probeCost, items);
+    let r = items.get(c);
+    if (r === undefined) {
+      r = itemRequires(c);
+      items.set(c, r);
+    }
+    return r;
+  });
   return d.linking === 'and' ? reqs.flat() : eitherRequires(reqs, probeCost);
 }
 
@@ -168,13 +212,14 @@ function requiredWitnesses(
   conditions: readonly ConditionNode[],
   detections: ReadonlyMap<string, Detection>,
   probeCost: ProbeCost,
+  items: ItemRequirements,
 ): Witness[] {
   const memo = new Map<string, Witness[]>();
   const ofId = (name: string): Witness[] => {
     let r = memo.get(name);
     if (r === undefined) {
       const d = detections.get(name);
-      r = d === undefined ? [] : detectionRequires(d, probeCost);
+      r = d === undefined ? [] : detectionRequires(d, probeCost, items);
       memo.set(name, r);
     }
     return r;
@@ -220,8 +265,9 @@ export function chooseWitnesses(
   conditions: readonly ConditionNode[],
   detections: ReadonlyMap<string, Detection>,
   probeCost: ProbeCost = literalCost,
+  items: ItemRequirements = new WeakMap(),
 ): Witness[] {
-  return requiredWitnesses(conditions, detections, probeCost).slice(0, MAX_WITNESSES);
+  return requiredWitnesses(conditions, detections, probeCost, items).slice(0, MAX_WITNESSES);
 }
 
 /**
@@ -237,7 +283,9 @@ export interface RuleConditions {
 }
 
 function probeKey(p: Probe): string {
-  return p.kind === 'keyword' ? `k\0${p.key}` : `${p.kind}\0${p.field}\0${p.kind === 'number' ? p.value : p.key}`;
+  if (p.kind === 'keyword') return `k\0${p.key}`;
+  if (p.kind === 'present') return `p\0${p.field}`;
+  return `${p.kind}\0${p.field}\0${p.kind === 'number' ? p.value : p.key}`;
 }
 
 /**
@@ -247,15 +295,16 @@ function probeKey(p: Probe): string {
  * every rule's options, and each rule then keeps the options with the fewest expected candidates.
  */
 export function chooseRuleSetWitnesses(rules: readonly (RuleConditions | null)[]): Witness[][] {
+  const items: ItemRequirements = new WeakMap();
   const popularity = new Map<string, number>();
   for (const r of rules) {
     if (r === null) continue;
     const keys = new Set<string>();
-    for (const w of requiredWitnesses(r.conditions, r.detections, literalCost)) for (const p of w) keys.add(probeKey(p));
+    for (const w of requiredWitnesses(r.conditions, r.detections, literalCost, items)) for (const p of w) keys.add(probeKey(p));
     for (const k of keys) popularity.set(k, (popularity.get(k) ?? 0) + 1);
   }
   // literalCost's premium on numbers is a guess that numbers (event ids) are shared; here it is counted.
   const shared: ProbeCost = (p) => (p.kind === 'number' ? 1 : literalCost(p)) * Math.max(1, popularity.get(probeKey(p)) ?? 0);
   // An empty witness can never be carried: a rule that can never match is never a candidate.
-  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
+  return rules.map((r) => (r === null ? [[]] : chooseWitnesses(r.conditions, r.detections, shared, items).filter((w, i) => i === 0 || cost(w, shared) <= SECOND_WITNESS_COST)));
 }

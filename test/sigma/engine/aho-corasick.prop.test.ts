@@ -1,8 +1,8 @@
 // The automaton reports exactly the literals that occur in a text (naive `includes` as the oracle),
-// whatever number of nodes get dense rows.
+// whatever number of nodes get dense rows (and whichever nodes those are).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AhoCorasick } from '../../../src/sigma/engine/aho-corasick.js';
+import { AhoCorasick, isDigitsNumber, SCAN_HIT, SCAN_NON_ASCII } from '../../../src/sigma/engine/aho-corasick.js';
 
 const unit = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '\\', '.', 'é', '😀', '—');
 const literal = fc.string({ unit, minLength: 1, maxLength: 4 });
@@ -22,7 +22,9 @@ describe('Aho-Corasick', () => {
       fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), texts, denseRows, (lits, ts, rows) => {
         const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
         for (const text of ts) {
-          expect(marked(lits, (bits) => ac.scan(text, bits))).toEqual(lits.map((l) => text.includes(l)));
+          let hit: boolean | undefined;
+          expect(marked(lits, (bits) => (hit = ac.scan(text, bits)))).toEqual(lits.map((l) => text.includes(l)));
+          expect(hit).toBe(lits.some((l) => text.includes(l)));
           expect(ac.occursIn(text)).toBe(lits.some((l) => text.includes(l)));
         }
       }),
@@ -35,9 +37,11 @@ describe('Aho-Corasick', () => {
       fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), texts, denseRows, (lits, ts, rows) => {
         const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
         for (const text of ts) {
-          let ascii: boolean | undefined;
-          expect(marked(lits, (bits) => (ascii = ac.scanLowered(text, bits)))).toEqual(lits.map((l) => text.toLowerCase().includes(l)));
-          expect(ascii).toBe(/^[\x00-\x7f]*$/.test(text));
+          let flags = 0;
+          const expected = lits.map((l) => text.toLowerCase().includes(l));
+          expect(marked(lits, (bits) => (flags = ac.scanLowered(text, bits)))).toEqual(expected);
+          expect((flags & SCAN_NON_ASCII) === 0).toBe(/^[\x00-\x7f]*$/.test(text));
+          expect((flags & SCAN_HIT) !== 0).toBe(expected.some((x) => x));
         }
       }),
       { numRuns: 1000 },
@@ -59,5 +63,21 @@ describe('Aho-Corasick', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  test('scanDigits marks what scan marks in the decimal text of a non-negative safe integer', () => {
+    const digitLiteral = fc.string({ unit: fc.constantFrom('0', '1', '2', '9', '-', 'e'), minLength: 1, maxLength: 3 });
+    const n = fc.oneof(fc.nat(), fc.constantFrom(0, -0, 10, 4624, Number.MAX_SAFE_INTEGER), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+    fc.assert(
+      fc.property(fc.uniqueArray(digitLiteral, { minLength: 1, maxLength: 20 }), n, denseRows, (lits, x, rows) => {
+        expect(isDigitsNumber(x)).toBe(true);
+        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows);
+        let hit: boolean | undefined;
+        expect(marked(lits, (bits) => (hit = ac.scanDigits(x, bits)))).toEqual(lits.map((l) => String(x).includes(l)));
+        expect(hit).toBe(lits.some((l) => String(x).includes(l)));
+      }),
+      { numRuns: 500 },
+    );
+    for (const x of [-1, 1.5, 1e21, Number.MAX_SAFE_INTEGER + 2, Number.NaN]) expect(isDigitsNumber(x)).toBe(false);
   });
 });

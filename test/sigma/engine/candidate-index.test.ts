@@ -33,22 +33,26 @@ describe('witness choice', () => {
   const filter = and(item('User', [lit('SYSTEM')]));
 
   test('an and picks its cheapest required operand', () => {
-    expect(witness('sel', { sel })).toEqual([{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }]);
+    expect(witness('sel', { sel })).toEqual([{ kind: 'suffix', field: 'Image', key: '\\cmd.exe' }]);
     expect(witness('sel and filter', { sel, filter })).toEqual([{ kind: 'exact', field: 'User', key: 'system' }]);
   });
 
   test('identifiers under not give no witness', () => {
-    expect(witness('sel and not filter', { sel, filter })).toEqual([{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }]);
+    expect(witness('sel and not filter', { sel, filter })).toEqual([{ kind: 'suffix', field: 'Image', key: '\\cmd.exe' }]);
     expect(witness('not filter', { filter })).toBeNull();
   });
 
   test('an or needs a witness from every branch and takes their union', () => {
     const other = and(item('Ip', [{ kind: 'cidr', network: '10.0.0.0/8' }]));
     expect(witness('sel or filter', { sel, filter })).toEqual([
-      { kind: 'substring', field: 'Image', key: '\\cmd.exe' },
+      { kind: 'suffix', field: 'Image', key: '\\cmd.exe' },
       { kind: 'exact', field: 'User', key: 'system' },
     ]);
-    expect(witness('sel or other', { sel, other })).toBeNull();
+    expect(witness('sel or other', { sel, other })).toEqual([
+      { kind: 'suffix', field: 'Image', key: '\\cmd.exe' },
+      { kind: 'present', field: 'Ip' },
+    ]);
+    expect(witness('sel or not other', { sel, other })).toBeNull();
     expect(witness('1 of sel*', { sel_a: sel, sel_b: filter })).toHaveLength(2);
     expect(witness('all of sel*', { sel_a: sel, sel_b: filter })).toEqual([{ kind: 'exact', field: 'User', key: 'system' }]);
   });
@@ -56,11 +60,11 @@ describe('witness choice', () => {
   test('value lists are unions, |all items pick one value, lists of maps need every element', () => {
     const list = and(item('Image', [ends('\\a.exe'), lit('B.EXE')]));
     expect(witness('s', { s: list })).toEqual([
-      { kind: 'substring', field: 'Image', key: '\\a.exe' },
+      { kind: 'suffix', field: 'Image', key: '\\a.exe' },
       { kind: 'exact', field: 'Image', key: 'b.exe' },
     ]);
     const all = and(item('C', [ends('ab'), ends('abcdef')], { linking: 'and' }));
-    expect(witness('s', { s: all })).toEqual([{ kind: 'substring', field: 'C', key: 'abcdef' }]);
+    expect(witness('s', { s: all })).toEqual([{ kind: 'suffix', field: 'C', key: 'abcdef' }]);
     expect(witness('s', { s: or(and(item('A', [lit('x')])), and(item('B', [{ kind: 'null' }]))) })).toBeNull();
   });
 
@@ -69,17 +73,35 @@ describe('witness choice', () => {
     expect(witness('s', { s: re })).toEqual([{ kind: 'substring', field: 'C', key: 'invoke-' }]);
   });
 
-  test('negated, cased, null, cidr and wildcard-only values give none', () => {
+  test('negated items, null values and exists: false give none', () => {
     for (const d of [
       and(item('A', [lit('x')], { negated: true })),
-      and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),
       and(item('A', [])),
-      and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }])),
-      and(item('A', [{ kind: 'string', parts: [{ t: 'any' }], cased: false }])),
-      and(item('A', [{ kind: 'exists', value: true }])),
+      and(item('A', [lit('x'), { kind: 'null' }])),
+      and(item('A', [{ kind: 'null' }, { kind: 'null' }], { linking: 'and' })),
+      and(item('A', [{ kind: 'expansion', alternatives: [lit('x'), { kind: 'null' }] }])),
+      and(item('A', [{ kind: 'exists', value: false }])),
     ]) {
       expect(witness('s', { s: d })).toBeNull();
     }
+  });
+
+  test('cased, cidr, wildcard-only, fieldref and exists: true values need their field to resolve', () => {
+    for (const d of [
+      and(item('A', [{ kind: 'string', parts: [{ t: 'lit', s: 'x' }], cased: true }])),
+      and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }])),
+      and(item('A', [{ kind: 'string', parts: [{ t: 'any' }], cased: false }])),
+      and(item('A', [{ kind: 'fieldref', field: 'B', mode: 'eq', cased: false }])),
+      and(item('A', [{ kind: 'exists', value: true }])),
+      and(item('A', [lit('x'), { kind: 'cidr', network: '10.0.0.0/8' }])),
+      and(item('A', [{ kind: 'null' }, { kind: 'cidr', network: '10.0.0.0/8' }], { linking: 'and' })),
+    ]) {
+      expect(witness('s', { s: d })).toEqual([{ kind: 'present', field: 'A' }]);
+    }
+    // A literal is preferred to presence.
+    expect(witness('s', { s: and(item('A', [{ kind: 'cidr', network: '10.0.0.0/8' }]), item('B', [lit('y')])) })).toEqual([
+      { kind: 'exact', field: 'B', key: 'y' },
+    ]);
   });
 
   test('keywords are witnessed by a literal of the keyword leaves', () => {
@@ -95,14 +117,14 @@ describe('several required witnesses', () => {
   test('the two cheapest independently required witnesses are kept', () => {
     expect(witnesses('sel', { sel })).toEqual([
       [{ kind: 'exact', field: 'User', key: 'bob' }],
-      [{ kind: 'substring', field: 'Image', key: '\\cmd.exe' }],
+      [{ kind: 'suffix', field: 'Image', key: '\\cmd.exe' }],
     ]);
   });
   test('each value of an |all item is required on its own; repeats count once', () => {
     const all = and(item('C', [ends('abc'), ends('xyz')], { linking: 'and' }));
     expect(witnesses('s and s', { s: all })).toEqual([
-      [{ kind: 'substring', field: 'C', key: 'abc' }],
-      [{ kind: 'substring', field: 'C', key: 'xyz' }],
+      [{ kind: 'suffix', field: 'C', key: 'abc' }],
+      [{ kind: 'suffix', field: 'C', key: 'xyz' }],
     ]);
   });
   test('an or keeps one witness: the union of its branches', () => {
@@ -132,7 +154,7 @@ describe('witnesses across a rule set', () => {
 
   test('a literal every rule requires is not chosen over one that tells the rules apart', () => {
     const chosen = chooseRuleSetWitnesses(images);
-    chosen.forEach((ws, i) => expect(ws[0]).toEqual([{ kind: 'substring', field: 'Image', key: names[i] }]));
+    chosen.forEach((ws, i) => expect(ws[0]).toEqual([{ kind: 'suffix', field: 'Image', key: names[i] }]));
   });
 
   test('or branches avoid shared literals too', () => {
@@ -142,8 +164,8 @@ describe('witnesses across a rule set', () => {
     });
     const ws = chooseRuleSetWitnesses([...images, branchy]).at(-1);
     expect(ws?.[0]).toEqual([
-      { kind: 'substring', field: 'CommandLine', key: 'whoami /all' },
-      { kind: 'substring', field: 'Image', key: '\\d.exe' },
+      { kind: 'suffix', field: 'CommandLine', key: 'whoami /all' },
+      { kind: 'suffix', field: 'Image', key: '\\d.exe' },
     ]);
   });
 
@@ -167,25 +189,37 @@ describe('probing', () => {
       [[{ kind: 'exact', field: 'a.b', key: 'x' }]],
       [[]],
       [[{ kind: 'exact', field: 'User', key: 'system' }], [{ kind: 'substring', field: 'Image', key: 'x' }]],
+      [[{ kind: 'prefix', field: 'Image', key: 'c:\\win' }]],
+      [[{ kind: 'suffix', field: 'Image', key: '\\cmd.exe' }, { kind: 'suffix', field: 'Pid', key: '24' }]],
+      [[{ kind: 'present', field: 'p.q' }]],
     ],
     table,
   );
   const scope = new EvalScope(table.paths, null, 0);
 
   function candidates(event: Record<string, unknown>): number[] {
-    const bits = ruleBits(8);
+    const bits = ruleBits(11);
     scope.begin(event);
     index.probe(scope, bits, null);
-    return [0, 1, 2, 3, 4, 5, 6, 7].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
+    return [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter((r) => ((bits[r >>> 5] as number) & (1 << (r & 31))) !== 0);
   }
 
   test('rules without a witness are always candidates, rules with an empty one never', () => {
-    expect(index.witnessed).toBe(7);
+    expect(index.witnessed).toBe(10);
     expect(candidates({})).toEqual([3]);
   });
 
   test('events carrying a witness make its rule a candidate', () => {
-    expect(candidates({ Image: 'C:\\Windows\\CMD.EXE' })).toEqual([0, 3]);
+    expect(candidates({ Image: 'C:\\Windows\\CMD.EXE' })).toEqual([0, 3, 8, 9]);
+    expect(candidates({ Image: 'D:\\CMD.EXE\\x' })).toEqual([0, 3]);
+    expect(candidates({ Image: 'c:\\wİn\\CMD.EXE' })).toEqual([0, 3, 9]);
+    expect(candidates({ Image: 'C:\\WINİ' })).toEqual([3, 8]);
+    expect(candidates({ Pid: 624 })).toEqual([3, 9]);
+    expect(candidates({ p: { q: null } })).toEqual([3, 10]);
+    expect(candidates({ 'p.q': 0 })).toEqual([3, 10]);
+    expect(candidates({ p: [{ r: 1 }, { q: [] }] })).toEqual([3, 10]);
+    expect(candidates({ p: [{ r: 1 }], q: 1 })).toEqual([3]);
+    expect(candidates({ p: 'q' })).toEqual([3]);
     expect(candidates({ User: 'System' })).toEqual([1, 3]);
     expect(candidates({ User: 'Systems' })).toEqual([3]);
     expect(candidates({ EventID: '04624' })).toEqual([2, 3]);

@@ -2,7 +2,7 @@
 // signals and the process kept to `listen()` and the command action.
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { CAC } from 'cac';
 import pino from 'pino';
@@ -33,14 +33,16 @@ import {
   EventPipeline,
   InputQueue,
   OutputDepth,
-  logsourceOf,
+  createBatchDetector,
+  inlineDetector,
   parseSinkUri,
   recoverCorrelations,
   SinkWorker,
   snapshotCorrelations,
+  startWorkerPool,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, Detector, DetectSettings, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
@@ -68,6 +70,18 @@ export interface DaemonDeps {
   readonly stdin?: AsyncIterable<string | Uint8Array>;
   /** The stdout sink's stream. */
   readonly stdout?: LineWritable;
+  /** Test hook (`SVC_DETECT_CRASH_AT=<n>`): the first detection worker dies on its n-th batch. */
+  readonly detectCrashAt?: number;
+}
+
+/**
+ * `auto` detection workers: measured with bench:daemon on 2 cores shared with the posters, ONE
+ * worker beside the main thread (main: HTTP, correlation, commits; worker: decode and evaluate)
+ * gave the best throughput; more threads than cores only add switching.
+ */
+export function detectWorkerCount(setting: DaemonConfig['engine']['detect_workers'], cores = availableParallelism()): number {
+  if (setting !== 'auto') return setting;
+  return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores - 1);
 }
 
 export interface Daemon {
@@ -81,6 +95,8 @@ export interface Daemon {
 }
 
 const SNAPSHOT_MS_PER_SECOND = 1000;
+/** `auto` never starts more workers than this: past it, main's share of each event is the limit. */
+const AUTO_MAX_WORKERS = 4;
 
 /** Build and start the daemon's data path (no sockets). Throws DaemonExit. */
 export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
@@ -147,6 +163,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   if (dlqPath !== undefined) await mkdir(dirname(dlqPath), { recursive: true });
   const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
+  const routing = config.logsource_routing;
+  const settings: DetectSettings = {
+    format: decoder.config.format,
+    syslogTzMinutes: decoder.config.syslog_tz_minutes,
+    includeEvent: config.output.include_event,
+    ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
+  };
   const capacity = config.input.buffer_size;
   const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
   const workers = specs.map((spec) => {
@@ -169,15 +192,25 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const routing = config.logsource_routing;
+  const workerCount = detectWorkerCount(config.engine.detect_workers);
+  let detector: Detector;
+  try {
+    detector = workerCount === 0
+      ? inlineDetector(loaded.ruleSet, createBatchDetector(settings))
+      : await startWorkerPool(loaded.inputs, { workers: workerCount, settings, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) });
+  } catch (error) {
+    for (const w of workers) await w.target.close();
+    await store.close();
+    throw new DaemonExit(`cannot start the detection workers: ${error instanceof Error ? error.message : String(error)}`, 3);
+  }
+  log.child({ component: 'detect' }).info({ workers: workerCount }, 'detection ready');
   const processor = new BatchProcessor(ctx, {
     store,
     decoder,
+    detector,
     rules: () => active,
     journal,
     source: config.input.source,
-    includeEvent: config.output.include_event,
-    ...(routing.enabled ? { logsourceOf: logsourceOf(routing.field_map, routing.event_logsource) } : {}),
     crash,
     sinkRoom: () => Promise.all(workers.map((w) => w.room())).then(() => undefined),
     committed: (results, firstOseq) => {
@@ -202,13 +235,22 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const runReload = async (): Promise<boolean> => {
     metrics.svc_reloads_total.inc();
     const next = await loadDaemonRules(config, rulesPath);
-    if (!next.ok) {
+    const failed = (reason: string, problems: number): false => {
       metrics.svc_reloads_failed_total.inc();
-      readiness.send({ type: 'reload_failed', at: clock.now(), error: next.reason });
-      reloadLog.error({ reason: next.reason, problems: next.problems.length }, 'reload failed; previous rules keep serving');
+      readiness.send({ type: 'reload_failed', at: clock.now(), error: reason });
+      reloadLog.error({ reason, problems }, 'reload failed; previous rules keep serving');
       return false;
+    };
+    if (!next.ok) return failed(next.reason, next.problems.length);
+    try {
+      await detector.prepare(next.ruleSet, next.inputs);
+    } catch (error) {
+      detector.discard();
+      return failed(error instanceof Error ? error.message : String(error), 0);
     }
     await pipeline.exclusive(async () => {
+      // Workers and main switch together: nothing is in flight here.
+      detector.activate();
       const carried = carryOver(active.runtime, next.ruleSet.correlations.correlations, optionsFor(next.ruleSet));
       active = { ruleSet: next.ruleSet, runtime: carried.runtime };
       journal.drafts.push(definitionsRecord(next.ruleSet.correlations.correlations, clock.now()));
@@ -240,6 +282,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await unwatch();
       tail?.closeAll();
       const drained = await pipeline.stop(config.output.drain_timeout * 1000);
+      await detector.close();
       await dlq.flush();
       for (const w of workers) await w.target.close();
       await store.close();
@@ -297,6 +340,12 @@ function crashHookFromEnv(value: string | undefined): CrashHook {
   };
 }
 
+/** `SVC_DETECT_CRASH_AT=<n>`: the first detection worker throws on its n-th batch (worker restart tests). */
+function detectCrashFromEnv(value: string | undefined): { detectCrashAt?: number } {
+  const n = Number.parseInt(value ?? '', 10);
+  return Number.isInteger(n) && n > 0 ? { detectCrashAt: n } : {};
+}
+
 const KNOWN_OPTIONS = new Set(['--', 'help', 'h', 'version', 'v', ...DAEMON_FLAGS.flatMap((f) => [f.name, f.name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())]), 'r', 'p']);
 
 /** The daemon command's action: the whole process lifecycle. Resolves with the exit code. */
@@ -339,6 +388,7 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     daemon = await buildDaemon(config, {
       log,
       crashHook: crashHookFromEnv(process.env['SVC_CRASH_AT']),
+      ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
       ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
       stdout: process.stdout,
     });

@@ -5,10 +5,10 @@ import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } f
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
-import { evaluateEvent } from './event-results.js';
+import type { DetectedBatch, ResultHead } from './detect/detect-batch.js';
+import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
-import type { LogsourceOf } from './logsource-of.js';
 import type { StageContext } from './stage-context.js';
 
 /** The rules in force; swapped as a whole by a reload, between batches. */
@@ -36,22 +36,24 @@ export const TICK_EVERY_MS = 1_000;
 /** A committed result as sinks and the tail see it. */
 export type ResultLine = { readonly result_id: string } & SigmaResult;
 
-/** A committed result with its NDJSON text, serialised once for the outbox, every sink and the tail. */
+/** A committed result: its NDJSON text, serialised once for the outbox, every sink and the tail. */
 export interface CommittedResult {
-  readonly line: ResultLine;
+  readonly result_id: string;
+  /** What metrics and tail filters read, without parsing the text. */
+  readonly head: ResultHead;
   readonly text: string;
 }
 
 export interface BatchProcessorDeps {
   readonly store: StateStore;
+  /** Parse errors are reported here, in input order. */
   readonly decoder: Decoder;
+  /** The detection stage (inline or worker threads), under the same rules as `rules()`. */
+  readonly detector: Detector;
   readonly rules: () => ActiveRules;
   readonly journal: JournalBuffer;
   /** `input.source` of the commits (`http`, `stdin`). */
   readonly source: string;
-  readonly includeEvent: boolean;
-  /** `--logsource-routing`: the event's logsource for the engine's router. */
-  readonly logsourceOf?: LogsourceOf;
   readonly crash: CrashHook;
   /** Resolves when every blocking sink has room (back-pressure from the sinks). */
   readonly sinkRoom: () => Promise<void>;
@@ -60,6 +62,15 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+}
+
+/** A batch taken off the queue whose detection is under way. */
+export interface EvaluatingBatch {
+  readonly units: readonly InputUnit[];
+  /** The units' lines, in order. */
+  readonly lines: readonly string[];
+  readonly detected: Promise<DetectedBatch>;
+  readonly dequeuedAt: number;
 }
 
 const LEVEL_UNKNOWN = 'unknown';
@@ -76,40 +87,60 @@ interface CommittingBatch {
   readonly active: ActiveRules;
 }
 
+/** `{"result_id":"…",` + the rest of a detection's text: the same bytes as stringifying it with the id first. */
+function withResultId(id: string, text: string): string {
+  return `{"result_id":${JSON.stringify(id)},${text.slice(1)}`;
+}
+
 /**
- * One batch: decode, evaluate (detections, then correlations whose `record` hook journals the group
- * events), give each result its deterministic id, and commit journal + outbox (+ idempotency
- * answer) in ONE transaction. Units are settled only after the commit, so `accepted` is durable.
+ * One batch: detection (decode, evaluate, detection results; possibly on a worker thread), then in
+ * input order correlations (whose `record` hook journals the group events), each result's
+ * deterministic id, and the commit of journal + outbox (+ idempotency answer) in ONE transaction.
+ * Units are settled only after the commit, so `accepted` is durable.
  */
 export class BatchProcessor {
   private readonly byRule = new Map<string, Counter.Internal>();
   private readonly byCorrelation = new Map<string, Counter.Internal>();
   /** Committed totals for `/api/v1/status` (the metric handles only read asynchronously). */
   readonly totals = { events: 0, detections: 0, correlations: 0 };
-  /** Options of events without a routing context, allocated once. */
-  private readonly plain: { readonly includeEvent: boolean };
-  /** Engine routing counters already reported, per engine (a reload brings a fresh engine). */
-  private readonly reported = new WeakMap<object, { pruned: number; without: number }>();
 
   constructor(
     private readonly ctx: StageContext,
     private readonly deps: BatchProcessorDeps,
-  ) {
-    this.plain = { includeEvent: deps.includeEvent };
+  ) {}
+
+  /** Batches the detection stage evaluates at once. */
+  get parallelism(): number {
+    return this.deps.detector.parallelism;
   }
 
   async process(units: readonly InputUnit[], dequeuedAt: number): Promise<void> {
-    await (await this.handOver(units, dequeuedAt)).committed;
+    await (await this.handOver(this.evaluate(units, dequeuedAt))).committed;
+  }
+
+  /** Start detecting a batch; its results are applied by `handOver`, batches in the order taken. */
+  evaluate(units: readonly InputUnit[], dequeuedAt: number): EvaluatingBatch {
+    const lines = units.length === 1 ? (units[0] as InputUnit).lines : units.flatMap((u) => u.lines);
+    return { units, lines, detected: this.deps.detector.detect(lines, this.ctx.clock.now()), dequeuedAt };
   }
 
   /**
-   * Evaluates the batch and hands its commit to the store; resolves once handed over, with
+   * Applies a detected batch and hands its commit to the store; resolves once handed over, with
    * `committed` settling after the commit and its aftermath (settling units, metrics, the tail). The
-   * store sequences commits in call order, so the next batch may be evaluated while this one is written.
+   * store sequences commits in call order, so the next batch may be applied while this one is written.
    */
-  async handOver(units: readonly InputUnit[], dequeuedAt: number): Promise<{ readonly committed: Promise<void> }> {
+  async handOver(batch: EvaluatingBatch): Promise<{ readonly committed: Promise<void> }> {
     const { deps } = this;
-    await deps.sinkRoom();
+    const { units, lines: texts, dequeuedAt } = batch;
+    let detected: DetectedBatch;
+    try {
+      await deps.sinkRoom();
+      detected = await batch.detected;
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const u of units) u.settle?.({ ok: false, error: failure });
+      throw failure;
+    }
     // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();
@@ -118,35 +149,28 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     const outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
-    const answers: { accepted: number; parseErrors: number }[] = [];
-    let line = 0;
-    let events = 0;
-    for (const unit of units) {
-      let parseErrors = unit.oversized;
-      deps.decoder.rejected(unit.oversized);
-      for (const text of unit.lines) {
-        const ordinal = ordinal0 + line++;
-        const event = deps.decoder.decode(text);
-        if (event === undefined) {
-          parseErrors++;
-          continue;
-        }
-        events++;
-        const context = deps.logsourceOf?.(event);
-        const out = evaluateEvent(active.ruleSet, active.runtime, event, now, context === undefined ? this.plain : { includeEvent: deps.includeEvent, context });
-        for (let i = 0; i < out.results.length; i++) {
-          const result = out.results[i] as SigmaResult;
-          const withId = { result_id: resultIdForInput(ordinal, i), ...result } as ResultLine;
-          // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
-          const text = JSON.stringify(withId);
-          lines.push({ line: withId, text });
-          outbox.push({ result_id: withId.result_id, payload: text });
-          this.countResult(result);
-        }
+    for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
+    for (const hit of detected.hits) {
+      const ordinal = ordinal0 + hit.line;
+      let n = 0;
+      for (let k = 0; k < hit.texts.length; k++) {
+        const result_id = resultIdForInput(ordinal, n++);
+        const text = withResultId(result_id, hit.texts[k] as string);
+        lines.push({ result_id, head: hit.heads[k] as ResultHead, text });
+        outbox.push({ result_id, payload: text });
       }
-      answers.push({ accepted: unit.lines.length, parseErrors });
+      if (hit.correlate === undefined) continue;
+      for (const result of active.runtime.onEvent(hit.correlate.matched, hit.correlate.event, now)) {
+        const result_id = resultIdForInput(ordinal, n++);
+        // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
+        const text = JSON.stringify({ result_id, ...result });
+        lines.push({ result_id, head: result, text });
+        outbox.push({ result_id, payload: text });
+      }
     }
-    const elapsed = (performance.now() - started) / 1000;
+    const answers = this.answers(units, detected.parseErrors);
+    const events = texts.length - detected.parseErrors.length;
+    const elapsed = detected.seconds + (performance.now() - started) / 1000;
     const keyed = units.length === 1 ? units[0]?.idempotencyKey : undefined;
     const answer = answers[0];
     this.tick(active.runtime);
@@ -155,12 +179,31 @@ export class BatchProcessor {
     const commit = deps.store.commitBatch({
         records,
         outbox,
-        input: { count: line, source: deps.source },
+        input: { count: texts.length, source: deps.source },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }
           : {}),
     });
-    return { committed: this.afterCommit(commit, { units, answers, lines, events, line, elapsed, dequeuedAt, active }) };
+    this.reportRouting(detected);
+    return { committed: this.afterCommit(commit, { units, answers, lines, events, line: texts.length, elapsed, dequeuedAt, active }) };
+  }
+
+  /** Each unit's answer: its lines, and its parse errors (oversized ones included). */
+  private answers(units: readonly InputUnit[], parseErrors: readonly number[]): { accepted: number; parseErrors: number }[] {
+    const answers: { accepted: number; parseErrors: number }[] = [];
+    let end = 0;
+    let e = 0;
+    for (const unit of units) {
+      this.deps.decoder.rejected(unit.oversized);
+      end += unit.lines.length;
+      let failed = unit.oversized;
+      while (e < parseErrors.length && (parseErrors[e] as number) < end) {
+        failed++;
+        e++;
+      }
+      answers.push({ accepted: unit.lines.length, parseErrors: failed });
+    }
+    return answers;
   }
 
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
@@ -177,17 +220,13 @@ export class BatchProcessor {
     }
     m.svc_events_processed_total.inc(events);
     this.totals.events += events;
-    for (const { line: r } of lines) {
-      if ('correlation_type' in r) this.totals.correlations++;
-      else this.totals.detections++;
-    }
+    for (const { head } of lines) this.countResult(head);
     m.svc_batch_size.observe(line);
     if (events > 0) {
       const perEvent = elapsed / events;
       for (let i = 0; i < events; i++) m.svc_event_processing_seconds.observe(perEvent);
     }
     m.svc_correlation_state_entries.set(active.runtime.stateEntries);
-    this.reportRouting(active);
     units.forEach((u, i) => {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
@@ -196,14 +235,11 @@ export class BatchProcessor {
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 
-  /** `svc_rules_pruned_by_logsource_total` / `svc_events_without_logsource_total` from the engine's stats. */
-  private reportRouting(active: ActiveRules): void {
-    const stats = active.ruleSet.engine.stats;
-    const seen = this.reported.get(stats) ?? { pruned: 0, without: 0 };
+  /** `svc_rules_pruned_by_logsource_total` / `svc_events_without_logsource_total` from the batch's engine counters. */
+  private reportRouting(detected: DetectedBatch): void {
     const m = this.ctx.metrics;
-    if (stats.rulesPrunedByLogsource > seen.pruned) m.svc_rules_pruned_by_logsource_total.inc(stats.rulesPrunedByLogsource - seen.pruned);
-    if (stats.eventsWithoutLogsource > seen.without) m.svc_events_without_logsource_total.inc(stats.eventsWithoutLogsource - seen.without);
-    this.reported.set(stats, { pruned: stats.rulesPrunedByLogsource, without: stats.eventsWithoutLogsource });
+    if (detected.rulesPrunedByLogsource > 0) m.svc_rules_pruned_by_logsource_total.inc(detected.rulesPrunedByLogsource);
+    if (detected.eventsWithoutLogsource > 0) m.svc_events_without_logsource_total.inc(detected.eventsWithoutLogsource);
   }
 
   /** Journals what is buffered (ticks, `$definitions`) without input. */
@@ -227,10 +263,11 @@ export class BatchProcessor {
     runtime.tick(frontier);
   }
 
-  private countResult(result: SigmaResult): void {
+  private countResult(result: ResultHead): void {
     const m = this.ctx.metrics;
     const level = result.level ?? LEVEL_UNKNOWN;
-    if (!('correlation_type' in result)) {
+    if (result.correlation_type === undefined) {
+      this.totals.detections++;
       m.svc_detection_matches_total.inc();
       const key = `${result.rule_title}\u0000${level}`;
       let c = this.byRule.get(key);
@@ -241,6 +278,7 @@ export class BatchProcessor {
       c.inc();
       return;
     }
+    this.totals.correlations++;
     m.svc_correlation_matches_total.inc();
     const key = `${result.rule_title}\u0000${level}\u0000${result.correlation_type}`;
     let c = this.byCorrelation.get(key);

@@ -7,7 +7,9 @@ import { buildRuleSet } from '../../src/sigma/rule-set.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
 import {
   BatchProcessor,
+  createBatchDetector,
   createDecoder,
+  inlineDetector,
   definitionsRecord,
   recoverCorrelations,
   snapshotCorrelations,
@@ -51,13 +53,13 @@ export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, undefined),
+    detector: inlineDetector(ruleSet, createBatchDetector({ format: 'json', syslogTzMinutes: 0, includeEvent: false })),
     rules: () => active,
     journal,
     source: 'http',
-    includeEvent: false,
     crash: () => undefined,
     sinkRoom: () => Promise.resolve(),
-    committed: (r) => committed.push(...r.map((c) => c.line)),
+    committed: (r) => committed.push(...r.map((c) => JSON.parse(c.text) as ResultLine)),
   });
   await processor.commitJournal();
   return {

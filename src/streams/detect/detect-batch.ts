@@ -1,0 +1,124 @@
+// The pure detection step of a batch: raw lines → parse errors and, per matching line, the emitted
+// detection results as JSON text (without `result_id`, which depends on the input ordinal main assigns)
+// plus what the correlation runtime needs. Runs on a worker thread or inline; both give the same bytes.
+import type { MatchedRule } from '../../actors/correlation/index.js';
+import type { LogsourceMap } from '../../protocol/config.js';
+import { decodeLine } from '../../protocol/decode/index.js';
+import type { InputFormat, JsonEvent } from '../../protocol/decode/index.js';
+import type { Match } from '../../sigma/engine/index.js';
+import type { RuleSet } from '../../sigma/rule-set.js';
+import { toDetectionResult } from '../event-results.js';
+import { logsourceOf } from '../logsource-of.js';
+import type { LogsourceOf } from '../logsource-of.js';
+
+/** How lines are decoded and results built: fixed for the daemon's lifetime. */
+export interface DetectSettings {
+  readonly format: InputFormat;
+  /** Offset of zone-less RFC 3164 timestamps, minutes. */
+  readonly syslogTzMinutes: number;
+  readonly includeEvent: boolean;
+  /** `--logsource-routing` maps, absent when routing is off. */
+  readonly routing?: { readonly fieldMap: LogsourceMap; readonly fixed?: LogsourceMap };
+}
+
+/** What metrics and tail filters read of a result, without parsing its text. */
+export interface ResultHead {
+  readonly rule_title: string;
+  readonly rule_id: string | null;
+  readonly level: string | null;
+  readonly correlation_type?: string;
+}
+
+/** A line that matched at least one rule. */
+export interface LineHits {
+  /** Index of the line in the batch. */
+  readonly line: number;
+  /** Emitted detection results, in rule order: JSON text of the result without `result_id`. */
+  readonly texts: readonly string[];
+  readonly heads: readonly ResultHead[];
+  /** Only when a matched rule feeds a correlation: the matched rules and the event, for the runtime. */
+  readonly correlate?: { readonly matched: readonly MatchedRule[]; readonly event: JsonEvent };
+}
+
+export interface DetectedBatch {
+  /** Indexes of lines that did not decode, ascending. */
+  readonly parseErrors: readonly number[];
+  /** Lines with matches, ascending. */
+  readonly hits: readonly LineHits[];
+  /** Engine routing counters of this batch (`svc_rules_pruned_by_logsource_total`, ...). */
+  readonly rulesPrunedByLogsource: number;
+  readonly eventsWithoutLogsource: number;
+  /** Seconds spent decoding and evaluating. */
+  readonly seconds: number;
+}
+
+/** A rule set ready for `detectBatch`: which matched rules the correlation runtime consumes. */
+export interface DetectRules {
+  readonly ruleSet: RuleSet;
+  readonly feedsCorrelation: (rule: MatchedRule) => boolean;
+}
+
+export function detectRules(ruleSet: RuleSet): DetectRules {
+  const consumed = new Set<string>();
+  for (const def of ruleSet.correlations.correlations) {
+    for (const r of def.refs) {
+      if (r.target.kind !== 'detection') continue;
+      if (r.target.id !== undefined) consumed.add(r.target.id);
+      if (r.target.name !== undefined) consumed.add(r.target.name);
+    }
+  }
+  return {
+    ruleSet,
+    feedsCorrelation: (rule) => (rule.id !== undefined && consumed.has(rule.id)) || (rule.name !== undefined && consumed.has(rule.name)),
+  };
+}
+
+const head = (m: Match): ResultHead => ({ rule_title: m.rule.title, rule_id: m.rule.id ?? null, level: m.rule.level ?? null });
+
+/** Evaluates one batch under `rules`; `now` is the batch's clock (syslog years). */
+export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: number) => DetectedBatch;
+
+export function createBatchDetector(settings: DetectSettings): BatchDetector {
+  const routeOf: LogsourceOf | undefined = settings.routing === undefined ? undefined : logsourceOf(settings.routing.fieldMap, settings.routing.fixed);
+  return (rules, lines, now) => detectBatch(rules, settings, routeOf, lines, now);
+}
+
+function detectBatch(rules: DetectRules, settings: DetectSettings, routeOf: LogsourceOf | undefined, lines: readonly string[], now: number): DetectedBatch {
+  const started = performance.now();
+  const { ruleSet } = rules;
+  const stats = ruleSet.engine.stats;
+  const pruned0 = stats.rulesPrunedByLogsource;
+  const without0 = stats.eventsWithoutLogsource;
+  const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
+  const parseErrors: number[] = [];
+  const hits: LineHits[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const decoded = decodeLine(lines[i] as string, settings.format, syslog);
+    if (!decoded.ok) {
+      parseErrors.push(i);
+      continue;
+    }
+    const event = decoded.event;
+    const matches = ruleSet.engine.evaluate(event, routeOf?.(event));
+    if (matches.length === 0) continue;
+    const texts: string[] = [];
+    const heads: ResultHead[] = [];
+    let matched: MatchedRule[] | undefined;
+    for (const m of matches) {
+      const rule = { id: m.rule.id, name: m.rule.rule.name };
+      if (rules.feedsCorrelation(rule)) matched ??= matches.map((x) => ({ id: x.rule.id, name: x.rule.rule.name }));
+      if (!ruleSet.correlations.emitsStandalone({ ...rule, custom: m.rule.rule.custom })) continue;
+      texts.push(JSON.stringify(toDetectionResult(m, event, settings.includeEvent)));
+      heads.push(head(m));
+    }
+    if (texts.length === 0 && matched === undefined) continue;
+    hits.push({ line: i, texts, heads, ...(matched !== undefined ? { correlate: { matched, event } } : {}) });
+  }
+  return {
+    parseErrors,
+    hits,
+    rulesPrunedByLogsource: stats.rulesPrunedByLogsource - pruned0,
+    eventsWithoutLogsource: stats.eventsWithoutLogsource - without0,
+    seconds: (performance.now() - started) / 1000,
+  };
+}

@@ -5,7 +5,8 @@ import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } f
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
-import type { DetectedBatch, ResultHead } from './detect/detect-batch.js';
+import type { CompiledRule } from '../sigma/engine/index.js';
+import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
 import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
@@ -99,7 +100,9 @@ function withResultId(id: string, text: string): string {
  * Units are settled only after the commit, so `accepted` is durable.
  */
 export class BatchProcessor {
-  private readonly byRule = new Map<string, Counter.Internal>();
+  /** Per detection rule: its result head and its `svc_detection_matches_by_rule_total` child. */
+  private readonly heads = new WeakMap<CompiledRule, ResultHead>();
+  private readonly byRule = new WeakMap<ResultHead, Counter.Internal>();
   private readonly byCorrelation = new Map<string, Counter.Internal>();
   /** Committed totals for `/api/v1/status` (the metric handles only read asynchronously). */
   readonly totals = { events: 0, detections: 0, correlations: 0 };
@@ -150,17 +153,23 @@ export class BatchProcessor {
     const outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
-    for (const hit of detected.hits) {
-      const ordinal = ordinal0 + hit.line;
+    const { texts: found, textLines, textRules, correlate } = detected;
+    const compiled = active.ruleSet.engine.rules;
+    // Per line: its detections (rule order), then the correlation results they fired.
+    for (let k = 0, c = 0; k < found.length || c < correlate.length; ) {
+      const next = correlate[c];
+      const line = k < found.length ? Math.min(textLines[k] as number, next?.line ?? Infinity) : (next as CorrelationInput).line;
+      const ordinal = ordinal0 + line;
       let n = 0;
-      for (let k = 0; k < hit.texts.length; k++) {
+      for (; k < found.length && textLines[k] === line; k++) {
         const result_id = resultIdForInput(ordinal, n++);
-        const text = withResultId(result_id, hit.texts[k] as string);
-        lines.push({ result_id, head: hit.heads[k] as ResultHead, text });
+        const text = withResultId(result_id, found[k] as string);
+        lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
         outbox.push({ result_id, payload: text });
       }
-      if (hit.correlate === undefined) continue;
-      for (const result of active.runtime.onEvent(hit.correlate.matched, hit.correlate.event, now)) {
+      if (next === undefined || next.line !== line) continue;
+      c++;
+      for (const result of active.runtime.onEvent(next.matched, next.event, now)) {
         const result_id = resultIdForInput(ordinal, n++);
         // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
         const text = JSON.stringify({ result_id, ...result });
@@ -186,6 +195,15 @@ export class BatchProcessor {
     });
     this.reportRouting(detected);
     return { committed: this.afterCommit(commit, { units, answers, lines, events, line: texts.length, elapsed, dequeuedAt, active }) };
+  }
+
+  private headOf(rule: CompiledRule): ResultHead {
+    let head = this.heads.get(rule);
+    if (head === undefined) {
+      head = { rule_title: rule.title, rule_id: rule.id ?? null, level: rule.level ?? null };
+      this.heads.set(rule, head);
+    }
+    return head;
   }
 
   /** Each unit's answer: its lines, and its parse errors (oversized ones included). */
@@ -220,7 +238,7 @@ export class BatchProcessor {
     }
     m.svc_events_processed_total.inc(events);
     this.totals.events += events;
-    for (const { head } of lines) this.countResult(head);
+    this.countResults(lines);
     m.svc_batch_size.observe(line);
     if (events > 0) {
       const perEvent = elapsed / events;
@@ -263,27 +281,38 @@ export class BatchProcessor {
     runtime.tick(frontier);
   }
 
-  private countResult(result: ResultHead): void {
+  /** Match counters of a committed batch, one increment per rule (label lookups are not free). */
+  private countResults(lines: readonly CommittedResult[]): void {
+    const m = this.ctx.metrics;
+    const perRule = new Map<ResultHead, number>();
+    for (const { head } of lines) {
+      if (head.correlation_type === undefined) perRule.set(head, (perRule.get(head) ?? 0) + 1);
+      else this.countCorrelation(head, head.correlation_type);
+    }
+    let detections = 0;
+    for (const [head, n] of perRule) {
+      detections += n;
+      let c = this.byRule.get(head);
+      if (c === undefined) {
+        c = m.svc_detection_matches_by_rule_total.labels({ rule_title: head.rule_title, level: head.level ?? LEVEL_UNKNOWN });
+        this.byRule.set(head, c);
+      }
+      c.inc(n);
+    }
+    if (detections === 0) return;
+    this.totals.detections += detections;
+    m.svc_detection_matches_total.inc(detections);
+  }
+
+  private countCorrelation(result: ResultHead, type: string): void {
     const m = this.ctx.metrics;
     const level = result.level ?? LEVEL_UNKNOWN;
-    if (result.correlation_type === undefined) {
-      this.totals.detections++;
-      m.svc_detection_matches_total.inc();
-      const key = `${result.rule_title}\u0000${level}`;
-      let c = this.byRule.get(key);
-      if (c === undefined) {
-        c = m.svc_detection_matches_by_rule_total.labels({ rule_title: result.rule_title, level });
-        this.byRule.set(key, c);
-      }
-      c.inc();
-      return;
-    }
     this.totals.correlations++;
     m.svc_correlation_matches_total.inc();
-    const key = `${result.rule_title}\u0000${level}\u0000${result.correlation_type}`;
+    const key = `${result.rule_title}\u0000${level}\u0000${type}`;
     let c = this.byCorrelation.get(key);
     if (c === undefined) {
-      c = m.svc_correlation_matches_by_rule_total.labels({ rule_title: result.rule_title, level, correlation_type: result.correlation_type });
+      c = m.svc_correlation_matches_by_rule_total.labels({ rule_title: result.rule_title, level, correlation_type: type });
       this.byCorrelation.set(key, c);
     }
     c.inc();

@@ -31,7 +31,7 @@ export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';
 export type { TailConfig, TailFanout, TailOpen, TailRequest, TailSink } from './tail-fanout.js';
 export { createBatchDetector, detectRules } from './detect/detect-batch.js';
-export type { BatchDetector, DetectedBatch, DetectRules, DetectSettings, LineHits, ResultHead } from './detect/detect-batch.js';
+export type { BatchDetector, CorrelationInput, DetectedBatch, DetectRules, DetectSettings, ResultHead } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';
 export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';

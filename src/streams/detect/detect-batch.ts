@@ -5,7 +5,7 @@ import type { MatchedRule } from '../../actors/correlation/index.js';
 import type { LogsourceMap } from '../../protocol/config.js';
 import { decodeLine } from '../../protocol/decode/index.js';
 import type { InputFormat, JsonEvent } from '../../protocol/decode/index.js';
-import type { Match } from '../../sigma/engine/index.js';
+import type { CompiledRule, Match } from '../../sigma/engine/index.js';
 import type { RuleSet } from '../../sigma/rule-set.js';
 import { toDetectionResult } from '../event-results.js';
 import { logsourceOf } from '../logsource-of.js';
@@ -29,22 +29,29 @@ export interface ResultHead {
   readonly correlation_type?: string;
 }
 
-/** A line that matched at least one rule. */
-export interface LineHits {
+/** A line whose matches feed a correlation: what the runtime needs for it. */
+export interface CorrelationInput {
   /** Index of the line in the batch. */
   readonly line: number;
-  /** Emitted detection results, in rule order: JSON text of the result without `result_id`. */
-  readonly texts: readonly string[];
-  readonly heads: readonly ResultHead[];
-  /** Only when a matched rule feeds a correlation: the matched rules and the event, for the runtime. */
-  readonly correlate?: { readonly matched: readonly MatchedRule[]; readonly event: JsonEvent };
+  readonly matched: readonly MatchedRule[];
+  readonly event: JsonEvent;
 }
 
+/**
+ * A batch's detections, laid out flat: a worker's answer is structured-cloned, and a few arrays of
+ * strings and integers clone several times faster than an object per result.
+ */
 export interface DetectedBatch {
   /** Indexes of lines that did not decode, ascending. */
   readonly parseErrors: readonly number[];
-  /** Lines with matches, ascending. */
-  readonly hits: readonly LineHits[];
+  /** Emitted detection results in line, then rule order: JSON text without `result_id`. */
+  readonly texts: readonly string[];
+  /** Per text: the line it belongs to. */
+  readonly textLines: Int32Array;
+  /** Per text: the rule's index in `engine.rules` (the same in every copy of the rule set). */
+  readonly textRules: Int32Array;
+  /** Lines whose matches feed a correlation, ascending. */
+  readonly correlate: readonly CorrelationInput[];
   /** Engine routing counters of this batch (`svc_rules_pruned_by_logsource_total`, ...). */
   readonly rulesPrunedByLogsource: number;
   readonly eventsWithoutLogsource: number;
@@ -56,6 +63,7 @@ export interface DetectedBatch {
 export interface DetectRules {
   readonly ruleSet: RuleSet;
   readonly feedsCorrelation: (rule: MatchedRule) => boolean;
+  readonly indexOf: ReadonlyMap<CompiledRule, number>;
 }
 
 export function detectRules(ruleSet: RuleSet): DetectRules {
@@ -69,11 +77,10 @@ export function detectRules(ruleSet: RuleSet): DetectRules {
   }
   return {
     ruleSet,
+    indexOf: new Map(ruleSet.engine.rules.map((r, i) => [r, i])),
     feedsCorrelation: (rule) => (rule.id !== undefined && consumed.has(rule.id)) || (rule.name !== undefined && consumed.has(rule.name)),
   };
 }
-
-const head = (m: Match): ResultHead => ({ rule_title: m.rule.title, rule_id: m.rule.id ?? null, level: m.rule.level ?? null });
 
 /** Evaluates one batch under `rules`; `now` is the batch's clock (syslog years). */
 export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: number) => DetectedBatch;
@@ -91,7 +98,10 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, routeOf: Logs
   const without0 = stats.eventsWithoutLogsource;
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
   const parseErrors: number[] = [];
-  const hits: LineHits[] = [];
+  const texts: string[] = [];
+  const textLines: number[] = [];
+  const textRules: number[] = [];
+  const correlate: CorrelationInput[] = [];
   for (let i = 0; i < lines.length; i++) {
     const decoded = decodeLine(lines[i] as string, settings.format, syslog);
     if (!decoded.ok) {
@@ -100,23 +110,23 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, routeOf: Logs
     }
     const event = decoded.event;
     const matches = ruleSet.engine.evaluate(event, routeOf?.(event));
-    if (matches.length === 0) continue;
-    const texts: string[] = [];
-    const heads: ResultHead[] = [];
-    let matched: MatchedRule[] | undefined;
+    let feeds = false;
     for (const m of matches) {
       const rule = { id: m.rule.id, name: m.rule.rule.name };
-      if (rules.feedsCorrelation(rule)) matched ??= matches.map((x) => ({ id: x.rule.id, name: x.rule.rule.name }));
+      feeds ||= rules.feedsCorrelation(rule);
       if (!ruleSet.correlations.emitsStandalone({ ...rule, custom: m.rule.rule.custom })) continue;
       texts.push(JSON.stringify(toDetectionResult(m, event, settings.includeEvent)));
-      heads.push(head(m));
+      textLines.push(i);
+      textRules.push(rules.indexOf.get(m.rule) ?? -1);
     }
-    if (texts.length === 0 && matched === undefined) continue;
-    hits.push({ line: i, texts, heads, ...(matched !== undefined ? { correlate: { matched, event } } : {}) });
+    if (feeds) correlate.push({ line: i, matched: matches.map((m: Match) => ({ id: m.rule.id, name: m.rule.rule.name })), event });
   }
   return {
     parseErrors,
-    hits,
+    texts,
+    textLines: Int32Array.from(textLines),
+    textRules: Int32Array.from(textRules),
+    correlate,
     rulesPrunedByLogsource: stats.rulesPrunedByLogsource - pruned0,
     eventsWithoutLogsource: stats.eventsWithoutLogsource - without0,
     seconds: (performance.now() - started) / 1000,

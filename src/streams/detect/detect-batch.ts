@@ -7,9 +7,9 @@ import { decodeLine } from '../../protocol/decode/index.js';
 import type { InputFormat, JsonEvent } from '../../protocol/decode/index.js';
 import type { CompiledRule, Match } from '../../sigma/engine/index.js';
 import type { RuleSet } from '../../sigma/rule-set.js';
-import { toDetectionResult } from '../event-results.js';
 import { logsourceOf } from '../logsource-of.js';
 import type { LogsourceOf } from '../logsource-of.js';
+import { DetectionText } from './detection-text.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -87,10 +87,18 @@ export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: 
 
 export function createBatchDetector(settings: DetectSettings): BatchDetector {
   const routeOf: LogsourceOf | undefined = settings.routing === undefined ? undefined : logsourceOf(settings.routing.fieldMap, settings.routing.fixed);
-  return (rules, lines, now) => detectBatch(rules, settings, routeOf, lines, now);
+  const text = new DetectionText(settings.includeEvent);
+  return (rules, lines, now) => detectBatch(rules, settings, routeOf, text, lines, now);
 }
 
-function detectBatch(rules: DetectRules, settings: DetectSettings, routeOf: LogsourceOf | undefined, lines: readonly string[], now: number): DetectedBatch {
+function detectBatch(
+  rules: DetectRules,
+  settings: DetectSettings,
+  routeOf: LogsourceOf | undefined,
+  text: DetectionText,
+  lines: readonly string[],
+  now: number,
+): DetectedBatch {
   const started = performance.now();
   const { ruleSet } = rules;
   const stats = ruleSet.engine.stats;
@@ -115,7 +123,7 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, routeOf: Logs
       const rule = { id: m.rule.id, name: m.rule.rule.name };
       feeds ||= rules.feedsCorrelation(rule);
       if (!ruleSet.correlations.emitsStandalone({ ...rule, custom: m.rule.rule.custom })) continue;
-      texts.push(JSON.stringify(toDetectionResult(m, event, settings.includeEvent)));
+      texts.push(text.of(m, event));
       textLines.push(i);
       textRules.push(rules.indexOf.get(m.rule) ?? -1);
     }

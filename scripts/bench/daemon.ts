@@ -1,6 +1,7 @@
 // Daemon throughput over HTTP: concurrent NDJSON posters (500-line batches from the bench lanes)
-// against `sigmad daemon` with the full corpus, measured from svc_events_processed_total, once in
-// memory and once with --state-db. Run after `npm run build`: `npm run bench:daemon`.
+// against `sigmad daemon` with the full corpus, measured from svc_events_processed_total: in memory
+// and with --state-db (default detection workers), and in memory with detection inline. Run after
+// `npm run build`: `npm run bench:daemon`; extra daemon flags may follow (`-- --detect-workers 2`).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -100,13 +101,16 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
   const bodies: string[] = [];
   for (let i = 0; i + BATCH_LINES <= lane.lines.length; i += BATCH_LINES) bodies.push(`${lane.lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
-  // Extra daemon flags from the command line (`node dist/scripts/bench/daemon.js --detect-workers 0`).
-  const common = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`, ...process.argv.slice(2)];
+  const base = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
+  // Extra daemon flags from the command line (`node dist/scripts/bench/daemon.js --detect-workers 2`).
+  const common = [...base, ...process.argv.slice(2)];
   const memory: ModeResult[] = [];
   const lmdb: ModeResult[] = [];
+  const inline: ModeResult[] = [];
   for (let r = 0; r < RUNS; r++) {
     memory.push(await runMode(common, bodies));
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
+    inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
   }
   const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
   const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
@@ -123,6 +127,8 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
     { name: 'daemon CPU per event, --state-db', value: cpu(lmdb), unit: 'µs' },
     { name: '  of which the main thread', value: main(lmdb), unit: 'µs' },
     { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
+    { name: 'memory state, detection inline on the main thread (--detect-workers 0)', value: rate(inline), unit: 'events/s' },
+    { name: 'daemon CPU per event, inline', value: cpu(inline), unit: 'µs' },
   ];
 }
 

@@ -75,9 +75,10 @@ export interface DaemonDeps {
 }
 
 /**
- * `auto` detection workers: measured with bench:daemon on 2 cores shared with the posters, ONE
- * worker beside the main thread (main: HTTP, correlation, commits; worker: decode and evaluate)
- * gave the best throughput; more threads than cores only add switching.
+ * `auto` detection workers: one per core beyond the main thread's (at most AUTO_MAX_WORKERS). On the
+ * 2-core bench machine, shared with the posters, that is ONE worker: interleaved bench:daemon runs gave
+ * 1 worker 19.6k events/s at 43.5 µs CPU per event against 14.8k at 52.6 µs for 2 (medians of 5):
+ * a third busy thread on two cores only adds switching.
  */
 export function detectWorkerCount(setting: DaemonConfig['engine']['detect_workers'], cores = availableParallelism()): number {
   if (setting !== 'auto') return setting;

@@ -99,7 +99,9 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
     crashAt = undefined;
     const worker = new Worker(script, { workerData: data });
     worker.on('message', (m: FromWorker) => {
-      const slot = slots[index] as Slot;
+      const slot = slots[index];
+      // A replaced worker's last words do not concern the jobs its successor took over.
+      if (slot === undefined || slot.worker !== worker) return;
       if (m.type === 'loaded' || m.type === 'load_failed') return onLoad(slot, m);
       const job = slot.jobs.get(m.id);
       if (job === undefined) return;
@@ -134,9 +136,11 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
 
   const prepareAll = (gen: GenerationInputs, spawning: boolean): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      pending = { gen, waiting: new Set(Array.from({ length: options.workers }, (_, i) => i)), resolve, reject };
+      const live = spawning ? Array.from({ length: options.workers }, (_, i) => i) : slots.filter((s) => !s.retired).map((s) => s.index);
+      if (live.length === 0) return reject(new Error('every detect worker failed'));
+      pending = { gen, waiting: new Set(live), resolve, reject };
       if (spawning) return;
-      for (const slot of slots) send(slot, { type: 'prepare', gen: gen.gen, inputs: gen.inputs });
+      for (const slot of slots) if (!slot.retired) send(slot, { type: 'prepare', gen: gen.gen, inputs: gen.inputs });
     });
 
   // The first generation loads like a prepared one: every spawned worker reports `loaded` for it.

@@ -58,19 +58,20 @@ async function readPipelines(references: readonly string[]): Promise<PipelineInp
   return out;
 }
 
-/**
- * Load rules as configured. Pipeline problems fail the load; rule problems are reported and the
- * rules that loaded are kept; a load with no rule at all fails (exit 2 at start-up). The texts read
- * come back as `inputs`, from which detection workers build the same rule set.
- */
-export async function loadDaemonRules(config: DaemonConfig, rulesPath: string): Promise<LoadedRules> {
+/** What a load read from disk: the texts (for workers) and what main parsed on the way. */
+export type RuleTexts =
+  | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[] }
+  | { readonly ok: false; readonly reason: string };
+
+/** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
+export async function readDaemonRules(config: DaemonConfig, rulesPath: string): Promise<RuleTexts> {
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
     pipelineInputs = await readPipelines(config.pipelines);
     pipelines = resolvePipelines(pipelineInputs);
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error), problems: [] };
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
   const files = await readRuleSources([rulesPath]);
   const inputs: RuleInputs = {
@@ -79,10 +80,24 @@ export async function loadDaemonRules(config: DaemonConfig, rulesPath: string): 
     correlation: correlationDefaults(config),
     emitReferenced: config.correlation.emit_referenced,
   };
-  const ruleSet = buildRuleSetFrom(inputs, pipelines);
-  const problems = [...files.errors, ...ruleSet.errors];
+  return { ok: true, inputs, pipelines, readErrors: files.errors };
+}
+
+/**
+ * Build what was read. Rule problems are reported and the rules that loaded are kept; a load with
+ * no rule at all fails (exit 2 at start-up). `inputs` come along: workers build the same rule set.
+ */
+export function buildDaemonRules(texts: RuleTexts): LoadedRules {
+  if (!texts.ok) return { ok: false, reason: texts.reason, problems: [] };
+  const ruleSet = buildRuleSetFrom(texts.inputs, texts.pipelines);
+  const problems = [...texts.readErrors, ...ruleSet.errors];
   if (ruleSet.engine.rules.length === 0 && ruleSet.correlations.correlations.length === 0) {
     return { ok: false, reason: 'no rule loaded', problems };
   }
-  return { ok: true, ruleSet, inputs, problems };
+  return { ok: true, ruleSet, inputs: texts.inputs, problems };
+}
+
+/** Read and build, as every reload does. */
+export async function loadDaemonRules(config: DaemonConfig, rulesPath: string): Promise<LoadedRules> {
+  return buildDaemonRules(await readDaemonRules(config, rulesPath));
 }

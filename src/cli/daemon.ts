@@ -48,7 +48,7 @@ import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
-import { loadDaemonRules, runtimeOptions } from './daemon-rules.js';
+import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { createSilenceStore } from './daemon-silences.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
@@ -95,6 +95,17 @@ export interface Daemon {
   stop(): Promise<boolean>;
 }
 
+/** How lines are decoded and results built, wherever detection runs. */
+function detectSettings(config: DaemonConfig): DetectSettings {
+  const routing = config.logsource_routing;
+  return {
+    format: config.input.format,
+    syslogTzMinutes: 0,
+    includeEvent: config.output.include_event,
+    ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
+  };
+}
+
 const SNAPSHOT_MS_PER_SECOND = 1000;
 /** `auto` never starts more workers than this: past it, main's share of each event is the limit. */
 const AUTO_MAX_WORKERS = 4;
@@ -112,11 +123,21 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
 
   const rulesPath = requireRules(config);
-  const loaded = await loadDaemonRules(config, rulesPath);
+  const texts = await readDaemonRules(config, rulesPath);
+  // Workers boot and build their rules while main builds its own and recovers the state.
+  const workerCount = detectWorkerCount(config.engine.detect_workers);
+  const starting = texts.ok && workerCount > 0 ? startWorkerPool(texts.inputs, { workers: workerCount, settings: detectSettings(config), log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
+  starting?.catch(() => undefined);
+  /** A start-up failure: workers already started are stopped with it. */
+  const exit = (message: string, code: number): DaemonExit => {
+    void starting?.then((d) => d.close(), () => undefined);
+    return new DaemonExit(message, code);
+  };
+  const loaded = buildDaemonRules(texts);
   for (const p of loaded.problems) log.child({ component: 'rules' }).warn({ problem: p.message, file: p.loc?.file }, 'rule problem');
   if (!loaded.ok) {
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
-    throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
+    throw exit(`initial rule load failed: ${loaded.reason}`, 2);
   }
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
@@ -126,7 +147,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     const options = { sinks: specs.map((s) => s.name), crashHook: crash };
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
-    throw new DaemonExit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
@@ -144,7 +165,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     recovered = recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover);
   } catch (error) {
     await store.close();
-    throw new DaemonExit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
@@ -164,13 +185,6 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   if (dlqPath !== undefined) await mkdir(dirname(dlqPath), { recursive: true });
   const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
-  const routing = config.logsource_routing;
-  const settings: DetectSettings = {
-    format: decoder.config.format,
-    syslogTzMinutes: decoder.config.syslog_tz_minutes,
-    includeEvent: config.output.include_event,
-    ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
-  };
   const capacity = config.input.buffer_size;
   const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
   const workers = specs.map((spec) => {
@@ -189,16 +203,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   try {
     for (const w of workers) await w.target.start();
   } catch (error) {
-    throw new DaemonExit(`cannot open a sink: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`cannot open a sink: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const workerCount = detectWorkerCount(config.engine.detect_workers);
   let detector: Detector;
   try {
-    detector = workerCount === 0
-      ? inlineDetector(loaded.ruleSet, createBatchDetector(settings))
-      : await startWorkerPool(loaded.inputs, { workers: workerCount, settings, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) });
+    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(detectSettings(config))) : await starting;
   } catch (error) {
     for (const w of workers) await w.target.close();
     await store.close();

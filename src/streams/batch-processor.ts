@@ -1,11 +1,11 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/correlation/index.js';
+import type { CompiledRule } from '../sigma/engine/index.js';
 import type { RuleSet } from '../sigma/rule-set.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
-import type { CompiledRule } from '../sigma/engine/index.js';
 import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
 import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';

@@ -17,18 +17,19 @@ export type DecodeConfig = Type.Static<typeof configSchema>;
  * their failures are reported here, on the main thread, in input order.
  */
 export interface Decoder {
-  readonly config: DecodeConfig;
   /** A line that did not decode: counted and dead-lettered. */
   failed(line: string): void;
   /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors. */
   rejected(count: number): void;
 }
 
-/** `--input-format` parse errors go to `svc_events_parse_errors_total` and the DLQ. */
-export function create(config: DecodeConfig, ctx: StageContext, dlq: DlqWriter | undefined): Decoder {
+/**
+ * `--input-format` parse errors go to `svc_events_parse_errors_total` and the DLQ. The config itself
+ * is applied where lines decode (`DetectSettings`, possibly on a worker thread).
+ */
+export function create(_config: DecodeConfig, ctx: StageContext, dlq: DlqWriter | undefined): Decoder {
   const errors = ctx.metrics.svc_events_parse_errors_total;
   return {
-    config,
     failed(line) {
       errors.inc();
       dlq?.write(line, 'parse error');

@@ -24,7 +24,14 @@ export function inlineDetector(ruleSet: RuleSet, detect: BatchDetector): Detecto
   let next: DetectRules | undefined;
   return {
     parallelism: 1,
-    detect: (lines, now) => Promise.resolve(detect(current, lines, now)),
+    detect(lines, now) {
+      // A failure belongs to the batch (logged, its units answered), not to the loop that started it.
+      try {
+        return Promise.resolve(detect(current, lines, now));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
     prepare(rs) {
       next = detectRules(rs);
       return Promise.resolve();

@@ -75,14 +75,15 @@ export interface DaemonDeps {
 }
 
 /**
- * `auto` detection workers: one per core beyond the main thread's (at most AUTO_MAX_WORKERS). On the
- * 2-core bench machine, shared with the posters, that is ONE worker: interleaved bench:daemon runs gave
- * 1 worker 19.6k events/s at 43.5 µs CPU per event against 14.8k at 52.6 µs for 2 (medians of 5):
- * a third busy thread on two cores only adds switching.
+ * `auto` detection workers: one per core (at most AUTO_MAX_WORKERS), none on a single core. The main
+ * thread's share is small (about 10 µs of ~47 µs CPU per event), so it needs no core of its own:
+ * interleaved bench:daemon runs on the 2-core machine gave 2 workers 38.8k events/s at 46.6 µs CPU
+ * per event against 28.7k at 56.9 µs for 1 worker and ~21-26k inline (medians of 4; when the machine
+ * was saturated by other work, 1 and 2 workers were within noise of each other).
  */
 export function detectWorkerCount(setting: DaemonConfig['engine']['detect_workers'], cores = availableParallelism()): number {
   if (setting !== 'auto') return setting;
-  return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores - 1);
+  return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores);
 }
 
 export interface Daemon {
@@ -107,7 +108,7 @@ function detectSettings(config: DaemonConfig): DetectSettings {
 }
 
 const SNAPSHOT_MS_PER_SECOND = 1000;
-/** `auto` never starts more workers than this: past it, main's share of each event is the limit. */
+/** `auto` never starts more workers than this: past it, main's share of each event becomes the limit. */
 const AUTO_MAX_WORKERS = 4;
 
 /** Build and start the daemon's data path (no sockets). Throws DaemonExit. */

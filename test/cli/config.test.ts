@@ -184,11 +184,11 @@ describe('detection workers', () => {
     expect(errorOf(() => load({ env: { SVC_ENGINE__DETECT_WORKERS: '-1' } })).key).toBe('daemon.engine.detect_workers');
   });
 
-  it('resolves auto to one worker per core beyond the main thread, at most four, none on one core', () => {
+  it('resolves auto to one worker per core, at most four, none on one core', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 256 }), (cores) => {
         const n = detectWorkerCount('auto', cores);
-        expect(n).toBe(Math.min(4, cores - 1));
+        expect(n).toBe(cores === 1 ? 0 : Math.min(4, cores));
       }),
     );
     expect(detectWorkerCount(3, 1)).toBe(3);

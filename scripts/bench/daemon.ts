@@ -1,6 +1,7 @@
 // Daemon throughput over HTTP: concurrent NDJSON posters (500-line batches from the bench lanes)
-// against `sigmad daemon` with the full corpus, measured from svc_events_processed_total, once in
-// memory and once with --state-db. Run after `npm run build`: `npm run bench:daemon`.
+// against `sigmad daemon` with the full corpus, measured from svc_events_processed_total: in memory
+// and with --state-db (default detection workers), and in memory with detection inline. Run after
+// `npm run build`: `npm run bench:daemon`; extra daemon flags may follow (`-- --detect-workers 2`).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -39,9 +40,9 @@ async function processed(port: number): Promise<number> {
   return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-/** user + system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+/** user + system CPU seconds so far of a process, or of its main thread (Linux /proc). */
+function cpuSeconds(pid: number, mainThread = false): number {
+  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -49,6 +50,8 @@ interface ModeResult {
   readonly eventsPerSecond: number;
   /** Daemon CPU per event: steadier than throughput on a machine shared with the posters. */
   readonly cpuMicrosPerEvent: number;
+  /** The main thread's share (HTTP, correlation, commits; all of it with --detect-workers 0). */
+  readonly mainMicrosPerEvent: number;
 }
 
 /** What one daemon sustains under the posters. */
@@ -76,10 +79,12 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   const before = await processed(port);
   const cpu0 = cpuSeconds(child.pid as number);
+  const main0 = cpuSeconds(child.pid as number, true);
   const t0 = performance.now();
   await new Promise((r) => setTimeout(r, MEASURE_MS));
   const after = await processed(port);
   const cpu = cpuSeconds(child.pid as number) - cpu0;
+  const main = cpuSeconds(child.pid as number, true) - main0;
   const seconds = (performance.now() - t0) / 1000;
   stop = true;
   await Promise.all(posters);
@@ -87,7 +92,8 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   await new Promise((r) => child.on('exit', r));
   rmSync(dir, { recursive: true, force: true });
   const events = after - before;
-  return { eventsPerSecond: Math.round(events / seconds), cpuMicrosPerEvent: events > 0 ? Number(((cpu * 1e6) / events).toFixed(1)) : Number.NaN };
+  const perEvent = (s: number): number => (events > 0 ? Number(((s * 1e6) / events).toFixed(1)) : Number.NaN);
+  return { eventsPerSecond: Math.round(events / seconds), cpuMicrosPerEvent: perEvent(cpu), mainMicrosPerEvent: perEvent(main) };
 }
 
 /** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
@@ -95,15 +101,20 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
   const bodies: string[] = [];
   for (let i = 0; i + BATCH_LINES <= lane.lines.length; i += BATCH_LINES) bodies.push(`${lane.lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
-  const common = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
+  const base = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
+  // Extra daemon flags from the command line (`node dist/scripts/bench/daemon.js --detect-workers 2`).
+  const common = [...base, ...process.argv.slice(2)];
   const memory: ModeResult[] = [];
   const lmdb: ModeResult[] = [];
+  const inline: ModeResult[] = [];
   for (let r = 0; r < RUNS; r++) {
     memory.push(await runMode(common, bodies));
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
+    inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
   }
   const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
   const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
+  const main = (xs: readonly ModeResult[]) => median(xs.map((x) => x.mainMicrosPerEvent));
   const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
   engineRate(single, lane.lines.slice(0, 2000));
   const engine = Math.round(median([0, 1, 2].map(() => engineRate(single, lane.lines).rate)));
@@ -111,9 +122,13 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
     { name: `${lane.name}: single-thread engine in process (parse + evaluate)`, value: engine, unit: 'events/s' },
     { name: `daemon over HTTP, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: rate(memory), unit: 'events/s' },
     { name: 'daemon CPU per event, memory state', value: cpu(memory), unit: 'µs' },
+    { name: '  of which the main thread', value: main(memory), unit: 'µs' },
     { name: 'same with --state-db (LMDB journal + outbox)', value: rate(lmdb), unit: 'events/s' },
     { name: 'daemon CPU per event, --state-db', value: cpu(lmdb), unit: 'µs' },
+    { name: '  of which the main thread', value: main(lmdb), unit: 'µs' },
     { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
+    { name: 'memory state, detection inline on the main thread (--detect-workers 0)', value: rate(inline), unit: 'events/s' },
+    { name: 'daemon CPU per event, inline', value: cpu(inline), unit: 'µs' },
   ];
 }
 

@@ -84,6 +84,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--enable-tap', 'tap.enabled', 'enable', 'Serve GET /api/v1/tap'),
   f('--enable-tail', 'tail.enabled', 'enable', 'Serve GET /api/v1/detections/stream'),
   f('--enable-dispositions', 'dispositions.enabled', 'enable', 'Enable the triage feedback loop'),
+  f('--detect-workers <n>', 'engine.detect_workers', 'value', 'Detection worker threads: a number, 0 (main thread) or auto (default)'),
   f('--observe-fields', 'engine.observe_fields', 'enable', 'Observe event field names'),
   f('--observe-fields-max-keys <n>', 'engine.observe_fields_max_keys', 'value', 'Field observer key cap (default 10000)'),
   f('--observe-schemas', 'schema.observe', 'enable', 'Classify events by schema'),

@@ -144,6 +144,8 @@ export const DaemonConfig = Type.Object({
   ),
   engine: Type.Object(
     {
+      /** Worker threads for detection; `0` evaluates on the main thread, `auto` picks for the machine. */
+      detect_workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 0, maximum: 64 })], { default: 'auto' }),
       observe_fields: flag(),
       observe_fields_max_keys: count(10_000),
     },

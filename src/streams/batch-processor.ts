@@ -1,14 +1,15 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/correlation/index.js';
+import type { CompiledRule } from '../sigma/engine/index.js';
 import type { RuleSet } from '../sigma/rule-set.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
-import { evaluateEvent } from './event-results.js';
+import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
+import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
-import type { LogsourceOf } from './logsource-of.js';
 import type { StageContext } from './stage-context.js';
 
 /** The rules in force; swapped as a whole by a reload, between batches. */
@@ -36,22 +37,24 @@ export const TICK_EVERY_MS = 1_000;
 /** A committed result as sinks and the tail see it. */
 export type ResultLine = { readonly result_id: string } & SigmaResult;
 
-/** A committed result with its NDJSON text, serialised once for the outbox, every sink and the tail. */
+/** A committed result: its NDJSON text, serialised once for the outbox, every sink and the tail. */
 export interface CommittedResult {
-  readonly line: ResultLine;
+  readonly result_id: string;
+  /** What metrics and tail filters read, without parsing the text. */
+  readonly head: ResultHead;
   readonly text: string;
 }
 
 export interface BatchProcessorDeps {
   readonly store: StateStore;
+  /** Parse errors are reported here, in input order. */
   readonly decoder: Decoder;
+  /** The detection stage (inline or worker threads), under the same rules as `rules()`. */
+  readonly detector: Detector;
   readonly rules: () => ActiveRules;
   readonly journal: JournalBuffer;
   /** `input.source` of the commits (`http`, `stdin`). */
   readonly source: string;
-  readonly includeEvent: boolean;
-  /** `--logsource-routing`: the event's logsource for the engine's router. */
-  readonly logsourceOf?: LogsourceOf;
   readonly crash: CrashHook;
   /** Resolves when every blocking sink has room (back-pressure from the sinks). */
   readonly sinkRoom: () => Promise<void>;
@@ -60,6 +63,15 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+}
+
+/** A batch taken off the queue whose detection is under way. */
+export interface EvaluatingBatch {
+  readonly units: readonly InputUnit[];
+  /** The units' lines, in order. */
+  readonly lines: readonly string[];
+  readonly detected: Promise<DetectedBatch>;
+  readonly dequeuedAt: number;
 }
 
 const LEVEL_UNKNOWN = 'unknown';
@@ -76,40 +88,62 @@ interface CommittingBatch {
   readonly active: ActiveRules;
 }
 
+/** `{"result_id":"…",` + the rest of a detection's text: the same bytes as stringifying it with the id first. */
+function withResultId(id: string, text: string): string {
+  return `{"result_id":${JSON.stringify(id)},${text.slice(1)}`;
+}
+
 /**
- * One batch: decode, evaluate (detections, then correlations whose `record` hook journals the group
- * events), give each result its deterministic id, and commit journal + outbox (+ idempotency
- * answer) in ONE transaction. Units are settled only after the commit, so `accepted` is durable.
+ * One batch: detection (decode, evaluate, detection results; possibly on a worker thread), then in
+ * input order correlations (whose `record` hook journals the group events), each result's
+ * deterministic id, and the commit of journal + outbox (+ idempotency answer) in ONE transaction.
+ * Units are settled only after the commit, so `accepted` is durable.
  */
 export class BatchProcessor {
-  private readonly byRule = new Map<string, Counter.Internal>();
+  /** Per detection rule: its result head and its `svc_detection_matches_by_rule_total` child. */
+  private readonly heads = new WeakMap<CompiledRule, ResultHead>();
+  private readonly byRule = new WeakMap<ResultHead, Counter.Internal>();
   private readonly byCorrelation = new Map<string, Counter.Internal>();
   /** Committed totals for `/api/v1/status` (the metric handles only read asynchronously). */
   readonly totals = { events: 0, detections: 0, correlations: 0 };
-  /** Options of events without a routing context, allocated once. */
-  private readonly plain: { readonly includeEvent: boolean };
-  /** Engine routing counters already reported, per engine (a reload brings a fresh engine). */
-  private readonly reported = new WeakMap<object, { pruned: number; without: number }>();
 
   constructor(
     private readonly ctx: StageContext,
     private readonly deps: BatchProcessorDeps,
-  ) {
-    this.plain = { includeEvent: deps.includeEvent };
+  ) {}
+
+  /** Batches the detection stage evaluates at once. */
+  get parallelism(): number {
+    return this.deps.detector.parallelism;
   }
 
   async process(units: readonly InputUnit[], dequeuedAt: number): Promise<void> {
-    await (await this.handOver(units, dequeuedAt)).committed;
+    await (await this.handOver(this.evaluate(units, dequeuedAt))).committed;
+  }
+
+  /** Start detecting a batch; its results are applied by `handOver`, batches in the order taken. */
+  evaluate(units: readonly InputUnit[], dequeuedAt: number): EvaluatingBatch {
+    const lines = units.length === 1 ? (units[0] as InputUnit).lines : units.flatMap((u) => u.lines);
+    return { units, lines, detected: this.deps.detector.detect(lines, this.ctx.clock.now()), dequeuedAt };
   }
 
   /**
-   * Evaluates the batch and hands its commit to the store; resolves once handed over, with
+   * Applies a detected batch and hands its commit to the store; resolves once handed over, with
    * `committed` settling after the commit and its aftermath (settling units, metrics, the tail). The
-   * store sequences commits in call order, so the next batch may be evaluated while this one is written.
+   * store sequences commits in call order, so the next batch may be applied while this one is written.
    */
-  async handOver(units: readonly InputUnit[], dequeuedAt: number): Promise<{ readonly committed: Promise<void> }> {
+  async handOver(batch: EvaluatingBatch): Promise<{ readonly committed: Promise<void> }> {
     const { deps } = this;
-    await deps.sinkRoom();
+    const { units, lines: texts, dequeuedAt } = batch;
+    let detected: DetectedBatch;
+    try {
+      await deps.sinkRoom();
+      detected = await batch.detected;
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      for (const u of units) u.settle?.({ ok: false, error: failure });
+      throw failure;
+    }
     // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();
@@ -118,35 +152,34 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     const outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
-    const answers: { accepted: number; parseErrors: number }[] = [];
-    let line = 0;
-    let events = 0;
-    for (const unit of units) {
-      let parseErrors = unit.oversized;
-      deps.decoder.rejected(unit.oversized);
-      for (const text of unit.lines) {
-        const ordinal = ordinal0 + line++;
-        const event = deps.decoder.decode(text);
-        if (event === undefined) {
-          parseErrors++;
-          continue;
-        }
-        events++;
-        const context = deps.logsourceOf?.(event);
-        const out = evaluateEvent(active.ruleSet, active.runtime, event, now, context === undefined ? this.plain : { includeEvent: deps.includeEvent, context });
-        for (let i = 0; i < out.results.length; i++) {
-          const result = out.results[i] as SigmaResult;
-          const withId = { result_id: resultIdForInput(ordinal, i), ...result } as ResultLine;
-          // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
-          const text = JSON.stringify(withId);
-          lines.push({ line: withId, text });
-          outbox.push({ result_id: withId.result_id, payload: text });
-          this.countResult(result);
-        }
+    for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
+    const { texts: found, textLines, textRules, correlate } = detected;
+    const compiled = active.ruleSet.engine.rules;
+    // Per line: its detections (rule order), then the correlation results they fired.
+    for (let k = 0, c = 0; k < found.length || c < correlate.length; ) {
+      const next = correlate[c];
+      const line = k < found.length ? Math.min(textLines[k] as number, next?.line ?? Infinity) : (next as CorrelationInput).line;
+      const ordinal = ordinal0 + line;
+      let n = 0;
+      for (; k < found.length && textLines[k] === line; k++) {
+        const result_id = resultIdForInput(ordinal, n++);
+        const text = withResultId(result_id, found[k] as string);
+        lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
+        outbox.push({ result_id, payload: text });
       }
-      answers.push({ accepted: unit.lines.length, parseErrors });
+      if (next === undefined || next.line !== line) continue;
+      c++;
+      for (const result of active.runtime.onEvent(next.matched, next.event, now)) {
+        const result_id = resultIdForInput(ordinal, n++);
+        // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
+        const text = JSON.stringify({ result_id, ...result });
+        lines.push({ result_id, head: result, text });
+        outbox.push({ result_id, payload: text });
+      }
     }
-    const elapsed = (performance.now() - started) / 1000;
+    const answers = this.answers(units, detected.parseErrors);
+    const events = texts.length - detected.parseErrors.length;
+    const elapsed = detected.seconds + (performance.now() - started) / 1000;
     const keyed = units.length === 1 ? units[0]?.idempotencyKey : undefined;
     const answer = answers[0];
     this.tick(active.runtime);
@@ -155,12 +188,40 @@ export class BatchProcessor {
     const commit = deps.store.commitBatch({
         records,
         outbox,
-        input: { count: line, source: deps.source },
+        input: { count: texts.length, source: deps.source },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }
           : {}),
     });
-    return { committed: this.afterCommit(commit, { units, answers, lines, events, line, elapsed, dequeuedAt, active }) };
+    this.reportRouting(detected);
+    return { committed: this.afterCommit(commit, { units, answers, lines, events, line: texts.length, elapsed, dequeuedAt, active }) };
+  }
+
+  private headOf(rule: CompiledRule): ResultHead {
+    let head = this.heads.get(rule);
+    if (head === undefined) {
+      head = { rule_title: rule.title, rule_id: rule.id ?? null, level: rule.level ?? null };
+      this.heads.set(rule, head);
+    }
+    return head;
+  }
+
+  /** Each unit's answer: its lines, and its parse errors (oversized ones included). */
+  private answers(units: readonly InputUnit[], parseErrors: readonly number[]): { accepted: number; parseErrors: number }[] {
+    const answers: { accepted: number; parseErrors: number }[] = [];
+    let end = 0;
+    let e = 0;
+    for (const unit of units) {
+      this.deps.decoder.rejected(unit.oversized);
+      end += unit.lines.length;
+      let failed = unit.oversized;
+      while (e < parseErrors.length && (parseErrors[e] as number) < end) {
+        failed++;
+        e++;
+      }
+      answers.push({ accepted: unit.lines.length, parseErrors: failed });
+    }
+    return answers;
   }
 
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
@@ -177,17 +238,13 @@ export class BatchProcessor {
     }
     m.svc_events_processed_total.inc(events);
     this.totals.events += events;
-    for (const { line: r } of lines) {
-      if ('correlation_type' in r) this.totals.correlations++;
-      else this.totals.detections++;
-    }
+    this.countResults(lines);
     m.svc_batch_size.observe(line);
     if (events > 0) {
       const perEvent = elapsed / events;
       for (let i = 0; i < events; i++) m.svc_event_processing_seconds.observe(perEvent);
     }
     m.svc_correlation_state_entries.set(active.runtime.stateEntries);
-    this.reportRouting(active);
     units.forEach((u, i) => {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
@@ -196,14 +253,11 @@ export class BatchProcessor {
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 
-  /** `svc_rules_pruned_by_logsource_total` / `svc_events_without_logsource_total` from the engine's stats. */
-  private reportRouting(active: ActiveRules): void {
-    const stats = active.ruleSet.engine.stats;
-    const seen = this.reported.get(stats) ?? { pruned: 0, without: 0 };
+  /** `svc_rules_pruned_by_logsource_total` / `svc_events_without_logsource_total` from the batch's engine counters. */
+  private reportRouting(detected: DetectedBatch): void {
     const m = this.ctx.metrics;
-    if (stats.rulesPrunedByLogsource > seen.pruned) m.svc_rules_pruned_by_logsource_total.inc(stats.rulesPrunedByLogsource - seen.pruned);
-    if (stats.eventsWithoutLogsource > seen.without) m.svc_events_without_logsource_total.inc(stats.eventsWithoutLogsource - seen.without);
-    this.reported.set(stats, { pruned: stats.rulesPrunedByLogsource, without: stats.eventsWithoutLogsource });
+    if (detected.rulesPrunedByLogsource > 0) m.svc_rules_pruned_by_logsource_total.inc(detected.rulesPrunedByLogsource);
+    if (detected.eventsWithoutLogsource > 0) m.svc_events_without_logsource_total.inc(detected.eventsWithoutLogsource);
   }
 
   /** Journals what is buffered (ticks, `$definitions`) without input. */
@@ -227,25 +281,38 @@ export class BatchProcessor {
     runtime.tick(frontier);
   }
 
-  private countResult(result: SigmaResult): void {
+  /** Match counters of a committed batch, one increment per rule (label lookups are not free). */
+  private countResults(lines: readonly CommittedResult[]): void {
+    const m = this.ctx.metrics;
+    const perRule = new Map<ResultHead, number>();
+    for (const { head } of lines) {
+      if (head.correlation_type === undefined) perRule.set(head, (perRule.get(head) ?? 0) + 1);
+      else this.countCorrelation(head, head.correlation_type);
+    }
+    let detections = 0;
+    for (const [head, n] of perRule) {
+      detections += n;
+      let c = this.byRule.get(head);
+      if (c === undefined) {
+        c = m.svc_detection_matches_by_rule_total.labels({ rule_title: head.rule_title, level: head.level ?? LEVEL_UNKNOWN });
+        this.byRule.set(head, c);
+      }
+      c.inc(n);
+    }
+    if (detections === 0) return;
+    this.totals.detections += detections;
+    m.svc_detection_matches_total.inc(detections);
+  }
+
+  private countCorrelation(result: ResultHead, type: string): void {
     const m = this.ctx.metrics;
     const level = result.level ?? LEVEL_UNKNOWN;
-    if (!('correlation_type' in result)) {
-      m.svc_detection_matches_total.inc();
-      const key = `${result.rule_title}\u0000${level}`;
-      let c = this.byRule.get(key);
-      if (c === undefined) {
-        c = m.svc_detection_matches_by_rule_total.labels({ rule_title: result.rule_title, level });
-        this.byRule.set(key, c);
-      }
-      c.inc();
-      return;
-    }
+    this.totals.correlations++;
     m.svc_correlation_matches_total.inc();
-    const key = `${result.rule_title}\u0000${level}\u0000${result.correlation_type}`;
+    const key = `${result.rule_title}\u0000${level}\u0000${type}`;
     let c = this.byCorrelation.get(key);
     if (c === undefined) {
-      c = m.svc_correlation_matches_by_rule_total.labels({ rule_title: result.rule_title, level, correlation_type: result.correlation_type });
+      c = m.svc_correlation_matches_by_rule_total.labels({ rule_title: result.rule_title, level, correlation_type: type });
       this.byCorrelation.set(key, c);
     }
     c.inc();

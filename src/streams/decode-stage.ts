@@ -1,6 +1,5 @@
 import Type from 'typebox';
-import { decodeLine, InputFormatSchema } from '../protocol/decode/index.js';
-import type { JsonEvent } from '../protocol/decode/index.js';
+import { InputFormatSchema } from '../protocol/decode/index.js';
 import type { DlqWriter } from './dlq-writer.js';
 import type { StageContext } from './stage-context.js';
 
@@ -13,23 +12,27 @@ export const configSchema = Type.Object({
 });
 export type DecodeConfig = Type.Static<typeof configSchema>;
 
+/**
+ * Where decoding failures go: lines decode in the detection stage (possibly on a worker thread), and
+ * their failures are reported here, on the main thread, in input order.
+ */
 export interface Decoder {
-  /** The event, or undefined for a parse error (already counted and dead-lettered). */
-  decode(line: string): JsonEvent | undefined;
+  /** A line that did not decode: counted and dead-lettered. */
+  failed(line: string): void;
   /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors. */
   rejected(count: number): void;
 }
 
-/** `--input-format` per line; parse errors go to `svc_events_parse_errors_total` and the DLQ. */
-export function create(config: DecodeConfig, ctx: StageContext, dlq: DlqWriter | undefined): Decoder {
+/**
+ * `--input-format` parse errors go to `svc_events_parse_errors_total` and the DLQ. The config itself
+ * is applied where lines decode (`DetectSettings`, possibly on a worker thread).
+ */
+export function create(_config: DecodeConfig, ctx: StageContext, dlq: DlqWriter | undefined): Decoder {
   const errors = ctx.metrics.svc_events_parse_errors_total;
   return {
-    decode(line) {
-      const decoded = decodeLine(line, config.format, { now: ctx.clock.now(), tzOffsetMinutes: config.syslog_tz_minutes });
-      if (decoded.ok) return decoded.event;
+    failed(line) {
       errors.inc();
       dlq?.write(line, 'parse error');
-      return undefined;
     },
     rejected(count) {
       if (count > 0) errors.inc(count);

@@ -18,11 +18,15 @@ export interface EventPipelineDeps {
 }
 
 /**
- * Runs batches one at a time off the input queue (correlation state is updated in input order),
- * and everything else that touches the live state (reload swaps, snapshots) between them.
+ * Runs batches off the input queue: detection of several batches may run at once (worker threads),
+ * but their results are applied one at a time in input order (correlation state, result ids, commits),
+ * and everything else that touches the live state (reload swaps, snapshots) runs between them.
  */
 export class EventPipeline {
+  /** Exclusive work, in call order. */
   private chain: Promise<unknown> = Promise.resolve();
+  /** Settles when the newest batch taken has been handed over (applied in input order). */
+  private applied: Promise<unknown> = Promise.resolve();
   private loop: Promise<void> | undefined;
   private snapshotSeq: number;
   private snapshotAt: number;
@@ -40,9 +44,12 @@ export class EventPipeline {
     this.loop ??= this.run();
   }
 
-  /** Run `fn` between batches. */
+  /** Run `fn` with no batch in flight: no detection under way, every batch taken handed over. */
   exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
-    const next = this.chain.then(fn);
+    const next = this.chain.then(async () => {
+      await this.applied;
+      return fn();
+    });
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -83,20 +90,27 @@ export class EventPipeline {
   }
 
   /**
-   * Batches are evaluated one at a time, but a batch is evaluated while the previous one's commit is
-   * still being written (at most two in flight): the store keeps commits in hand-over order.
+   * Up to `processor.parallelism` batches are detected ahead of the one being applied; each batch is
+   * handed over after the previous one, and may be while the previous one's commit is still being
+   * written (the store keeps commits in hand-over order).
    */
   private async run(): Promise<void> {
     const log = this.ctx.log.child({ component: 'pipeline' });
     const failed = (error: unknown): void => log.error({ err: error }, 'batch failed');
-    let previous: Promise<void> = Promise.resolve();
+    const { processor } = this.deps;
+    const inFlight: Promise<void>[] = [];
     for (;;) {
       const units = await this.deps.queue.take(this.deps.batchSize);
       if (units.length === 0) break;
-      const dequeuedAt = this.ctx.clock.now();
-      const landed = await this.exclusive(async () => {
+      // Exclusive work waits for what is in flight; nothing new starts until it is done.
+      for (let seen = this.chain; ; seen = this.chain) {
+        await seen;
+        if (seen === this.chain) break;
+      }
+      const batch = processor.evaluate(units, this.ctx.clock.now());
+      const handed = this.applied.then(async () => {
         try {
-          const { committed } = await this.deps.processor.handOver(units, dequeuedAt);
+          const { committed } = await processor.handOver(batch);
           // The snapshot covers exactly what was handed over; its writes follow the commit.
           await this.maybeSnapshot();
           return { landed: committed.then(() => this.wakeSinks(), failed) };
@@ -105,10 +119,11 @@ export class EventPipeline {
           return { landed: Promise.resolve() };
         }
       });
-      await previous;
-      previous = landed.landed;
+      this.applied = handed;
+      inFlight.push(handed.then((h) => h.landed));
+      while (inFlight.length > processor.parallelism) await inFlight.shift();
     }
-    await previous;
+    await Promise.all(inFlight);
   }
 
   private wakeSinks(): void {

@@ -31,7 +31,7 @@ const NONE: EventResults = Object.freeze({ matches: [], results: [], detections:
  * keyword hits and matches that held because a field was absent are left out, and a pair satisfied by
  * several items is listed once.
  */
-function reportedFields(match: Match): FieldMatch[] {
+export function reportedFields(match: Match): FieldMatch[] {
   const out: FieldMatch[] = [];
   for (const f of match.matchedFields) {
     if (f.matcher === 'keyword' || f.value === null) continue;

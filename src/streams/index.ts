@@ -1,5 +1,5 @@
 export { BatchProcessor, TICK_EVERY_MS } from './batch-processor.js';
-export type { ActiveRules, BatchProcessorDeps, CommittedResult, JournalBuffer, ResultLine } from './batch-processor.js';
+export type { ActiveRules, BatchProcessorDeps, CommittedResult, EvaluatingBatch, JournalBuffer, ResultLine } from './batch-processor.js';
 export { carryOver, CORRELATION_KIND, CORRELATION_TICK_KIND, correlationHashes, definitionsRecord, recoverCorrelations, snapshotCorrelations } from './correlation-state.js';
 export type { RecoveredCorrelations } from './correlation-state.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
@@ -30,3 +30,11 @@ export { sleep, systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';
 export type { TailConfig, TailFanout, TailOpen, TailRequest, TailSink } from './tail-fanout.js';
+export { createBatchDetector, detectRules } from './detect/detect-batch.js';
+export type { BatchDetector, CorrelationInput, DetectedBatch, DetectRules, DetectSettings, ResultHead } from './detect/detect-batch.js';
+export { inlineDetector } from './detect/detector.js';
+export type { Detector } from './detect/detector.js';
+export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
+export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';
+export { startWorkerPool } from './detect/worker-pool.js';
+export type { WorkerPoolOptions } from './detect/worker-pool.js';

@@ -3,7 +3,8 @@ import type { Subscription } from 'rxjs';
 import Type from 'typebox';
 import { TAIL_LEVELS } from '../protocol/api-requests.js';
 import type { TailLevel } from '../protocol/api-requests.js';
-import type { CommittedResult, ResultLine } from './batch-processor.js';
+import type { CommittedResult } from './batch-processor.js';
+import type { ResultHead } from './detect/detect-batch.js';
 import type { StageContext } from './stage-context.js';
 
 export const kind = 'tail';
@@ -42,7 +43,7 @@ function levelRank(level: string | null | undefined): number {
   return level === undefined || level === null ? -1 : (TAIL_LEVELS as readonly string[]).indexOf(level);
 }
 
-function admits(request: TailRequest, r: ResultLine): boolean {
+function admits(request: TailRequest, r: ResultHead): boolean {
   if (request.level !== undefined) {
     const rank = levelRank(r.level);
     if (rank < 0 || rank < levelRank(request.level)) return false;
@@ -89,7 +90,7 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
         return { ok: true, close: finish } as const;
       }
       sub = results$.subscribe((r) => {
-        if (!admits(request, r.line)) return;
+        if (!admits(request, r.head)) return;
         if (sink.push(r.text)) streamed++;
         else dropped++;
         if (request.limit !== undefined && streamed >= request.limit) finish();

@@ -10,6 +10,7 @@ import {
   requireRules,
   type ConfigInputs,
 } from '../../src/cli/config.js';
+import { detectWorkerCount } from '../../src/cli/daemon.js';
 import { DaemonConfig } from '../../src/protocol/config.js';
 
 const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>
@@ -165,6 +166,33 @@ describe('daemon config layers', () => {
   it('replaces lists whole rather than merging them', () => {
     const { config } = load({ file: 'daemon: {output: {sinks: [stdout, "file:///a"]}}', flags: { output: 'file:///b' } });
     expect(config.output.sinks).toEqual(['file:///b']);
+  });
+});
+
+describe('detection workers', () => {
+  it('defaults to auto and takes a count or auto from a flag, SVC_ENGINE__DETECT_WORKERS or a file', () => {
+    expect(load().config.engine.detect_workers).toBe('auto');
+    expect(load({ flags: parseFlags(['--detect-workers', '0']) }).config.engine.detect_workers).toBe(0);
+    expect(load({ flags: parseFlags(['--detect-workers', 'auto']) }).config.engine.detect_workers).toBe('auto');
+    expect(load({ env: { SVC_ENGINE__DETECT_WORKERS: '3' } }).config.engine.detect_workers).toBe(3);
+    expect(load({ file: 'daemon:\n  engine:\n    detect_workers: 2\n' }).config.engine.detect_workers).toBe(2);
+    expect(renderEffectiveConfig(load({ flags: { detectWorkers: 2 } }).config)).toContain('"detect_workers": 2');
+  });
+
+  it('rejects negative and non-numeric counts, naming the key', () => {
+    expect(errorOf(() => load({ flags: parseFlags(['--detect-workers', 'many']) })).key).toBe('daemon.engine.detect_workers');
+    expect(errorOf(() => load({ env: { SVC_ENGINE__DETECT_WORKERS: '-1' } })).key).toBe('daemon.engine.detect_workers');
+  });
+
+  it('resolves auto to one worker per core, at most four, none on one core', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 256 }), (cores) => {
+        const n = detectWorkerCount('auto', cores);
+        expect(n).toBe(cores === 1 ? 0 : Math.min(4, cores));
+      }),
+    );
+    expect(detectWorkerCount(3, 1)).toBe(3);
+    expect(detectWorkerCount(0, 64)).toBe(0);
   });
 });
 

@@ -9,7 +9,7 @@ import { createHttpApp, inject, ROUTES } from '../../src/http/index.js';
 const RULES = join(import.meta.dirname, '../fixtures/daemon/rules');
 
 function configWith(flags: Record<string, unknown>) {
-  return loadDaemonConfig({ files: [], env: {}, flags: { rules: RULES, input: 'http', ...flags } }).config;
+  return loadDaemonConfig({ files: [], env: {}, flags: { rules: RULES, input: 'http', detectWorkers: 0, ...flags } }).config;
 }
 
 function capture() {

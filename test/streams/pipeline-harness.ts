@@ -7,12 +7,14 @@ import { buildRuleSet } from '../../src/sigma/rule-set.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
 import {
   BatchProcessor,
+  createBatchDetector,
   createDecoder,
+  inlineDetector,
   definitionsRecord,
   recoverCorrelations,
   snapshotCorrelations,
 } from '../../src/streams/index.js';
-import type { ActiveRules, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
+import type { ActiveRules, Detector, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
 import { SimulatedClock, testContext } from './support.js';
 
 export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');
@@ -36,8 +38,11 @@ export interface Harness {
   send(lines: readonly string[], key?: string): Promise<UnitOutcome>;
 }
 
+/** Inline detection of JSON lines, as `--detect-workers 0` wires it. */
+export const inline = (ruleSet: RuleSet): Detector => inlineDetector(ruleSet, createBatchDetector({ format: 'json', syslogTzMinutes: 0, includeEvent: false }));
+
 /** Open (or reopen, with `backend`) a store and recover into a live processor. */
-export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend()): Promise<Harness> {
+export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(), detector: Detector = inline(ruleSet)): Promise<Harness> {
   const clock = new SimulatedClock();
   const ctx = testContext(clock);
   const store = await openMemoryStateStore({ backend, sinks: ['s'] });
@@ -51,13 +56,13 @@ export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, undefined),
+    detector,
     rules: () => active,
     journal,
     source: 'http',
-    includeEvent: false,
     crash: () => undefined,
     sinkRoom: () => Promise.resolve(),
-    committed: (r) => committed.push(...r.map((c) => c.line)),
+    committed: (r) => committed.push(...r.map((c) => JSON.parse(c.text) as ResultLine)),
   });
   await processor.commitJournal();
   return {

@@ -23,7 +23,7 @@ function sink(room = Infinity): TailSink & { lines: string[]; summary?: string }
 
 function result(title: string, level: string | null, id = 'rid'): CommittedResult {
   const line = { result_id: 'e1-0', rule_title: title, rule_id: id, level, tags: [], matched_selections: [], matched_fields: [] } as ResultLine;
-  return { line, text: JSON.stringify(line) };
+  return { result_id: line.result_id, head: line, text: JSON.stringify(line) };
 }
 
 describe('detection tail', () => {

@@ -1,0 +1,52 @@
+// A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
+// the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createBatchDetector, detectRules } from './detect-batch.js';
+import type { DetectRules } from './detect-batch.js';
+import { buildRuleSetFrom } from './rule-inputs.js';
+import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
+
+const data = workerData as DetectWorkerData;
+const port = parentPort;
+if (port === null) throw new Error('detect-worker must run as a worker thread');
+const post = (m: FromWorker): void => port.postMessage(m);
+const detect = createBatchDetector(data.settings);
+const built = new Map<number, DetectRules>();
+let serving: DetectRules | undefined;
+let batches = 0;
+
+function load({ gen, inputs }: GenerationInputs): void {
+  try {
+    built.set(gen, detectRules(buildRuleSetFrom(inputs)));
+    post({ type: 'loaded', gen });
+  } catch (error) {
+    post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+for (const g of data.generations) load(g);
+serving = built.get(data.generations[0]?.gen ?? -1);
+
+port.on('message', (m: ToWorker) => {
+  switch (m.type) {
+    case 'batch': {
+      if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
+      if (serving === undefined) return post({ type: 'failed', id: m.id, error: 'no rules loaded' });
+      try {
+        post({ type: 'done', id: m.id, batch: detect(serving, m.lines, m.now) });
+      } catch (error) {
+        post({ type: 'failed', id: m.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+      }
+      return;
+    }
+    case 'prepare':
+      return load(m);
+    case 'activate':
+      serving = built.get(m.gen) ?? serving;
+      for (const gen of built.keys()) if (gen < m.gen) built.delete(gen);
+      return;
+    case 'discard':
+      built.delete(m.gen);
+      return;
+  }
+});

@@ -1,0 +1,48 @@
+// The detection stage as the batch processor sees it: lines in, a DetectedBatch out, under rules that
+// a reload prepares everywhere first and then switches between batches.
+import type { RuleSet } from '../../sigma/rule-set.js';
+import { detectRules } from './detect-batch.js';
+import type { BatchDetector, DetectedBatch, DetectRules } from './detect-batch.js';
+import type { RuleInputs } from './rule-inputs.js';
+
+export interface Detector {
+  /** Batches this detector evaluates at once: how far the pipeline may read ahead. */
+  readonly parallelism: number;
+  detect(lines: readonly string[], now: number): Promise<DetectedBatch>;
+  /** Build the next rules on every evaluator while the current ones serve; rejects when any fails. */
+  prepare(ruleSet: RuleSet, inputs: RuleInputs): Promise<void>;
+  /** Serve what `prepare` built; only with no batch in flight. */
+  activate(): void;
+  /** Forget what `prepare` built (a failed reload). */
+  discard(): void;
+  close(): Promise<void>;
+}
+
+/** `--detect-workers 0`: evaluate on the calling thread with the rule set main built. */
+export function inlineDetector(ruleSet: RuleSet, detect: BatchDetector): Detector {
+  let current: DetectRules = detectRules(ruleSet);
+  let next: DetectRules | undefined;
+  return {
+    parallelism: 1,
+    detect(lines, now) {
+      // A failure belongs to the batch (logged, its units answered), not to the loop that started it.
+      try {
+        return Promise.resolve(detect(current, lines, now));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    prepare(rs) {
+      next = detectRules(rs);
+      return Promise.resolve();
+    },
+    activate() {
+      if (next !== undefined) current = next;
+      next = undefined;
+    },
+    discard() {
+      next = undefined;
+    },
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,38 @@
+// What a rule set is built from, as plain data: the daemon reads files once and hands the same texts
+// to every detection worker, so a file that changes mid-reload cannot split the workers' rules.
+import type { CorrelationDefaults } from '../../sigma/correlation/index.js';
+import { formatSigmaError } from '../../sigma/errors.js';
+import { resolvePipeline } from '../../sigma/pipeline/index.js';
+import type { Pipeline } from '../../sigma/pipeline/index.js';
+import { buildRuleSet } from '../../sigma/rule-set.js';
+import type { RuleSet } from '../../sigma/rule-set.js';
+import type { RuleSource } from '../../sigma/rule/index.js';
+
+/** A `--pipeline` reference: a builtin name (no text) or a YAML file's path and text. */
+export interface PipelineInput {
+  readonly ref: string;
+  readonly text?: string;
+}
+
+export interface RuleInputs {
+  readonly sources: readonly RuleSource[];
+  readonly pipelines: readonly PipelineInput[];
+  readonly correlation: CorrelationDefaults;
+  readonly emitReferenced: boolean;
+}
+
+/** Resolve pipeline references; throws with the pipeline's problems when one does not load. */
+export function resolvePipelines(inputs: readonly PipelineInput[]): Pipeline[] {
+  return inputs.map(({ ref, text }) => {
+    const parsed = resolvePipeline(ref, text);
+    if (parsed.pipeline === undefined || parsed.errors.length > 0) {
+      throw new Error(parsed.errors.map((e) => formatSigmaError(e)).join('\n') || `pipeline '${ref}' did not load`);
+    }
+    return parsed.pipeline;
+  });
+}
+
+/** The rule set of `inputs`, the same wherever it is built (pure). */
+export function buildRuleSetFrom(inputs: RuleInputs, pipelines: readonly Pipeline[] = resolvePipelines(inputs.pipelines)): RuleSet {
+  return buildRuleSet(inputs.sources, { pipelines, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
+}

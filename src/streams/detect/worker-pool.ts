@@ -1,0 +1,199 @@
+// `--detect-workers N`: detection fanned out to worker threads. Each worker builds the rule set from the
+// texts main read; a batch goes to the least busy worker; a worker that dies is replaced and its
+// in-flight batches are evaluated again (a batch is pure, so nothing is lost or duplicated).
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { RuleSet } from '../../sigma/rule-set.js';
+import type { DetectedBatch, DetectSettings } from './detect-batch.js';
+import type { Detector } from './detector.js';
+import type { RuleInputs } from './rule-inputs.js';
+import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
+
+/** A batch whose worker died this many times is failed instead of retried (a poison batch). */
+const MAX_ATTEMPTS = 3;
+/** A worker that dies this many times in a row without finishing a batch is not replaced again. */
+const MAX_RESPAWNS = 3;
+/** Batches queued on one worker ahead of the one it evaluates, so it never waits for main. */
+const QUEUE_PER_WORKER = 2;
+
+export interface WorkerPoolOptions {
+  readonly workers: number;
+  readonly settings: DetectSettings;
+  readonly log: Logger;
+  /** Test hook (`SVC_DETECT_CRASH_AT`): the first worker started throws on its n-th batch. */
+  readonly crashAtBatch?: number;
+  /** The compiled worker entry; defaults to the sibling `detect-worker.js`. */
+  readonly script?: URL;
+}
+
+interface Job {
+  readonly id: number;
+  readonly lines: readonly string[];
+  readonly now: number;
+  attempts: number;
+  resolve(batch: DetectedBatch): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  readonly index: number;
+  worker: Worker;
+  readonly jobs: Map<number, Job>;
+  /** Deaths since the last finished batch; a slot past MAX_RESPAWNS is retired. */
+  deaths: number;
+  retired: boolean;
+}
+
+interface Pending {
+  readonly gen: GenerationInputs;
+  /** Slots that have not built it yet. */
+  readonly waiting: Set<number>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/** Start `options.workers` workers on `inputs`; resolves once every one has built the rules. */
+export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOptions): Promise<Detector> {
+  const log = options.log.child({ component: 'detect' });
+  const script = options.script ?? new URL('./detect-worker.js', import.meta.url);
+  let current: GenerationInputs = { gen: 0, inputs };
+  let pending: Pending | undefined;
+  let nextId = 0;
+  let closing = false;
+  /** Every worker built the first rules. */
+  let ready = false;
+  let crashAt = options.crashAtBatch;
+  const slots: Slot[] = [];
+
+  const send = (slot: Slot, m: ToWorker): void => slot.worker.postMessage(m);
+
+  const dispatch = (job: Job): void => {
+    let best: Slot | undefined;
+    for (const s of slots) if (!s.retired && (best === undefined || s.jobs.size < best.jobs.size)) best = s;
+    if (best === undefined) return job.reject(new Error('every detect worker failed'));
+    best.jobs.set(job.id, job);
+    send(best, { type: 'batch', id: job.id, lines: job.lines, now: job.now });
+  };
+
+  const onLoad = (slot: Slot, m: Extract<FromWorker, { type: 'loaded' | 'load_failed' }>): void => {
+    const p = pending;
+    if (p === undefined || p.gen.gen !== m.gen) {
+      if (m.type === 'load_failed') log.error({ worker: slot.index, gen: m.gen, error: m.error }, 'detect worker could not build the serving rules');
+      return;
+    }
+    if (m.type === 'load_failed') {
+      pending = undefined;
+      p.reject(new Error(`detect worker ${String(slot.index)}: ${m.error}`));
+      return;
+    }
+    p.waiting.delete(slot.index);
+    if (p.waiting.size === 0) p.resolve();
+  };
+
+  const spawn = (index: number): Worker => {
+    const data: DetectWorkerData = {
+      settings: options.settings,
+      generations: pending === undefined || pending.gen.gen === current.gen ? [current] : [current, pending.gen],
+      ...(crashAt !== undefined ? { crashAtBatch: crashAt } : {}),
+    };
+    crashAt = undefined;
+    const worker = new Worker(script, { workerData: data });
+    worker.on('message', (m: FromWorker) => {
+      const slot = slots[index];
+      // A replaced worker's last words do not concern the jobs its successor took over.
+      if (slot === undefined || slot.worker !== worker) return;
+      if (m.type === 'loaded' || m.type === 'load_failed') return onLoad(slot, m);
+      const job = slot.jobs.get(m.id);
+      if (job === undefined) return;
+      slot.jobs.delete(m.id);
+      slot.deaths = 0;
+      if (m.type === 'done') job.resolve(m.batch);
+      else job.reject(new Error(`detection failed: ${m.error}`));
+    });
+    worker.on('error', (error) => log.error({ err: error, worker: index }, 'detect worker failed'));
+    worker.on('exit', (code) => {
+      const slot = slots[index];
+      if (closing || slot === undefined || slot.worker !== worker) return;
+      const orphans = [...slot.jobs.values()].sort((a, b) => a.id - b.id);
+      slot.jobs.clear();
+      if (!ready || ++slot.deaths > MAX_RESPAWNS) {
+        // Dying while building the rules (or over and over) is not something a restart fixes.
+        slot.retired = true;
+        log.error({ worker: index, code }, 'detect worker exited; not restarting it');
+        pending?.reject(new Error(`detect worker ${String(index)} exited (code ${String(code)})`));
+        pending = undefined;
+      } else {
+        log.error({ worker: index, code, inFlight: orphans.length }, 'detect worker exited; restarting it');
+        slot.worker = spawn(index);
+      }
+      for (const job of orphans) {
+        if (++job.attempts >= MAX_ATTEMPTS) job.reject(new Error(`batch lost ${String(job.attempts)} detect workers`));
+        else dispatch(job);
+      }
+    });
+    return worker;
+  };
+
+  const prepareAll = (gen: GenerationInputs, spawning: boolean): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      const live = spawning ? Array.from({ length: options.workers }, (_, i) => i) : slots.filter((s) => !s.retired).map((s) => s.index);
+      if (live.length === 0) return reject(new Error('every detect worker failed'));
+      pending = { gen, waiting: new Set(live), resolve, reject };
+      if (spawning) return;
+      for (const slot of slots) if (!slot.retired) send(slot, { type: 'prepare', gen: gen.gen, inputs: gen.inputs });
+    });
+
+  // The first generation loads like a prepared one: every spawned worker reports `loaded` for it.
+  const started = prepareAll(current, true);
+  for (let i = 0; i < options.workers; i++) slots.push({ index: i, worker: spawn(i), jobs: new Map(), deaths: 0, retired: false });
+  try {
+    await started;
+    ready = true;
+  } catch (error) {
+    closing = true;
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+    throw error;
+  } finally {
+    pending = undefined;
+  }
+
+  return {
+    parallelism: options.workers * QUEUE_PER_WORKER,
+    detect(lines, now) {
+      if (closing) return Promise.reject(new Error('detection pool closed'));
+      return new Promise<DetectedBatch>((resolve, reject) => dispatch({ id: nextId++, lines, now, attempts: 0, resolve, reject }));
+    },
+    async prepare(_ruleSet: RuleSet, next: RuleInputs) {
+      const gen: GenerationInputs = { gen: current.gen + 1, inputs: next };
+      try {
+        await prepareAll(gen, false);
+      } catch (error) {
+        for (const slot of slots) send(slot, { type: 'discard', gen: gen.gen });
+        pending = undefined;
+        throw error;
+      }
+    },
+    activate() {
+      const p = pending;
+      if (p === undefined) return;
+      pending = undefined;
+      current = p.gen;
+      for (const slot of slots) send(slot, { type: 'activate', gen: current.gen });
+    },
+    discard() {
+      const p = pending;
+      if (p === undefined) return;
+      pending = undefined;
+      for (const slot of slots) send(slot, { type: 'discard', gen: p.gen.gen });
+    },
+    async close() {
+      closing = true;
+      const error = new Error('detection pool closed');
+      for (const slot of slots) {
+        for (const job of slot.jobs.values()) job.reject(error);
+        slot.jobs.clear();
+      }
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+  };
+}

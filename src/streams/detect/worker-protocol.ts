@@ -1,0 +1,29 @@
+// Messages between the detection pool and its worker threads (structured-clone data only).
+import type { DetectedBatch, DetectSettings } from './detect-batch.js';
+import type { RuleInputs } from './rule-inputs.js';
+
+/** Rules of one generation; a reload prepares generation n+1 beside n. */
+export interface GenerationInputs {
+  readonly gen: number;
+  readonly inputs: RuleInputs;
+}
+
+export interface DetectWorkerData {
+  readonly settings: DetectSettings;
+  /** Serving rules, then (during a reload) the prepared ones. */
+  readonly generations: readonly GenerationInputs[];
+  /** Test hook: throw an uncaught error on this (1-based) batch. */
+  readonly crashAtBatch?: number;
+}
+
+export type ToWorker =
+  | { readonly type: 'batch'; readonly id: number; readonly lines: readonly string[]; readonly now: number }
+  | { readonly type: 'prepare'; readonly gen: number; readonly inputs: RuleInputs }
+  | { readonly type: 'activate'; readonly gen: number }
+  | { readonly type: 'discard'; readonly gen: number };
+
+export type FromWorker =
+  | { readonly type: 'loaded'; readonly gen: number }
+  | { readonly type: 'load_failed'; readonly gen: number; readonly error: string }
+  | { readonly type: 'done'; readonly id: number; readonly batch: DetectedBatch }
+  | { readonly type: 'failed'; readonly id: number; readonly error: string };

@@ -1,0 +1,66 @@
+// The hand-built detection text must be byte-identical to stringifying the result object.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { buildRuleSet } from '../../src/sigma/rule-set.js';
+import { toDetectionResult } from '../../src/streams/index.js';
+import { DetectionText } from '../../src/streams/detect/detection-text.js';
+
+const RULES = [
+  `title: Full "Quoted" Rule \\ with escapes
+id: 6f1a0c1e-0000-4000-8000-0000000000a1
+level: high
+tags: [attack.execution, attack.t1059]
+owner_team: blue
+logsource: { product: windows }
+detection:
+  sel1: { CommandLine|contains: whoami }
+  sel2: { User|contains: admin }
+  condition: sel1 or sel2
+`,
+  `title: Bare Rule
+logsource: { product: windows }
+detection:
+  keywords: [whoami]
+  condition: keywords
+`,
+  `title: Embeds Its Event
+level: low
+svc.include_event: 'true'
+custom_attributes: { nested: { a: [1, 2, null] }, "ü": "ß" }
+logsource: { product: windows }
+detection:
+  sel: { CommandLine|endswith: priv, Missing: null }
+  condition: sel
+`,
+];
+
+describe('detection text', () => {
+  const ruleSet = buildRuleSet(RULES.map((text, i) => ({ file: `r${String(i)}.yml`, text })));
+
+  it('loads the rules it tests', () => {
+    expect(ruleSet.errors).toEqual([]);
+    expect(ruleSet.engine.rules).toHaveLength(3);
+  });
+
+  it('equals JSON.stringify(toDetectionResult(...)) for every match, with and without --include-event', () => {
+    const withEvent = new DetectionText(true);
+    const without = new DetectionText(false);
+    const event = fc.record({
+      CommandLine: fc.constantFrom('whoami', 'whoami /priv', 'net user', 'x\u0000"\\whoami\u2028'),
+      User: fc.constantFrom('admin', 'guest', '"admin"'),
+      extra: fc.dictionary(fc.string(), fc.jsonValue()),
+    });
+    const titles = new Set<string>();
+    fc.assert(
+      fc.property(event, (e) => {
+        for (const m of ruleSet.engine.evaluate(e)) {
+          titles.add(m.rule.title);
+          expect(withEvent.of(m, e)).toBe(JSON.stringify(toDetectionResult(m, e, true)));
+          expect(without.of(m, e)).toBe(JSON.stringify(toDetectionResult(m, e, false)));
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(titles.size).toBe(3);
+  });
+});

@@ -301,6 +301,8 @@ export class StateStore {
       })
       .catch((error: unknown) => {
         this.ackFailure = error instanceof Error ? error : new Error(String(error));
+        // What that write carried is not stored: the next one writes every watermark again.
+        for (const s of this.watermarks.keys()) this.unsavedWatermarks.add(s);
       });
   }
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deliverOutboxOnce, openMemoryStateStore, reconcileFileSink, StateStore } from '../../src/state/index.js';
 import type { OutboxEntry } from '../../src/state/index.js';
-import { LossyBackend } from './support/lossy-backend.js';
+import { FailingBackend, LossyBackend } from './support/faulty-backends.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 const toLines = (entries: readonly OutboxEntry[]): string => entries.map((e) => JSON.stringify({ result_id: e.result_id, payload: e.payload }) + '\n').join('');
@@ -93,6 +93,21 @@ describe('outbox delivery', () => {
     );
     // The property must actually have lost acknowledgements.
     expect(lostAcks).toBeGreaterThan(0);
+  });
+
+  it('a failed acknowledgement write is reported by the next acknowledgement, and every watermark is written again', async () => {
+    const backend = new FailingBackend();
+    const store = await StateStore.open(backend, { sinks: ['file', 'stdout'] });
+    await store.commitBatch({ records: [], outbox: ['a', 'b', 'c'].map((id) => ({ result_id: id, payload: id })) });
+    backend.failNext = true;
+    await store.ackDelivered('file', 1);
+    // A commit queued after the acknowledgement settles after its write.
+    await store.commitBatch({ records: [] });
+    await expect(store.ackDelivered('stdout', 2)).rejects.toThrow('disk full');
+    await store.ackDelivered('stdout', 3);
+    await store.close();
+    const again = await openMemoryStateStore({ sinks: ['file', 'stdout'], backend: backend.disk });
+    expect([again.watermark('file'), again.watermark('stdout')]).toEqual([1, 3]);
   });
 });
 

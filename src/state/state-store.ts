@@ -125,7 +125,6 @@ export class StateStore {
     }
   }
 
-  /** Opens a store; configured sinks that never delivered start at the oldest retained entry. */
   /**
    * Opens a store; configured sinks that never delivered start at the oldest retained entry.
    * Throws `StateFormatError` for an environment written in another layout.
@@ -355,8 +354,9 @@ export class StateStore {
 
   /**
    * Visits journal records after `fromSeq` in order. An unreadable record stops replay with a
-   * `StateCorruptionError` naming its sequence, unless `mode` is `skip`. At most `limit` records
-   * are read, so long replays can yield between slices.
+   * `StateCorruptionError` naming its sequence, unless `mode` is `skip`. Records are stored a
+   * committed batch per value, so damage takes the whole batch: it is named by its first sequence
+   * and skipped whole. At most `limit` records are read, so long replays can yield between slices.
    */
   replay(fromSeq: number, visit: (record: JournalRecord) => void, mode: RecoverMode, limit = Infinity): ReplayStats {
     const skipped: number[] = [];

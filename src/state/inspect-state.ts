@@ -24,7 +24,7 @@ export function inspectStore(store: StateStore): StateReport {
   const snaps = listSnapshots(store.backend);
   const newest = snaps[0];
   const firstSeq = store.firstJournalSeq();
-  const firstOseq = store.lastOseq + 1 - outboxLength(store);
+  const firstOseq = store.firstOutboxSeq();
   const backlog: Record<string, number> = {};
   for (const sink of store.knownSinks()) backlog[sink] = store.lastOseq - Math.max(store.watermark(sink), firstOseq - 1);
   const states: Record<string, number> = {};
@@ -32,7 +32,7 @@ export function inspectStore(store: StateStore): StateReport {
   return {
     snapshot: newest === undefined ? null : { seq: newest.seq, at: newest.header?.at ?? 0, previous_seq: snaps[1]?.seq ?? null },
     journal: { length: firstSeq === undefined ? 0 : store.lastSeq - firstSeq + 1, first_seq: firstSeq ?? null, last_seq: store.lastSeq },
-    outbox: { length: outboxLength(store), last_oseq: store.lastOseq, backlog },
+    outbox: { length: store.lastOseq + 1 - firstOseq, last_oseq: store.lastOseq, backlog },
     states,
     definitions: Object.keys(newest?.header?.definitions ?? {}).length,
     input_ordinal: store.nextInputOrdinal,
@@ -42,15 +42,17 @@ export function inspectStore(store: StateStore): StateReport {
   };
 }
 
-function outboxLength(store: StateStore): number {
-  for (const { key } of store.backend.range('outbox', { limit: 1 })) return typeof key === 'number' ? store.lastOseq - key + 1 : 0;
-  return 0;
-}
-
 /** Opens `dir` read-only (safe while the daemon runs) and reports on it. */
 export async function inspectStateDir(dir: string): Promise<StateReport> {
   if (!existsSync(join(dir, 'data.mdb'))) throw new Error(`no state database in ${dir}`);
-  const store = StateStore.readOnly(new LmdbBackend(dir, { readOnly: true }));
+  const backend = new LmdbBackend(dir, { readOnly: true });
+  let store: StateStore;
+  try {
+    store = StateStore.readOnly(backend);
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
   try {
     return inspectStore(store);
   } finally {

@@ -35,7 +35,8 @@ export class LmdbBackend implements KvBackend {
     private readonly dir: string,
     options: LmdbBackendOptions = {},
   ) {
-    // Journal values are ~100-200 bytes: compression would cost throughput for nothing (libraries.md §5).
+    // Values are one committed batch of small records or of result text: compressing them would run
+    // on the main thread (puts run in the transaction callback) and cost throughput (libraries.md §5).
     this.root = open<Uint8Array, LmdbKey>({ path: dir, maxDbs: 16, compression: false, readOnly: options.readOnly === true });
     this.dbs = new Map();
     for (const t of TABLES) {

@@ -4,8 +4,14 @@ import { StateStore } from './state-store.js';
 import type { StateStoreOptions } from './state-store.js';
 
 /** `--state-db DIR`: the LMDB environment at `dir` (created when missing). */
-export function openLmdbStateStore(dir: string, options: StateStoreOptions = {}): Promise<StateStore> {
-  return StateStore.open(new LmdbBackend(dir), options);
+export async function openLmdbStateStore(dir: string, options: StateStoreOptions = {}): Promise<StateStore> {
+  const backend = new LmdbBackend(dir);
+  try {
+    return await StateStore.open(backend, options);
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
 }
 
 /**

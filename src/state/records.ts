@@ -17,6 +17,14 @@ export const JournalRecord = Type.Object({
 });
 export type JournalRecord = Type.Static<typeof JournalRecord>;
 
+/**
+ * One committed batch's journal records, sequences `first` to the key's, in order. Stored at
+ * `journal[last seq]`: one value per batch instead of one per record (fewer LMDB operations to
+ * write, prune and replay); "the batch holding `s`" is the first key >= `s`.
+ */
+export const JournalBatch = Type.Object({ first: Seq, records: Type.Array(JournalRecord) });
+export type JournalBatch = Type.Static<typeof JournalBatch>;
+
 /** A journal record before the store gives it its sequence number. */
 export type JournalDraft = Omit<JournalRecord, 'seq'>;
 
@@ -29,6 +37,23 @@ export const OutboxEntry = Type.Object({
 export type OutboxEntry = Type.Static<typeof OutboxEntry>;
 
 export type OutboxDraft = Omit<OutboxEntry, 'oseq'>;
+
+/**
+ * One committed batch's results: entry `i` has outbox sequence `first + i`. Stored at
+ * `outbox[last oseq]` like journal batches; sink watermarks still count single results.
+ */
+export const OutboxBatch = Type.Object({ first: Seq, ids: Type.Array(Type.String()), payloads: Type.Array(Type.Unknown()) });
+export type OutboxBatch = Type.Static<typeof OutboxBatch>;
+
+/** Everything at or below `through` is pruned, though a batch straddling it stays stored. */
+export const PrunedFloor = Type.Object({ through: Seq });
+
+/**
+ * Layout version of a state directory, in `meta["format"]`. 1 (no key): a value per journal record
+ * and per outbox entry. 2: a value per committed batch in both tables, plus pruned floors.
+ */
+export const STATE_FORMAT = 2;
+export const StateFormat = Type.Object({ version: Type.Integer({ minimum: 1 }) });
 
 /** Monotonic counters, rewritten by every commit so they survive pruning of the tables they count. */
 export const Counters = Type.Object({

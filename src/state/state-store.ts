@@ -1,11 +1,15 @@
 import { noCrash } from './crash-points.js';
 import type { CrashHook } from './crash-points.js';
+import { firstNumberKey, lastNumberKey } from './batch-keys.js';
+import { encodeJournalBatch, journalBatches } from './journal-table.js';
 import type { KvBackend, KvWriter } from './kv-backend.js';
-import { Counters, IdempotencyEntry, IdempotencyOrder, InputPosition, JournalRecord, OutboxEntry, Watermark } from './records.js';
-import type { JournalDraft, OutboxDraft } from './records.js';
+import { encodeOutboxBatch, outboxBatches } from './outbox-table.js';
+import { Counters, IdempotencyEntry, IdempotencyOrder, InputPosition, PrunedFloor, Watermark } from './records.js';
+import type { JournalDraft, JournalRecord, OutboxDraft, OutboxEntry } from './records.js';
 import { encodeSnapshot, listSnapshots, loadSnapshotChunks, writeSnapshotTables } from './snapshot-tables.js';
 import type { LoadedSnapshot, SnapshotInput } from './snapshot-tables.js';
 import { StateCorruptionError } from './state-errors.js';
+import { checkFormat, writeFormat } from './state-format.js';
 import { packValue, storedCodec } from './value-codec.js';
 
 export interface IdempotencyRetention {
@@ -70,12 +74,13 @@ const DEFAULT_RETENTION: IdempotencyRetention = { maxAgeMs: 24 * 3600_000, maxKe
 const COUNTERS_KEY = 'counters';
 const SINK_PREFIX = 'sink:';
 const POSITION_PREFIX = 'pos:';
+const JOURNAL_FLOOR_KEY = 'journal_floor';
+const OUTBOX_FLOOR_KEY = 'outbox_floor';
 /** Bounds the pruning work one commit does; one key is added per commit, so this keeps up. */
 const IDEMPOTENCY_PRUNE_PER_COMMIT = 64;
 
 const countersCodec = storedCodec(Counters);
-const journalCodec = storedCodec(JournalRecord);
-const outboxCodec = storedCodec(OutboxEntry);
+const floorCodec = storedCodec(PrunedFloor);
 const watermarkCodec = storedCodec(Watermark);
 const positionCodec = storedCodec(InputPosition);
 const idempotencyCodec = storedCodec(IdempotencyEntry);
@@ -94,6 +99,14 @@ export class StateStore {
   private readonly retention: IdempotencyRetention;
   private readonly crash: CrashHook;
   private readonly chunkSize: number;
+  /** Journal sequences and outbox sequences at or below these are pruned (see `PrunedFloor`). */
+  private journalFloor: number;
+  private outboxFloor: number;
+  /** Sinks whose watermark moved since the last acknowledgement write. */
+  private readonly unsavedWatermarks = new Set<string>();
+  private ackQueued = false;
+  private ackWrite: Promise<void> = Promise.resolve();
+  private ackFailure: Error | undefined;
 
   private constructor(
     readonly backend: KvBackend,
@@ -104,20 +117,27 @@ export class StateStore {
     this.crash = options.crashHook ?? noCrash;
     this.chunkSize = options.snapshotChunkSize ?? 1000;
     this.counters = readCounters(backend);
+    this.journalFloor = readFloor(backend, JOURNAL_FLOOR_KEY);
+    this.outboxFloor = readFloor(backend, OUTBOX_FLOOR_KEY);
     for (const { key, value } of backend.range('meta', { start: SINK_PREFIX, end: 'sink;' })) {
       const wm = watermarkCodec.decode(value);
       if (typeof key === 'string' && wm !== undefined) this.watermarks.set(key.slice(SINK_PREFIX.length), wm.oseq);
     }
   }
 
-  /** Opens a store; configured sinks that never delivered start at the oldest retained entry. */
+  /**
+   * Opens a store; configured sinks that never delivered start at the oldest retained entry.
+   * Throws `StateFormatError` for an environment written in another layout.
+   */
   static async open(backend: KvBackend, options: StateStoreOptions = {}): Promise<StateStore> {
+    const format = checkFormat(backend);
     const store = new StateStore(backend, options);
     const fresh = store.sinks.filter((s) => !store.watermarks.has(s));
-    if (fresh.length > 0) {
+    if (fresh.length > 0 || format === 'fresh') {
       const floor = store.firstOutboxSeq() - 1;
       for (const s of fresh) store.watermarks.set(s, floor);
       await backend.write((w) => {
+        if (format === 'fresh') writeFormat(w);
         for (const s of fresh) w.put('meta', SINK_PREFIX + s, packValue({ oseq: floor }));
       });
     }
@@ -126,6 +146,7 @@ export class StateStore {
 
   /** A store over a backend opened read-only: reads only. */
   static readOnly(backend: KvBackend): StateStore {
+    checkFormat(backend);
     return new StateStore(backend, {});
   }
 
@@ -153,11 +174,12 @@ export class StateStore {
       throw new Error('idempotency key already committed');
     }
     const before = this.counters;
-    const journal = batch.records.map((r, i) => packValue({ seq: before.last_seq + 1 + i, at: r.at, kind: r.kind, key: r.key, event: r.event }));
-    const outbox = (batch.outbox ?? []).map((o, i) => packValue({ oseq: before.last_oseq + 1 + i, result_id: o.result_id, payload: o.payload }));
+    const drafts = batch.outbox ?? [];
+    const journal = batch.records.length > 0 ? encodeJournalBatch(before.last_seq + 1, batch.records) : undefined;
+    const outbox = drafts.length > 0 ? encodeOutboxBatch(before.last_oseq + 1, drafts) : undefined;
     const after: Counters = {
-      last_seq: before.last_seq + journal.length,
-      last_oseq: before.last_oseq + outbox.length,
+      last_seq: before.last_seq + batch.records.length,
+      last_oseq: before.last_oseq + drafts.length,
       input_ordinal: before.input_ordinal + (batch.input?.count ?? 0),
       idempotency_seq: before.idempotency_seq + (idem !== undefined ? 1 : 0),
     };
@@ -165,8 +187,8 @@ export class StateStore {
     const source = batch.input?.source;
     const position = source !== undefined ? packValue({ position: batch.input?.position }) : undefined;
     const written = this.backend.write((w) => {
-      for (let i = 0; i < journal.length; i++) w.put('journal', before.last_seq + 1 + i, journal[i] as Uint8Array);
-      for (let i = 0; i < outbox.length; i++) w.put('outbox', before.last_oseq + 1 + i, outbox[i] as Uint8Array);
+      if (journal !== undefined) w.put('journal', after.last_seq, journal);
+      if (outbox !== undefined) w.put('outbox', after.last_oseq, outbox);
       if (source !== undefined && position !== undefined) w.put('meta', POSITION_PREFIX + source, position);
       if (idem !== undefined) {
         w.put('idempotency', idem.key, packValue({ answer: idem.answer, at: idem.at, n: after.idempotency_seq }));
@@ -225,39 +247,62 @@ export class StateStore {
 
   /** Up to `limit` entries after `sink`'s watermark, in order. */
   readOutbox(sink: string, limit: number): OutboxEntry[] {
+    const from = this.watermark(sink) + 1;
     const out: OutboxEntry[] = [];
-    for (const { key, value } of this.backend.range('outbox', { start: this.watermark(sink) + 1, limit })) {
-      const entry = outboxCodec.decode(value);
-      const oseq = typeof key === 'number' ? key : -1;
-      if (entry === undefined || entry.oseq !== oseq) {
-        throw new StateCorruptionError('outbox_entry_unreadable', oseq, `outbox entry ${oseq} is unreadable`);
+    if (limit <= 0) return out;
+    for (const batch of outboxBatches(this.backend, from, this.outboxFloor)) {
+      for (let i = Math.max(0, from - batch.first); i < batch.ids.length; i++) {
+        out.push({ oseq: batch.first + i, result_id: batch.ids[i] as string, payload: batch.payloads[i] });
+        if (out.length === limit) return out;
       }
-      out.push(entry);
     }
     return out;
   }
 
   /** The first retained outbox entry whose `result_id` is `resultId`, after `sink`'s watermark. */
   findOutboxSeq(sink: string, resultId: string): number | undefined {
-    for (const { key, value } of this.backend.range('outbox', { start: this.watermark(sink) + 1 })) {
-      if (outboxCodec.decode(value)?.result_id === resultId && typeof key === 'number') return key;
+    const from = this.watermark(sink) + 1;
+    for (const batch of outboxBatches(this.backend, from, this.outboxFloor)) {
+      for (let i = Math.max(0, from - batch.first); i < batch.ids.length; i++) {
+        if (batch.ids[i] === resultId) return batch.first + i;
+      }
     }
     return undefined;
   }
 
   /**
-   * Records that `sink` has written everything up to `oseq`, and prunes entries every configured
+   * Records that `sink` has written everything up to `oseq`, and prunes batches every configured
    * sink has. Lower or repeated acknowledgements are ignored.
+   *
+   * The watermark moves at once; its write is queued behind the commits before it and coalesced
+   * with other acknowledgements, without waiting for it to reach disk: a crash may lose the last
+   * few, which re-delivers those entries (at-least-once; the file sink's reconcile skips what the
+   * file already holds). `close` waits for the write. A failed write is thrown by the next call.
    */
   async ackDelivered(sink: string, oseq: number): Promise<void> {
+    const failure = this.ackFailure;
+    if (failure !== undefined) {
+      this.ackFailure = undefined;
+      throw failure;
+    }
     if (oseq <= this.watermark(sink)) return;
     if (oseq > this.counters.last_oseq) throw new RangeError(`outbox sequence ${oseq} was never assigned`);
     this.watermarks.set(sink, oseq);
-    const floor = this.deliveredFloor();
-    await this.backend.write((w) => {
-      w.put('meta', SINK_PREFIX + sink, packValue({ oseq }));
-      w.removeRange('outbox', { end: floor + 1 });
-    });
+    this.unsavedWatermarks.add(sink);
+    if (this.ackQueued) return;
+    this.ackQueued = true;
+    this.ackWrite = this.backend
+      .write((w) => {
+        this.ackQueued = false;
+        for (const s of this.unsavedWatermarks) w.put('meta', SINK_PREFIX + s, packValue({ oseq: this.watermark(s) }));
+        this.unsavedWatermarks.clear();
+        this.pruneOutbox(w, this.deliveredFloor());
+      })
+      .catch((error: unknown) => {
+        this.ackFailure = error instanceof Error ? error : new Error(String(error));
+        // What that write carried is not stored: the next one writes every watermark again.
+        for (const s of this.watermarks.keys()) this.unsavedWatermarks.add(s);
+      });
   }
 
   /**
@@ -275,8 +320,12 @@ export class StateStore {
     await this.backend.write((w) => {
       writeSnapshotTables(w, encoded, keep, () => this.crash('mid-snapshot'));
       // The previous snapshot stays usable: keep the journal after it.
-      w.removeRange('journal', { end: (keep ?? 0) + 1 });
-      w.removeRange('outbox', { end: floor + 1 });
+      if (keep !== undefined && keep > this.journalFloor) {
+        w.removeRange('journal', { end: keep + 1 });
+        w.put('meta', JOURNAL_FLOOR_KEY, packValue({ through: keep }));
+        this.journalFloor = keep;
+      }
+      this.pruneOutbox(w, floor);
     });
     return true;
   }
@@ -305,32 +354,51 @@ export class StateStore {
 
   /**
    * Visits journal records after `fromSeq` in order. An unreadable record stops replay with a
-   * `StateCorruptionError` naming its sequence, unless `mode` is `skip`. At most `limit` records
-   * are read, so long replays can yield between slices.
+   * `StateCorruptionError` naming its sequence, unless `mode` is `skip`. Records are stored a
+   * committed batch per value, so damage takes the whole batch: it is named by its first sequence
+   * and skipped whole. At most `limit` records are read, so long replays can yield between slices.
    */
-  replay(fromSeq: number, visit: (record: JournalRecord) => void, mode: RecoverMode, limit?: number): ReplayStats {
+  replay(fromSeq: number, visit: (record: JournalRecord) => void, mode: RecoverMode, limit = Infinity): ReplayStats {
     const skipped: number[] = [];
     let replayed = 0;
+    let read = 0;
     let lastSeq = fromSeq;
-    for (const { key, value } of this.backend.range('journal', { start: fromSeq + 1, ...(limit !== undefined ? { limit } : {}) })) {
-      const record = journalCodec.decode(value);
-      const seq = typeof key === 'number' ? key : -1;
-      lastSeq = seq;
-      if (record === undefined || record.seq !== seq) {
+    for (const batch of journalBatches(this.backend, fromSeq, this.journalFloor)) {
+      if (read >= limit) break;
+      const records = batch.records;
+      if (records === undefined) {
+        // An unreadable batch is passed over whole: its records cannot be told apart.
         if (mode === 'fail') {
-          throw new StateCorruptionError('journal_record_unreadable', seq, `journal record ${seq} is unreadable (start with --state-recover skip to skip it)`);
+          throw new StateCorruptionError('journal_record_unreadable', batch.first, `journal record ${batch.first} is unreadable (with the rest of its batch, through ${batch.last}; start with --state-recover skip to skip them)`);
         }
-        skipped.push(seq);
+        for (let seq = Math.max(batch.first, fromSeq + 1); seq <= batch.last; seq++) skipped.push(seq);
+        read += batch.last - Math.max(batch.first, fromSeq + 1) + 1;
+        lastSeq = batch.last;
         continue;
       }
-      visit(record);
-      replayed++;
+      for (let i = Math.max(0, fromSeq + 1 - batch.first); i < records.length && read < limit; i++) {
+        const record = records[i] as JournalRecord;
+        visit(record);
+        replayed++;
+        read++;
+        lastSeq = record.seq;
+      }
     }
     return { replayed, skipped, lastSeq };
   }
 
+  /** The first retained journal sequence (records of a batch straddling the pruned floor do not count). */
   firstJournalSeq(): number | undefined {
-    return firstNumberKey(this.backend, 'journal');
+    return firstNumberKey(this.backend, 'journal') === undefined ? undefined : this.journalFloor + 1;
+  }
+
+  /**
+   * The first retained outbox sequence; `lastOseq + 1` when the outbox is empty. What every
+   * configured sink has acknowledged counts as pruned at once, before its write lands.
+   */
+  firstOutboxSeq(): number {
+    if (firstNumberKey(this.backend, 'outbox') === undefined) return this.counters.last_oseq + 1;
+    return (this.sinks.length > 0 ? Math.max(this.outboxFloor, this.deliveredFloor()) : this.outboxFloor) + 1;
   }
 
   idempotencyKeyCount(): number {
@@ -338,18 +406,23 @@ export class StateStore {
     return first === undefined ? 0 : this.counters.idempotency_seq - first + 1;
   }
 
-  close(): Promise<void> {
-    return this.backend.close();
+  async close(): Promise<void> {
+    await this.ackWrite;
+    await this.backend.close();
   }
 
-  private firstOutboxSeq(): number {
-    return firstNumberKey(this.backend, 'outbox') ?? this.counters.last_oseq + 1;
+  /** Drops the batches wholly at or below `floor`, and records the floor. */
+  private pruneOutbox(w: KvWriter, floor: number): void {
+    if (floor <= this.outboxFloor) return;
+    w.removeRange('outbox', { end: floor + 1 });
+    w.put('meta', OUTBOX_FLOOR_KEY, packValue({ through: floor }));
+    this.outboxFloor = floor;
   }
 
   /** Highest sequence every configured sink has delivered. */
   private deliveredFloor(): number {
     let floor = this.counters.last_oseq;
-    for (const s of this.sinks) floor = Math.min(floor, this.watermark(s));
+    for (const s of this.sinks) floor = Math.min(floor, this.watermarks.get(s) ?? this.outboxFloor);
     return floor;
   }
 
@@ -368,14 +441,9 @@ export class StateStore {
   }
 }
 
-function firstNumberKey(backend: KvBackend, table: 'journal' | 'outbox' | 'idempotency_order'): number | undefined {
-  for (const { key } of backend.range(table, { limit: 1 })) return typeof key === 'number' ? key : undefined;
-  return undefined;
-}
-
-function lastNumberKey(backend: KvBackend, table: 'journal' | 'outbox'): number {
-  for (const { key } of backend.range(table, { reverse: true, limit: 1 })) return typeof key === 'number' ? key : 0;
-  return 0;
+function readFloor(backend: KvBackend, key: string): number {
+  const bytes = backend.get('meta', key);
+  return (bytes === undefined ? undefined : floorCodec.decode(bytes)?.through) ?? 0;
 }
 
 /** Counters as stored, never behind what the tables show (a damaged counters value is survivable). */

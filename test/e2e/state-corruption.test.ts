@@ -1,5 +1,6 @@
 // An unreadable journal record stops start-up with a message naming its sequence (exit 3) unless the
-// operator passes --state-recover skip, which starts and keeps serving.
+// operator passes --state-recover skip, which starts and keeps serving. The journal holds one value
+// per committed batch, keyed by its last sequence; the message names the batch's first.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LmdbBackend } from '../../src/state/lmdb-backend.js';
@@ -26,12 +27,13 @@ describe('state corruption at start-up', () => {
     const seqs = [...lmdb.range('journal', {})].map((e) => e.key as number);
     expect(seqs.length).toBeGreaterThan(0);
     const bad = seqs[seqs.length - 1] as number;
+    const firstOfBatch = (seqs[seqs.length - 2] ?? 0) + 1;
     await lmdb.write((w) => w.put('journal', bad, Uint8Array.of(0x93, 0xc1)));
     await lmdb.close();
 
     const refused = await startDaemon(args, { noWait: true });
     expect(await refused.exited).toBe(3);
-    expect(refused.logs.join('\n')).toContain(`journal record ${bad} is unreadable`);
+    expect(refused.logs.join('\n')).toContain(`journal record ${firstOfBatch} is unreadable (with the rest of its batch, through ${bad}`);
 
     const skipping = await startDaemon([...args, '--state-recover', 'skip']);
     expect((await skipping.json({ method: 'GET', url: '/readyz' })).status).toBe(200);

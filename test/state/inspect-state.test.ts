@@ -15,6 +15,8 @@ describe('state inspect', () => {
     await store.commitBatch({ records: [hit], outbox: [{ result_id: 'b', payload: 2 }, { result_id: 'c', payload: 3 }], idempotency: { key: 'req', answer: 1, at: 60 } });
     await store.ackDelivered('file', 3);
     await store.ackDelivered('stdout', 1);
+    // Acknowledgements are written behind the scenes; a commit after them lands after them.
+    await store.commitBatch({ records: [] });
     const report = await inspectStateDir(dir);
     expect(report).toMatchObject({
       snapshot: { seq: 2, at: 50, previous_seq: null },

@@ -26,9 +26,10 @@ describe('lmdb state store', () => {
     let settled = false;
     void Promise.all(commits).then(() => (settled = true));
     while (!settled) {
-      const journal = [...reader.range('journal')].length;
-      const outbox = [...reader.range('outbox')].length;
-      expect(journal / 3).toBe(outbox / 2);
+      // One journal value and one outbox value per batch, keyed by the batch's last sequences.
+      const journal = [...reader.range('journal')].map((e) => e.key as number);
+      const outbox = [...reader.range('outbox')].map((e) => e.key as number);
+      expect(journal.map((seq) => seq / 3)).toEqual(outbox.map((oseq) => oseq / 2));
       observations++;
       await nextTurn();
     }

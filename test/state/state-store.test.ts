@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StateCorruptionError } from '../../src/state/index.js';
+import { inspectStore, StateCorruptionError } from '../../src/state/index.js';
 import type { JournalDraft, StateStore } from '../../src/state/index.js';
 import { STORE_FLAVOURS } from './support/store-harness.js';
 import { useTempDirs } from './support/temp-dirs.js';
@@ -38,7 +38,8 @@ describe.each(STORE_FLAVOURS)('%s state store', (_name, harness) => {
   it('delivers the outbox per sink after its watermark and prunes only what every sink has', async () => {
     const reopen = harness(tempDir());
     const store = await reopen({ sinks: ['file', 'stdout'] });
-    await store.commitBatch({ records: [draft(1)], outbox: [result('a'), result('b'), result('c')] });
+    await store.commitBatch({ records: [draft(1)], outbox: [result('a')] });
+    await store.commitBatch({ records: [draft(2)], outbox: [result('b'), result('c')] });
     expect(store.readOutbox('file', 10).map((e) => e.result_id)).toEqual(['a', 'b', 'c']);
     await store.ackDelivered('file', 2);
     expect(store.readOutbox('file', 10).map((e) => e.result_id)).toEqual(['c']);
@@ -50,8 +51,13 @@ describe.each(STORE_FLAVOURS)('%s state store', (_name, harness) => {
     const again = await reopen({ sinks: ['file', 'stdout'] });
     expect(again.watermark('file')).toBe(2);
     expect(again.readOutbox('stdout', 10).map((e) => e.result_id)).toEqual(['b', 'c']);
-    // Entry 1 was acknowledged by both sinks: gone.
-    expect([...again.backend.range('outbox')].map((e) => e.key)).toEqual([2, 3]);
+    // Entry 1 (a batch of its own) was acknowledged by both sinks: gone. Entry 2 is, but its batch
+    // still holds 3: stored, yet below the pruned floor.
+    expect([...again.backend.range('outbox')].map((e) => e.key)).toEqual([3]);
+    await again.ackDelivered('file', 3);
+    await again.ackDelivered('stdout', 2);
+    expect(inspectStore(again).outbox).toEqual({ length: 1, last_oseq: 3, backlog: { file: 0, stdout: 1 } });
+    expect(again.readOutbox('stdout', 10).map((e) => e.result_id)).toEqual(['c']);
     await expect(again.ackDelivered('file', 9)).rejects.toThrow(RangeError);
     await again.close();
   });
@@ -172,11 +178,14 @@ describe.each(STORE_FLAVOURS)('%s state store', (_name, harness) => {
     await store.close();
   });
 
-  it('an unreadable journal record stops replay naming its sequence, unless skipped', async () => {
+  it('an unreadable journal batch stops replay naming its first sequence, unless skipped whole', async () => {
     const reopen = harness(tempDir());
     const store = await reopen();
-    await store.commitBatch({ records: [draft(1), draft(2), draft(3)] });
-    await store.backend.write((w) => w.put('journal', 2, Uint8Array.of(0x93, 0xc1)));
+    await store.commitBatch({ records: [draft(1)] });
+    await store.commitBatch({ records: [draft(2), draft(3)] });
+    await store.commitBatch({ records: [draft(4)] });
+    // The batch of records 2 and 3 is stored under its last sequence.
+    await store.backend.write((w) => w.put('journal', 3, Uint8Array.of(0x93, 0xc1)));
     const err = (() => {
       try {
         store.replay(0, () => undefined, 'fail');
@@ -187,10 +196,13 @@ describe.each(STORE_FLAVOURS)('%s state store', (_name, harness) => {
     })();
     expect(err).toBeInstanceOf(StateCorruptionError);
     expect(err).toMatchObject({ code: 'journal_record_unreadable', seq: 2 });
-    expect(String(err)).toMatch(/journal record 2 is unreadable/);
+    expect(String(err)).toMatch(/journal record 2 is unreadable \(with the rest of its batch, through 3/);
     const seen: number[] = [];
-    expect(store.replay(0, (r) => seen.push(r.seq), 'skip')).toEqual({ replayed: 2, skipped: [2], lastSeq: 3 });
-    expect(seen).toEqual([1, 3]);
+    expect(store.replay(0, (r) => seen.push(r.seq), 'skip')).toEqual({ replayed: 2, skipped: [2, 3], lastSeq: 4 });
+    expect(seen).toEqual([1, 4]);
+    // Starting inside the batch, or at its start, names the same first sequence.
+    expect(() => store.replay(2, () => undefined, 'fail')).toThrow(/journal record 2 is unreadable/);
+    expect(store.replay(2, () => undefined, 'skip', 1)).toEqual({ replayed: 0, skipped: [3], lastSeq: 3 });
     await store.close();
   });
 

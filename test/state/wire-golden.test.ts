@@ -1,18 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { encodeJournalBatch } from '../../src/state/journal-table.js';
+import { encodeOutboxBatch } from '../../src/state/outbox-table.js';
+import { STATE_FORMAT } from '../../src/state/records.js';
 import { encodeSnapshot } from '../../src/state/snapshot-tables.js';
-import { packValue } from '../../src/state/value-codec.js';
 
 // Stored bytes are a compatibility contract with every existing state directory: a change here is
-// deliberate, shows up in the diff of these files, and needs a format or codec version bump.
+// deliberate, shows up in the diff of these files, and needs a format or codec version bump
+// (`STATE_FORMAT` for the journal and outbox layout).
 const golden = (name: string): string => readFileSync(join(import.meta.dirname, 'golden', name), 'utf8').trim();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 describe('stored formats', () => {
-  it('a journal record is plain msgpack {seq, at, kind, key, event}', () => {
-    const bytes = packValue({ seq: 42, at: 1_767_225_600_000, kind: 'corr', key: 'corr:r1:host=a', event: { type: 'matched', n: 1 } });
-    expect(hex(bytes)).toBe(golden('journal-record.hex'));
+  it('is format 2', () => {
+    expect(STATE_FORMAT).toBe(2);
+  });
+
+  it('a journal batch is plain msgpack {first, records: [{seq, at, kind, key, event}]}', () => {
+    const record = { at: 1_767_225_600_000, kind: 'corr', key: 'corr:r1:host=a', event: { type: 'matched', n: 1 } };
+    const bytes = encodeJournalBatch(42, [record, { ...record, event: { type: 'matched', n: 2 } }]);
+    expect(hex(bytes)).toBe(golden('journal-batch.hex'));
+  });
+
+  it('an outbox batch is plain msgpack {first, ids, payloads}', () => {
+    const bytes = encodeOutboxBatch(7, [
+      { result_id: 'res-7', payload: '{"result_id":"res-7","rule":"r1"}' },
+      { result_id: 'res-8', payload: { result_id: 'res-8' } },
+    ]);
+    expect(hex(bytes)).toBe(golden('outbox-batch.hex'));
   });
 
   it('a snapshot is a msgpack header plus CRC-framed msgpack chunks', () => {

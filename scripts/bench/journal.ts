@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
+import { runDaemonBench } from './daemon.js';
 import type { ActorKind } from '../../src/actors/index.js';
 import { ActorHost, createKindRegistry, openLmdbStateStore, openMemoryStateStore, recover } from '../../src/state/index.js';
 import type { CommitResult, JournalDraft, OutboxDraft, StateStore } from '../../src/state/index.js';
@@ -166,4 +167,8 @@ export async function runJournalBench(): Promise<BenchRow[]> {
   }
 }
 
-if (isMain(import.meta.url)) printRows('Journal (LMDB)', await runJournalBench());
+if (isMain(import.meta.url)) {
+  printRows('Journal (LMDB)', await runJournalBench());
+  // The end-to-end figure: the same daemon with and without --state-db (rows shared with bench:daemon).
+  printRows('Daemon with and without --state-db', await runDaemonBench());
+}

@@ -96,6 +96,21 @@ export class AffixTrie {
     return true;
   }
 
+  /** Whether `text` starts (ends) with some key, code units compared as they are. */
+  hasKeyOf(text: string): boolean {
+    const n = text.length;
+    let s = 0;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(this.fromEnd ? n - 1 - i : i);
+      const r = this.denseRow[s] as number;
+      const next = r >= 0 && c < ASCII ? (this.dense[r * ASCII + c] as number) : this.child(s, c);
+      if (next < 0) return false;
+      s = next;
+      if (this.postings[s] !== null) return true;
+    }
+    return false;
+  }
+
   private child(s: number, c: number): number {
     const end = this.edgeStart[s + 1] as number;
     for (let k = this.edgeStart[s] as number; k < end; k++) if (this.edgeChar[k] === c) return this.edgeTarget[k] as number;

@@ -14,11 +14,19 @@ import { AhoCorasick, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from '
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
+import { BitTaker, MAX_CACHED_LENGTH, NO_POSTINGS, ProbeCache } from './probe-cache.js';
 import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
+
+/** Values per cache generation, per field (for its own probes and for the keyword scan). */
+const FIELD_CACHE_VALUES = 1024;
+/** Fields whose keyword scan results are cached: events with ever new keys do not grow the index. */
+const KEYWORD_CACHE_FIELDS = 512;
 
 class FieldProbe {
   /** Lengths some exact key has: a longer or other value skips hashing the text for the lookup. */
   readonly exactLengths: Uint8Array;
+  /** Postings of recently probed string values; null when a string value has nothing to probe. */
+  readonly cache: ProbeCache | null;
   constructor(
     readonly slot: number,
     readonly exact: ReadonlyMap<string, Int32Array>,
@@ -33,6 +41,8 @@ class FieldProbe {
     for (const k of exact.keys()) longest = Math.max(longest, k.length);
     this.exactLengths = new Uint8Array(longest + 1);
     for (const k of exact.keys()) this.exactLengths[k.length] = 1;
+    const probesText = exact.size > 0 || numbers.size > 0 || substrings !== null || prefixes !== null || suffixes !== null;
+    this.cache = probesText ? new ProbeCache(FIELD_CACHE_VALUES) : null;
   }
 }
 
@@ -96,6 +106,10 @@ export class CandidateIndex {
   private readonly preset: Uint32Array;
   /** Per slot, the rules whose witness in that slot this event carries (reused). */
   private readonly marks: Uint32Array;
+  /** Where a value's postings are gathered before they are cached; all zero between uses. */
+  private readonly scratch: Uint32Array;
+  private readonly taker = new BitTaker();
+  private readonly keywordCaches = new Map<string, ProbeCache>();
   private readonly words: number;
   /** Probes by event key: the event's own keys are looked up here (far fewer than fields). */
   private readonly byKey: ReadonlyMap<string, KeyProbes>;
@@ -127,6 +141,7 @@ export class CandidateIndex {
     const size = this.words * MAX_WITNESSES + ruleBits(literals.length).length;
     this.preset = new Uint32Array(size);
     this.marks = new Uint32Array(size);
+    this.scratch = new Uint32Array(size);
     const byField = new Map<string, FieldPostings>();
     const keywords = new Map<string, number[]>();
     literals.forEach((l, id) => push(keywords, l, this.literalBase + id));
@@ -205,7 +220,7 @@ export class CandidateIndex {
         const l = leaves.items[i];
         const hit =
           typeof l === 'string'
-            ? (kw.scanLowered(l, marks) & SCAN_HIT) !== 0
+            ? this.scanKeywordLeaf(kw, l, scope.keywordLeafField(i), marks)
             : typeof l === 'number' && isDigitsNumber(l)
               ? kw.scanDigits(l, marks)
               : kw.scan(scope.keywordLower(i), marks);
@@ -220,6 +235,29 @@ export class CandidateIndex {
       for (let slot = 1; slot < MAX_WITNESSES; slot++) all &= marks[slot * words + w] as number;
       bits[w] = all;
     }
+  }
+
+  /** Scan a string keyword leaf (through the cache when it may repeat); whether some literal occurs in it. */
+  private scanKeywordLeaf(kw: AhoCorasick, leaf: string, field: string | null, marks: Uint32Array): boolean {
+    const cache = field === null || leaf.length > MAX_CACHED_LENGTH ? null : this.keywordCacheOf(field);
+    if (cache === null || !cache.consult()) return (kw.scanLowered(leaf, marks) & SCAN_HIT) !== 0;
+    let postings = cache.get(leaf);
+    if (postings === undefined) {
+      postings = (kw.scanLowered(leaf, this.scratch) & SCAN_HIT) !== 0 ? this.taker.take(this.scratch) : NO_POSTINGS;
+      cache.put(leaf, postings);
+    }
+    markAll(postings, marks);
+    return postings.length > 0;
+  }
+
+  private keywordCacheOf(field: string): ProbeCache | null {
+    let cache = this.keywordCaches.get(field);
+    if (cache === undefined) {
+      if (this.keywordCaches.size >= KEYWORD_CACHE_FIELDS) return null;
+      cache = new ProbeCache(FIELD_CACHE_VALUES);
+      this.keywordCaches.set(field, cache);
+    }
+    return cache;
   }
 
   /** Text without capitals: exact keys, prefixes, suffixes and substrings. */
@@ -266,9 +304,24 @@ export class CandidateIndex {
       return;
     }
     switch (typeof value) {
-      case 'string':
-        this.probeString(f, value, scope, marks);
-        break;
+      case 'string': {
+        const cache = f.cache;
+        if (cache === null) return;
+        if (value.length > MAX_CACHED_LENGTH || !cache.consult()) {
+          this.probeString(f, value, scope, marks);
+          break;
+        }
+        let postings = cache.get(value);
+        if (postings === undefined) {
+          const scratch = this.scratch;
+          this.probeString(f, value, scope, scratch);
+          this.probeNumber(f, value, scratch);
+          postings = this.taker.take(scratch);
+          cache.put(value, postings);
+        }
+        markAll(postings, marks);
+        return;
+      }
       case 'number':
         // Its text only for literals that may hold it (String() allocates).
         if (f.exact.size > 0 || f.substrings !== null || f.prefixes !== null || f.suffixes !== null) this.probeText(f, String(value), marks);
@@ -279,12 +332,14 @@ export class CandidateIndex {
       default:
         return;
     }
-    if (f.numbers.size > 0) {
-      const n = numericValue(value);
-      if (!Number.isNaN(n)) {
-        const rules = f.numbers.get(n);
-        if (rules !== undefined) markAll(rules, marks);
-      }
-    }
+    this.probeNumber(f, value, marks);
+  }
+
+  private probeNumber(f: FieldProbe, value: unknown, marks: Uint32Array): void {
+    if (f.numbers.size === 0) return;
+    const n = numericValue(value);
+    if (Number.isNaN(n)) return;
+    const rules = f.numbers.get(n);
+    if (rules !== undefined) markAll(rules, marks);
   }
 }

@@ -18,7 +18,7 @@ import type { LeafMatcher } from './leaf-matcher.js';
 import type { KeywordLiterals } from './keyword-literals.js';
 import { keywordParts } from './keyword-parts.js';
 import { translateRegex } from './regex-translate.js';
-import { compileText, ContainsAnyText, ContainsText, patternParts, TextSet } from './text-matchers.js';
+import { AffixAnyText, compileText, ContainsAnyText, ContainsText, patternParts, PrefixText, SuffixText, TextSet } from './text-matchers.js';
 import {
   AnyOfValues,
   BoolEquals,
@@ -136,21 +136,32 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
     if (v.kind === 'number' && useNumbers) continue;
     out.push(compileValue(v, item, ctx));
   }
-  return groupContains(out);
+  return groupLiterals(out);
 }
 
-/** OR-ed `contains` literals from AUTOMATON_THRESHOLD on (per case mode) become one automaton. */
-function groupContains(matchers: readonly LeafMatcher[]): LeafMatcher[] {
-  const byCase = (cased: boolean): ContainsText[] =>
-    matchers.filter((m): m is ContainsText => m instanceof ContainsText && m.cased === cased && m.literal !== '');
+/**
+ * OR-ed literals of one shape (per case mode) become one matcher: `contains` from AUTOMATON_THRESHOLD on
+ * one automaton, `startswith`/`endswith` from SET_THRESHOLD on one trie (`Image|endswith` lists of fifty
+ * binaries are common, and a walk reads only the few characters the keys share with the text).
+ */
+function groupLiterals(matchers: readonly LeafMatcher[]): LeafMatcher[] {
   const grouped = new Set<LeafMatcher>();
   const out: LeafMatcher[] = [];
-  for (const cased of [false, true]) {
-    const group = byCase(cased);
-    if (group.length < AUTOMATON_THRESHOLD) continue;
-    for (const m of group) grouped.add(m);
-    out.push(new ContainsAnyText(group.map((m) => m.literal), cased));
-  }
+  const group = <T extends ContainsText | PrefixText | SuffixText>(
+    shape: new (literal: string, cased: boolean) => T,
+    threshold: number,
+    make: (literals: string[], cased: boolean) => LeafMatcher,
+  ): void => {
+    for (const cased of [false, true]) {
+      const members = matchers.filter((m): m is T => m.constructor === shape && (m as T).cased === cased && (m as T).literal !== '');
+      if (members.length < threshold) continue;
+      for (const m of members) grouped.add(m);
+      out.push(make(members.map((m) => m.literal), cased));
+    }
+  };
+  group(ContainsText, AUTOMATON_THRESHOLD, (ls, cased) => new ContainsAnyText(ls, cased));
+  group(PrefixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, false));
+  group(SuffixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, true));
   return [...out, ...matchers.filter((m) => !grouped.has(m))];
 }
 
@@ -184,7 +195,7 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMa
     if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
     if (item.values.some((v) => v.kind === 'exists')) fail('InvalidKeywordItem', '`exists` must be applied to a field', item, ctx);
     const values = item.values.map((v) => compileValue(v, item, ctx));
-    const matchers = all ? values : groupContains(values);
+    const matchers = all ? values : groupLiterals(values);
     return new KeywordItem(matchers, all, keywordLiteralIds(matchers, ctx.keywords));
   }
   const slot = ctx.fields.slot(item.field);

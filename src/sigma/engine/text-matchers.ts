@@ -3,6 +3,7 @@
 // other wildcard layout compiles to one anchored RegExp.
 import type { StringPart } from '../ast.js';
 import { normaliseParts } from '../value/index.js';
+import { AffixTrie } from './affix-trie.js';
 import { AhoCorasick } from './aho-corasick.js';
 import { textOf } from './event-text.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
@@ -105,6 +106,27 @@ export class ContainsAnyText implements LeafMatcher {
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);
     return s !== undefined && this.automaton.occursIn(s);
+  }
+}
+
+/** Many `startswith` (or `endswith`) literals of one item: one walk down a trie instead of a loop. */
+export class AffixAnyText implements LeafMatcher {
+  readonly matchesAbsent = false;
+  readonly needsLower: boolean;
+  readonly kind: MatcherKind;
+  private readonly trie: AffixTrie;
+  constructor(
+    readonly literals: readonly string[],
+    readonly cased: boolean,
+    readonly fromEnd: boolean,
+  ) {
+    this.needsLower = !cased;
+    this.kind = fromEnd ? 'endswith' : 'startswith';
+    this.trie = new AffixTrie(new Map(literals.map((l) => [l, [0]])), fromEnd);
+  }
+  test(leaf: unknown, lower: string | undefined): boolean {
+    const s = eventText(leaf, lower, this.cased);
+    return s !== undefined && this.trie.hasKeyOf(s);
   }
 }
 

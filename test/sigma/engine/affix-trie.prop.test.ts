@@ -34,6 +34,20 @@ describe('AffixTrie', () => {
     });
   }
 
+  for (const fromEnd of [false, true]) {
+    test(`hasKeyOf says whether the text ${fromEnd ? 'ends' : 'starts'} with some key, code units as they are`, () => {
+      fc.assert(
+        fc.property(fc.uniqueArray(key, { minLength: 1, maxLength: 30 }), fc.array(text, { maxLength: 6 }), (keys, texts) => {
+          const trie = new AffixTrie(new Map(keys.map((k) => [k, [0]])), fromEnd);
+          for (const t of [...texts, ...keys.map((k) => (fromEnd ? `x${k}` : `${k}x`))]) {
+            expect(trie.hasKeyOf(t)).toBe(keys.some((k) => (fromEnd ? t.endsWith(k) : t.startsWith(k))));
+          }
+        }),
+        { numRuns: 1000 },
+      );
+    });
+  }
+
   test('keys sharing a node and postings shared between keys set exactly the union', () => {
     const trie = new AffixTrie(new Map([['.exe', [0, 2]], ['\\cmd.exe', [1, 2]], ['d.exe', [3]]]), true);
     const bits = new Uint32Array(1);

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { StringPart } from '../../../src/sigma/ast.js';
 import { EvalScope } from '../../../src/sigma/engine/eval-scope.js';
-import { compileText, ContainsAnyText, patternParts } from '../../../src/sigma/engine/text-matchers.js';
+import { AffixAnyText, compileText, ContainsAnyText, patternParts } from '../../../src/sigma/engine/text-matchers.js';
 import { glob } from './reference-evaluator.js';
 
 const chars = fc.constantFrom('a', 'B', 'b', '-', '/', '—', '\n', '😀', 'É', 'é', '.', '*', '?', '\\', '[', '$');
@@ -44,6 +44,23 @@ describe('string matchers', () => {
       { numRuns: 1500 },
     );
   });
+
+  for (const fromEnd of [false, true]) {
+    test(`one trie over many ${fromEnd ? 'endswith' : 'startswith'} literals answers like a loop`, () => {
+      fc.assert(
+        fc.property(fc.uniqueArray(fc.string({ unit: chars, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 12 }), fc.boolean(), fc.array(subject, { maxLength: 8 }), (lits, cased, subjects) => {
+          const literals = cased ? lits : [...new Set(lits.map((l) => l.toLowerCase()))];
+          const m = new AffixAnyText(literals, cased, fromEnd);
+          expect(m.kind).toBe(fromEnd ? 'endswith' : 'startswith');
+          for (const s of [...subjects, ...literals.map((l) => l.toUpperCase())]) {
+            const text = cased ? s : s.toLowerCase();
+            expect(m.test(s, s.toLowerCase())).toBe(literals.some((l) => (fromEnd ? text.endsWith(l) : text.startsWith(l))));
+          }
+        }),
+        { numRuns: 1500 },
+      );
+    });
+  }
 
   test('subjects built from the pattern itself match it', () => {
     const fill = fc.string({ unit: chars, maxLength: 3 });

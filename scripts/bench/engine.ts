@@ -29,6 +29,7 @@ export function engineRate(ruleSet: RuleSet, lines: readonly string[], logsource
 /** Logsource the routed variant of each lane declares, as a shipper would per input. */
 const LANE_LOGSOURCE: Readonly<Record<string, EventLogsource>> = {
   'sysmon-process-creation': { product: 'windows', service: 'sysmon' },
+  'sysmon-process-creation, unique command lines': { product: 'windows', service: 'sysmon' },
   'sysmon-file-event': { product: 'windows', service: 'sysmon' },
   'raw-message': { product: 'windows', service: 'security' },
 };

@@ -45,17 +45,31 @@ function guid(r: () => number): string {
   return `{${h()}${h()}-${h()}-${h()}-${h()}-${h()}${h()}${h()}}`;
 }
 
+/** `digits` random uppercase hex digits, as hashes are printed. */
+function hex(r: () => number, digits: number): string {
+  let out = '';
+  while (out.length < digits) out += Math.floor(r() * 0x10000).toString(16).toUpperCase().padStart(4, '0');
+  return out.slice(0, digits);
+}
+
 function timestamp(i: number): string {
   return new Date(Date.UTC(2026, 0, 1) + i * 37).toISOString().replace('T', ' ').slice(0, 23);
 }
 
-/** Sysmon process creation (EventID 1, numeric), about 1 % suspicious command lines. */
-export function processCreationLane(n: number, seed = 1): Lane {
+/**
+ * Sysmon process creation (EventID 1, numeric), about 1 % suspicious command lines. With
+ * `uniqueCommandLines`, every command line (and parent command line) carries an argument of its own, so
+ * no command line repeats: the engine's per-field caches of probe results then help only the other fields.
+ */
+export function processCreationLane(n: number, seed = 1, uniqueCommandLines = false): Lane {
   const r = rng(seed);
   const lines: string[] = [];
+  const unique = (cmd: string, i: number, who: string): string => (uniqueCommandLines ? `${cmd} /trace:${who}${i.toString(16)}` : cmd);
   for (let i = 0; i < n; i++) {
-    const [image, cmd] = r() < 0.01 ? pick(r, SUSPICIOUS) : pick(r, BENIGN);
-    const [parent, parentCmd] = pick(r, BENIGN);
+    const [image, baseCmd] = r() < 0.01 ? pick(r, SUSPICIOUS) : pick(r, BENIGN);
+    const [parent, baseParentCmd] = pick(r, BENIGN);
+    const cmd = unique(baseCmd, i, 'c');
+    const parentCmd = unique(baseParentCmd, i, 'p');
     lines.push(
       JSON.stringify({
         EventID: 1,
@@ -78,7 +92,7 @@ export function processCreationLane(n: number, seed = 1): Lane {
         LogonId: '0x3e7',
         TerminalSessionId: 1,
         IntegrityLevel: pick(r, ['Medium', 'High', 'System']),
-        Hashes: `SHA256=${Math.floor(r() * 2 ** 52).toString(16).padStart(64, 'a')}`,
+        Hashes: `SHA256=${hex(r, 64)}`,
         ParentProcessGuid: guid(r),
         ParentProcessId: Math.floor(r() * 20000),
         ParentImage: parent,
@@ -87,7 +101,7 @@ export function processCreationLane(n: number, seed = 1): Lane {
       }),
     );
   }
-  return { name: 'sysmon-process-creation', lines };
+  return { name: uniqueCommandLines ? 'sysmon-process-creation, unique command lines' : 'sysmon-process-creation', lines };
 }
 
 /** Sysmon file creation with EventID as a string, as some shippers send it. */
@@ -140,5 +154,5 @@ export function rawMessageLane(n: number, seed = 3): Lane {
 }
 
 export function allLanes(n: number): Lane[] {
-  return [processCreationLane(n), fileEventLane(n), rawMessageLane(n)];
+  return [processCreationLane(n), processCreationLane(n, 1, true), fileEventLane(n), rawMessageLane(n)];
 }

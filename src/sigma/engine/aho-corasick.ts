@@ -10,6 +10,8 @@
 
 /** Default cap on dense rows per automaton (128 × 4 bytes each: 2 MB at most). */
 export const DENSE_ROWS = 4096;
+/** A node without a dense row gets one (while `adaptiveRows` last) once scans have stood on it this often. */
+export const PROMOTE_AFTER = 32;
 const ASCII = 128;
 /** ASCII case folding by table: a branch per capital letter mispredicts on mixed-case text. */
 const ASCII_LOWER = Uint8Array.from({ length: ASCII }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));
@@ -26,10 +28,18 @@ export const SCAN_NON_ASCII = 2;
 export class AhoCorasick {
   /** Per node: its dense row (complete: failure links folded in), or -1. */
   private readonly row: Int32Array;
-  /** Dense rows, ASCII columns: the next state (packed). */
-  private readonly dense: Int32Array;
+  /** Dense rows, ASCII columns: the next state (packed). Grows as nodes are promoted. */
+  private dense: Int32Array;
   /** Per dense row: its node. */
-  private readonly rowNode: Int32Array;
+  private rowNode: Int32Array;
+  private rowCount: number;
+  private readonly maxRows: number;
+  /**
+   * Per node: how often a scan stood on it without a dense row (null: no promotion). The rows chosen up
+   * front guess where text goes; the text itself shows it (a command-line automaton of 50,000 nodes spent
+   * 40 % of its steps on edge lists before this).
+   */
+  private readonly visits: Int32Array | null;
   /** Per node: its edges are edgeChar/edgeTarget[edgeStart[node], edgeStart[node + 1]). */
   private readonly edgeStart: Int32Array;
   private readonly edgeChar: Uint16Array;
@@ -41,9 +51,15 @@ export class AhoCorasick {
 
   /**
    * `entries`: literal (non-empty, UTF-16 code units) → the bit indices to set when it occurs;
-   * `denseRows`: how many of the shallowest nodes get a dense row (at least the root).
+   * `denseRows`: how many nodes get a dense row up front (at least the root); `adaptiveRows`: how many
+   * more may be given to the nodes scans stand on most (PROMOTE_AFTER visits each).
    */
-  constructor(entries: ReadonlyMap<string, readonly number[]>, denseRows = DENSE_ROWS) {
+  constructor(
+    entries: ReadonlyMap<string, readonly number[]>,
+    denseRows = DENSE_ROWS,
+    adaptiveRows = 0,
+    private readonly promoteAfter = PROMOTE_AFTER,
+  ) {
     const trie = buildTrie(entries);
     const n = trie.size;
     const { child, firstChild, sibling, label } = trie;
@@ -91,6 +107,9 @@ export class AhoCorasick {
     // target's transitions are final before a row copies them.
     const rows = Math.min(n, Math.max(1, denseRows));
     this.rowNode = chooseRows(queue, trie, rows);
+    this.rowCount = rows;
+    this.maxRows = Math.min(n, rows + Math.max(0, adaptiveRows));
+    this.visits = this.maxRows > rows ? new Int32Array(n) : null;
     this.row = new Int32Array(n).fill(-1);
     for (let r = 0; r < rows; r++) this.row[this.rowNode[r] as number] = r;
     const dense = new Int32Array(rows * ASCII);
@@ -127,7 +146,49 @@ export class AhoCorasick {
 
   /** The state after `state` reads code unit `c`. */
   private step(state: number, c: number): number {
-    return (state & 2) === 0 && c < ASCII ? (this.dense[(state >> 2) + c] as number) : this.pack(this.next(this.nodeOf(state), c));
+    return (state & 2) === 0 && c < ASCII ? (this.dense[(state >> 2) + c] as number) : this.slowStep(state, c, -1);
+  }
+
+  /**
+   * A step without a dense row to read (may promote the node: callers reload `dense` after it). `from`:
+   * the dense entry `state` was read from, or -1; if the node has been promoted since that entry was
+   * filled, the entry is repacked so the next scan passing there stays on dense rows.
+   */
+  private slowStep(state: number, c: number, from: number): number {
+    const node = this.nodeOf(state);
+    const r = this.row[node] as number;
+    if (r >= 0) {
+      if (from >= 0 && (state & 2) !== 0) this.dense[from] = this.pack(node);
+      return c < ASCII ? (this.dense[r * ASCII + c] as number) : this.pack(this.next(node, c));
+    }
+    const visits = this.visits;
+    if (visits !== null) {
+      const v = (visits[node] as number) + 1;
+      visits[node] = v;
+      if (v === this.promoteAfter && this.rowCount < this.maxRows) this.promote(node);
+    }
+    return this.pack(this.next(node, c));
+  }
+
+  /**
+   * Give node `s` a dense row. Entries already packed as "node s without a row" stay valid: the slow path
+   * reads the row and repacks them as it meets them.
+   */
+  private promote(s: number): void {
+    const r = this.rowCount;
+    if ((r + 1) * ASCII > this.dense.length) {
+      const grown = new Int32Array(Math.min(this.maxRows, Math.max(r + 1, r * 2)) * ASCII);
+      grown.set(this.dense);
+      this.dense = grown;
+      const nodes = new Int32Array(grown.length / ASCII);
+      nodes.set(this.rowNode);
+      this.rowNode = nodes;
+    }
+    const base = r * ASCII;
+    for (let c = 0; c < ASCII; c++) this.dense[base + c] = this.pack(this.next(s, c));
+    this.rowNode[r] = s;
+    this.row[s] = r;
+    this.rowCount = r + 1;
   }
 
   /** The automaton's transition from node `s` on code unit `c` (following failure links as needed). */
@@ -194,15 +255,23 @@ export class AhoCorasick {
    * ASCII prefix is the same. Returns SCAN_HIT and SCAN_NON_ASCII flags.
    */
   scanLowered(text: string, bits: Uint32Array): number {
-    const dense = this.dense;
+    let dense = this.dense;
     let st = 0;
     let hit = 0;
+    let from = -1;
     for (let i = 0; i < text.length; i++) {
       let c = text.charCodeAt(i);
       if (c >= ASCII) return SCAN_NON_ASCII | (this.scan(text.toLowerCase(), bits) ? SCAN_HIT : hit);
       c = ASCII_LOWER[c] as number;
       // step(), written out: this loop runs over every keyword leaf of every event.
-      st = (st & 2) === 0 ? (dense[(st >> 2) + c] as number) : this.pack(this.next(this.nodeOf(st), c));
+      if ((st & 2) === 0) {
+        from = (st >> 2) + c;
+        st = dense[from] as number;
+      } else {
+        st = this.slowStep(st, c, from);
+        from = -1;
+        dense = this.dense;
+      }
       if ((st & 1) !== 0) {
         markAll(this.outputs[this.nodeOf(st)] as Int32Array, bits);
         hit = SCAN_HIT;

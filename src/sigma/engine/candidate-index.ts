@@ -10,13 +10,15 @@
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
 // bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
 import { AffixTrie } from './affix-trie.js';
-import { AhoCorasick, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
+import { AhoCorasick, DENSE_ROWS, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
 import { BitTaker, MAX_CACHED_LENGTH, NO_POSTINGS, ProbeCache } from './probe-cache.js';
 import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
 
+/** Dense rows an index automaton may add for the nodes the event text visits most (up to 2 MB more). */
+const ADAPTIVE_ROWS = 4096;
 /** Values per cache generation, per field (for its own probes and for the keyword scan). */
 const FIELD_CACHE_VALUES = 1024;
 /** Fields whose keyword scan results are cached: events with ever new keys do not grow the index. */
@@ -157,7 +159,7 @@ export class CandidateIndex {
       if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
     });
     this.witnessed = witnessed;
-    this.keywords = keywords.size > 0 ? new AhoCorasick(keywords) : null;
+    this.keywords = keywords.size > 0 ? new AhoCorasick(keywords, DENSE_ROWS, ADAPTIVE_ROWS) : null;
     this.keywordRules = Int32Array.from([...keywordRules].sort((a, b) => a - b));
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
@@ -166,7 +168,7 @@ export class CandidateIndex {
         table.slot(name),
         freeze(f.exact),
         freeze(f.numbers),
-        f.subs.size > 0 ? new AhoCorasick(f.subs) : null,
+        f.subs.size > 0 ? new AhoCorasick(f.subs, DENSE_ROWS, ADAPTIVE_ROWS) : null,
         f.prefixes.size > 0 ? new AffixTrie(f.prefixes, false) : null,
         f.suffixes.size > 0 ? new AffixTrie(f.suffixes, true) : null,
         Int32Array.from(new Set(f.present)),

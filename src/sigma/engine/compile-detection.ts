@@ -104,6 +104,11 @@ function compileValue(v: SigmaValue, item: DetectionItem, ctx: DetectionContext)
   }
 }
 
+/** Whether a value's test reads another field of the event (`fieldref`, alone or expanded). */
+function readsOtherFields(v: SigmaValue): boolean {
+  return v.kind === 'fieldref' || (v.kind === 'expansion' && v.alternatives.some(readsOtherFields));
+}
+
 /** The single literal of an exact string value, if it is one. */
 function exactLiteral(v: SigmaValue): { s: string; cased: boolean } | undefined {
   if (v.kind !== 'string') return undefined;
@@ -207,7 +212,7 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMa
   // An empty value list means "field is null" (pySigma).
   if (first === undefined) return new FieldItem(item.field, slot, [new IsNull()], false);
   const matchers = all ? item.values.map((v) => compileValue(v, item, ctx)) : compileOrValues(item.values, item, ctx);
-  return new FieldItem(item.field, slot, matchers, all);
+  return new FieldItem(item.field, slot, matchers, all, !item.values.some(readsOtherFields));
 }
 
 /** Compile one search identifier's definition. */

@@ -47,12 +47,21 @@ export class FieldItem implements ItemMatcher {
   readonly absentResult: boolean;
   /** Index of the matcher that satisfied the last successful `findLeaf`. */
   private hit = 0;
+  /** The last string value tested and its result (see `memoizable`). */
+  private lastText: string | undefined = undefined;
+  private lastResult = false;
 
   constructor(
     readonly field: string,
     readonly slot: number,
     readonly matchers: readonly LeafMatcher[],
     readonly all: boolean,
+    /**
+     * The result depends on the field's value alone (no `fieldref`): a string value equal to the last one
+     * tested gets the last result. Field values repeat from event to event, and comparing two equal strings
+     * is cheaper than running the tests again.
+     */
+    readonly memoizable = false,
   ) {
     this.kind = matchers[0]?.kind ?? 'null';
     this.needsLower = matchers.some((m) => m.needsLower);
@@ -62,6 +71,15 @@ export class FieldItem implements ItemMatcher {
   matches(scope: EvalScope): boolean {
     const raw = scope.resolve(this.slot);
     if (raw === ABSENT) return this.absentResult;
+    if (typeof raw !== 'string' || !this.memoizable) return this.test(raw, scope);
+    if (raw === this.lastText) return this.lastResult;
+    const r = this.test(raw, scope);
+    this.lastText = raw;
+    this.lastResult = r;
+    return r;
+  }
+
+  private test(raw: unknown, scope: EvalScope): boolean {
     const ms = this.matchers;
     if (!this.all) return this.findLeaf(raw, 0, ms.length, scope, 0) !== NOT_FOUND;
     for (let i = 0; i < ms.length; i++) {

@@ -1,5 +1,6 @@
 // The automaton reports exactly the literals that occur in a text (naive `includes` as the oracle),
-// whatever number of nodes get dense rows (and whichever nodes those are).
+// whatever number of nodes get dense rows (and whichever nodes those are, chosen up front or promoted
+// while scanning).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AhoCorasick, isDigitsNumber, SCAN_HIT, SCAN_NON_ASCII } from '../../../src/sigma/engine/aho-corasick.js';
@@ -42,6 +43,25 @@ describe('Aho-Corasick', () => {
           expect(marked(lits, (bits) => (flags = ac.scanLowered(text, bits)))).toEqual(expected);
           expect((flags & SCAN_NON_ASCII) === 0).toBe(/^[\x00-\x7f]*$/.test(text));
           expect((flags & SCAN_HIT) !== 0).toBe(expected.some((x) => x));
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  test('rows promoted while scanning (adaptive rows) change nothing that is marked', () => {
+    const adaptive = fc.record({ extra: fc.integer({ min: 0, max: 30 }), after: fc.integer({ min: 1, max: 3 }) });
+    fc.assert(
+      fc.property(fc.uniqueArray(literal, { minLength: 1, maxLength: 40 }), texts, fc.integer({ min: 1, max: 8 }), adaptive, (lits, ts, rows, { extra, after }) => {
+        const ac = new AhoCorasick(new Map(lits.map((l, i) => [l, [i]])), rows, extra, after);
+        // Every text several times over, interleaved, so promotions happen between and within scans.
+        for (let round = 0; round < 3; round++) {
+          for (const text of ts) {
+            const lower = text.toLowerCase();
+            expect(marked(lits, (bits) => ac.scanLowered(text, bits))).toEqual(lits.map((l) => lower.includes(l)));
+            expect(marked(lits, (bits) => ac.scan(text, bits))).toEqual(lits.map((l) => text.includes(l)));
+            expect(ac.occursIn(text)).toBe(lits.some((l) => text.includes(l)));
+          }
         }
       }),
       { numRuns: 1000 },

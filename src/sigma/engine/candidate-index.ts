@@ -13,7 +13,7 @@ import { AffixTrie } from './affix-trie.js';
 import { AhoCorasick, DENSE_ROWS, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
-import { ABSENT, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
+import { ABSENT, collectKeywordLeaves, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
 import { BitTaker, MAX_CACHED_LENGTH, NO_POSTINGS, ProbeCache } from './probe-cache.js';
 import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
 
@@ -21,8 +21,8 @@ import { MAX_WITNESSES, type Probe, type Witness } from './witness.js';
 const ADAPTIVE_ROWS = 4096;
 /** Values per cache generation, per field (for its own probes and for the keyword scan). */
 const FIELD_CACHE_VALUES = 1024;
-/** Fields whose keyword scan results are cached: events with ever new keys do not grow the index. */
-const KEYWORD_CACHE_FIELDS = 512;
+/** Keys no rule names that are still given a keyword cache: events with ever new keys do not grow the index. */
+const UNINDEXED_KEYS = 512;
 
 class FieldProbe {
   /** Lengths some exact key has: a longer or other value skips hashing the text for the lookup. */
@@ -48,8 +48,10 @@ class FieldProbe {
   }
 }
 
-/** What an event key leads to: the field of that name, and dotted fields under it. */
+/** What an event key leads to: the field of that name, dotted fields under it, and its keyword cache. */
 class KeyProbes {
+  /** Keyword scan results of this key's string values (made when first needed). */
+  keywordCache: ProbeCache | null = null;
   constructor(
     /** A dotted name found as a key is that field's value (a literal key wins). */
     readonly own: FieldProbe | null,
@@ -57,6 +59,8 @@ class KeyProbes {
     readonly under: readonly FieldProbe[],
   ) {}
 }
+
+const NO_PROBES: readonly FieldProbe[] = [];
 
 function push<K>(m: Map<K, number[]>, k: K, rule: number): void {
   const list = m.get(k);
@@ -111,10 +115,15 @@ export class CandidateIndex {
   /** Where a value's postings are gathered before they are cached; all zero between uses. */
   private readonly scratch: Uint32Array;
   private readonly taker = new BitTaker();
-  private readonly keywordCaches = new Map<string, ProbeCache>();
   private readonly words: number;
-  /** Probes by event key: the event's own keys are looked up here (far fewer than fields). */
-  private readonly byKey: ReadonlyMap<string, KeyProbes>;
+  /**
+   * Probes by event key: the event's own keys are looked up here (far fewer than fields). Keys no rule
+   * names join (up to UNINDEXED_KEYS of them) for their keyword caches.
+   */
+  private readonly byKey: Map<string, KeyProbes>;
+  private readonly indexedKeys: number;
+  /** Per keyword leaf of the current event: the keyword cache of the key whose whole value it is, or null. */
+  private readonly leafCaches: (ProbeCache | null)[] = [];
   /** Literals of keyword witnesses, scanned over the keyword leaves. */
   private readonly keywords: AhoCorasick | null;
   /**
@@ -179,7 +188,8 @@ export class CandidateIndex {
       const head = name.slice(0, dot);
       under.set(head, [...(under.get(head) ?? []), probe]);
     }
-    this.byKey = new Map([...new Set([...own.keys(), ...under.keys()])].map((k) => [k, new KeyProbes(own.get(k) ?? null, under.get(k) ?? [])]));
+    this.byKey = new Map([...new Set([...own.keys(), ...under.keys()])].map((k) => [k, new KeyProbes(own.get(k) ?? null, under.get(k) ?? NO_PROBES)]));
+    this.indexedKeys = this.byKey.size;
   }
 
   /**
@@ -190,12 +200,26 @@ export class CandidateIndex {
     const marks = this.marks;
     marks.set(this.preset);
     const event = scope.event;
+    const kw = this.keywords;
+    const scanKeywords = kw !== null && this.anyRouted(this.keywordRules, skip);
+    let leaves: LeafList | null = null;
     if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
+      // The keyword leaves are gathered in the same walk (when the keyword search covers the whole event),
+      // each top-level string with its key's keyword cache.
+      leaves = scanKeywords ? scope.openKeywordLeaves() : null;
+      const caches = this.leafCaches;
       for (const key in event) {
-        const k = this.byKey.get(key);
-        if (k === undefined) continue;
         const v = ownValue(event, key);
         if (v === ABSENT) continue;
+        const k = this.keyProbes(key, leaves !== null);
+        // Own keys only, as collectKeywordLeaves reads them (ownValue lets inherited scalars through).
+        if (leaves !== null && Object.hasOwn(event, key)) {
+          const from = leaves.count;
+          collectKeywordLeaves(v, leaves, 1);
+          const cache = typeof v === 'string' && k !== null ? this.keywordCacheOf(k) : null;
+          for (let i = from; i < leaves.count; i++) caches[i] = cache;
+        }
+        if (k === null) continue;
         if (k.own !== null) {
           // The event's own key is what the field resolves to (a literal key wins over a dotted path).
           scope.prime(k.own.slot, v);
@@ -215,14 +239,16 @@ export class CandidateIndex {
         }
       }
     }
-    const kw = this.keywords;
-    if (kw !== null && this.anyRouted(this.keywordRules, skip)) {
-      const leaves = scope.keywordLeaves();
-      for (let i = 0; i < leaves.count; i++) {
-        const l = leaves.items[i];
+    if (scanKeywords) {
+      const gathered = leaves !== null;
+      if (gathered) scope.closeKeywordLeaves();
+      const list = leaves ?? scope.keywordLeaves();
+      const caches = this.leafCaches;
+      for (let i = 0; i < list.count; i++) {
+        const l = list.items[i];
         const hit =
           typeof l === 'string'
-            ? this.scanKeywordLeaf(kw, l, scope.keywordLeafField(i), marks)
+            ? this.scanKeywordLeaf(kw, l, gathered ? (caches[i] ?? null) : null, marks)
             : typeof l === 'number' && isDigitsNumber(l)
               ? kw.scanDigits(l, marks)
               : kw.scan(scope.keywordLower(i), marks);
@@ -240,9 +266,8 @@ export class CandidateIndex {
   }
 
   /** Scan a string keyword leaf (through the cache when it may repeat); whether some literal occurs in it. */
-  private scanKeywordLeaf(kw: AhoCorasick, leaf: string, field: string | null, marks: Uint32Array): boolean {
-    const cache = field === null || leaf.length > MAX_CACHED_LENGTH ? null : this.keywordCacheOf(field);
-    if (cache === null || !cache.consult()) return (kw.scanLowered(leaf, marks) & SCAN_HIT) !== 0;
+  private scanKeywordLeaf(kw: AhoCorasick, leaf: string, cache: ProbeCache | null, marks: Uint32Array): boolean {
+    if (cache === null || leaf.length > MAX_CACHED_LENGTH || !cache.consult()) return (kw.scanLowered(leaf, marks) & SCAN_HIT) !== 0;
     let postings = cache.get(leaf);
     if (postings === undefined) {
       postings = (kw.scanLowered(leaf, this.scratch) & SCAN_HIT) !== 0 ? this.taker.take(this.scratch) : NO_POSTINGS;
@@ -252,14 +277,18 @@ export class CandidateIndex {
     return postings.length > 0;
   }
 
-  private keywordCacheOf(field: string): ProbeCache | null {
-    let cache = this.keywordCaches.get(field);
-    if (cache === undefined) {
-      if (this.keywordCaches.size >= KEYWORD_CACHE_FIELDS) return null;
-      cache = new ProbeCache(FIELD_CACHE_VALUES);
-      this.keywordCaches.set(field, cache);
-    }
-    return cache;
+  /** The probes of an event key; a key no rule names gets an entry only when `join` (for its keyword cache). */
+  private keyProbes(key: string, join: boolean): KeyProbes | null {
+    const k = this.byKey.get(key);
+    if (k !== undefined) return k;
+    if (!join || this.byKey.size >= this.indexedKeys + UNINDEXED_KEYS) return null;
+    const fresh = new KeyProbes(null, NO_PROBES);
+    this.byKey.set(key, fresh);
+    return fresh;
+  }
+
+  private keywordCacheOf(k: KeyProbes): ProbeCache {
+    return (k.keywordCache ??= new ProbeCache(FIELD_CACHE_VALUES));
   }
 
   /** Text without capitals: exact keys, prefixes, suffixes and substrings. */

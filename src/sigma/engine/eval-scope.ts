@@ -45,8 +45,6 @@ export class EvalScope {
   private readonly pools: LeafList[] = [];
   private keywordEpoch = -1;
   private readonly kwLeaves = new LeafList();
-  /** Per keyword leaf: the field it is the whole value of (a string under a top-level key), else null. */
-  private readonly kwKeys: (string | null)[] = [];
   private readonly kwLower: string[] = [];
   /** Per keyword leaf: the epoch its `kwLower` entry was computed in. */
   private readonly kwStamps: number[] = [];
@@ -118,52 +116,36 @@ export class EvalScope {
     this.keywordEpoch = this.epoch;
     const leaves = this.kwLeaves;
     leaves.clear();
-    const keys = this.kwKeys;
-    const event = this.event;
-    if (this.keywordSlots === null) {
-      if (typeof event === 'object' && event !== null && !Array.isArray(event)) {
-        // The top level walked here (as collectKeywordLeaves would) to note which field each string is.
-        const rec = event as Record<string, unknown>;
-        for (const k in rec) {
-          if (!Object.hasOwn(rec, k)) continue;
-          const v = rec[k];
-          const from = leaves.count;
-          collectKeywordLeaves(v, leaves, 1);
-          this.noteKeys(from, leaves.count, typeof v === 'string' ? k : null);
-        }
-      } else collectKeywordLeaves(event, leaves, 0);
-    } else {
+    if (this.keywordSlots === null) collectKeywordLeaves(this.event, leaves, 0);
+    else {
       for (let i = 0; i < this.keywordSlots.length; i++) {
-        const slot = this.keywordSlots[i] as number;
-        const v = this.resolve(slot);
-        const from = leaves.count;
+        const v = this.resolve(this.keywordSlots[i] as number);
         if (v !== ABSENT) collectKeywordLeaves(v, leaves, 0);
-        this.noteKeys(from, leaves.count, typeof v === 'string' ? (this.paths[slot] as FieldPath).name : null);
       }
     }
-    while (this.kwStamps.length < leaves.count) {
+    this.closeKeywordLeaves();
+    return leaves;
+  }
+
+  /**
+   * For a caller walking a record event's own keys in order anyway (the candidate index): the emptied leaf
+   * list, to be filled with `collectKeywordLeaves(value, list, 1)` per key and closed with
+   * closeKeywordLeaves; the same leaves, in the same order, as keywordLeaves() would collect. Null when the
+   * keyword search is restricted to some fields.
+   */
+  openKeywordLeaves(): LeafList | null {
+    if (this.keywordSlots !== null) return null;
+    this.keywordEpoch = this.epoch;
+    this.kwLeaves.clear();
+    return this.kwLeaves;
+  }
+
+  closeKeywordLeaves(): void {
+    while (this.kwStamps.length < this.kwLeaves.count) {
       this.kwStamps.push(-1);
       this.kwLower.push('');
       this.kwLeafHits.push(-1);
     }
-    while (keys.length < leaves.count) keys.push(null);
-    return leaves;
-  }
-
-  private noteKeys(from: number, to: number, key: string | null): void {
-    const keys = this.kwKeys;
-    for (let i = from; i < to; i++) {
-      if (i < keys.length) keys[i] = key;
-      else keys.push(key);
-    }
-  }
-
-  /**
-   * The field keyword leaf `i` (after `keywordLeaves()`) is the whole string value of, or null: values of
-   * one field repeat, so the keyword scan caches its results per field.
-   */
-  keywordLeafField(i: number): string | null {
-    return this.kwKeys[i] as string | null;
   }
 
   /** Record which keyword literals (see KeywordLiterals) occur in this event's keyword leaves. */

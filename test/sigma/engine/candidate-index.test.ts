@@ -1,11 +1,12 @@
 // Witness choice follows requiredness in the condition, and probing finds exactly the rules whose witness
 // an event carries (plus those without one).
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Detection, DetectionItem, SigmaValue } from '../../../src/sigma/ast.js';
 import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
 import { CandidateIndex, ruleBits } from '../../../src/sigma/engine/candidate-index.js';
 import { EvalScope, FieldTable } from '../../../src/sigma/engine/eval-scope.js';
-import { FieldPath } from '../../../src/sigma/engine/field-path.js';
+import { collectKeywordLeaves, FieldPath, LeafList } from '../../../src/sigma/engine/field-path.js';
 import { chooseRuleSetWitnesses, chooseWitnesses, type RuleConditions, type Witness } from '../../../src/sigma/engine/witness.js';
 
 const lit = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'lit', s }], cased: false });
@@ -245,6 +246,30 @@ describe('probing', () => {
     expect(bits[0]).toBe(0);
     special.probe(scope, bits, Uint8Array.of(1, 0));
     expect(bits[0]).toBe(0b10);
+  });
+
+  test('the probe gathers the keyword leaves keywordLeaves() would, in order; repeated events probe alike', () => {
+    const keys = fc.constantFrom('Image', 'User', 'EventID', 'a', 'p', 'm', 'x');
+    const events = fc.array(fc.dictionary(keys, fc.jsonValue({ maxDepth: 3 })), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(events, fc.array(fc.nat(), { minLength: 1, maxLength: 20 }), (pool, order) => {
+        const fresh = new CandidateIndex([[[{ kind: 'keyword', key: 'evil' }]], [[{ kind: 'substring', field: 'Image', key: 'cmd' }]]], table);
+        const first = new Map<number, number>();
+        for (const i of order) {
+          const e = pool[i % pool.length] as Record<string, unknown>;
+          const bits = ruleBits(2);
+          scope.begin(e);
+          fresh.probe(scope, bits, null);
+          const expected = new LeafList();
+          collectKeywordLeaves(e, expected, 0);
+          expect(scope.keywordLeaves().toArray()).toEqual(expected.toArray());
+          const before = first.get(i % pool.length);
+          if (before === undefined) first.set(i % pool.length, bits[0] as number);
+          else expect(bits[0]).toBe(before);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test('a rule with two witnesses needs both', () => {

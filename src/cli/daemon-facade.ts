@@ -1,10 +1,10 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
-import { IngestClosedError } from '../http/facade.js';
+import { IngestClosedError, IngestTooLargeError } from '../http/facade.js';
 import type { DaemonFacade, EventIngest, SilenceStore } from '../http/facade.js';
 import type { StatusRecord } from '../protocol/api-records.js';
 import type { MetricHandles } from '../protocol/metrics.js';
-import { QueueClosedError } from '../streams/index.js';
+import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
 
 export interface FacadeParts {
@@ -66,17 +66,18 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
       return { contentType: p.registry.contentType, text: await p.registry.metrics() };
     },
     silences: p.silences,
-    ...(p.ingest !== undefined ? { ingest: closedAs503(p.ingest) } : {}),
+    ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
   };
 }
 
-/** The HTTP layer answers 503 `event channel closed` for its own error type. */
-function closedAs503(source: HttpIngest): EventIngest {
+/** The HTTP layer answers its own error types: 503 `event channel closed`, 413 for a keyed request too large. */
+function withIngestErrors(source: HttpIngest): EventIngest {
   return {
     ingest: (batch, key) =>
       source.ingest(batch, key).catch((error: unknown) => {
-        throw error instanceof QueueClosedError ? new IngestClosedError(0) : error;
+        if (error instanceof QueueClosedError) throw new IngestClosedError(error.accepted);
+        throw error instanceof UnitTooLargeError ? new IngestTooLargeError(error.capacity) : error;
       }),
   };
 }

@@ -14,7 +14,7 @@ import type { EventIngest } from '../protocol/event-ingest.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
 
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
-export { IngestClosedError, type EventIngest } from '../protocol/event-ingest.js';
+export { IngestClosedError, IngestTooLargeError, type EventIngest } from '../protocol/event-ingest.js';
 export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
 
 /**

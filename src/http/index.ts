@@ -13,7 +13,7 @@ export type {
   TailRequest,
   TapRequest,
 } from './facade.js';
-export { IngestClosedError } from './facade.js';
+export { IngestClosedError, IngestTooLargeError } from './facade.js';
 export { FakeDaemonFacade, FakeLiveStream, type FakeFeatures } from './fake-facade.js';
 export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.js';
 export {

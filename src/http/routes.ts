@@ -30,7 +30,7 @@ import {
 import { parseDuration } from '../protocol/duration.js';
 import type { ApiErrorCode } from '../protocol/errors.js';
 import { parseDispositionBody } from './disposition-body.js';
-import { IngestClosedError, type LiveStream } from './facade.js';
+import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
 import type { Res } from './handler.js';
 import { splitIngestLines } from './ingest-lines.js';
 import { createNdjsonStream } from './ndjson-stream.js';
@@ -183,6 +183,7 @@ export const ROUTES: readonly Route[] = [
         if (tooLong) sendError(res, 'line_too_large', { ...summary });
         else sendJson(res, 200, summary);
       } catch (error) {
+        if (error instanceof IngestTooLargeError) return sendError(res, 'keyed_request_too_large', { max_lines: error.maxLines });
         if (!(error instanceof IngestClosedError)) throw error;
         sendError(res, 'event_channel_closed', { accepted: error.accepted });
       }

@@ -124,6 +124,11 @@ export const API_ERRORS = {
     hint: 'start the daemon with --input http',
   },
   line_too_large: { status: 413, error: 'line exceeds maximum size', extra: { max_bytes: 1_048_576 } },
+  keyed_request_too_large: {
+    status: 413,
+    error: 'request with Idempotency-Key has more lines than the input buffer holds',
+    hint: 'split the request, send it without Idempotency-Key, or raise --buffer-size',
+  },
   event_channel_closed: { status: 503, error: 'event channel closed' },
   otlp_disabled: {
     status: 503,

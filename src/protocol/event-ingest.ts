@@ -20,3 +20,14 @@ export class IngestClosedError extends Error {
     super('event channel closed');
   }
 }
+
+/**
+ * Rejection of `EventIngest.ingest` for a request with an Idempotency-Key and more lines than the
+ * input queue holds: its key commits with all its lines at once, so it cannot be admitted in chunks.
+ */
+export class IngestTooLargeError extends Error {
+  override readonly name = 'IngestTooLargeError';
+  constructor(readonly maxLines: number) {
+    super('request with Idempotency-Key exceeds the input buffer');
+  }
+}

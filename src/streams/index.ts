@@ -10,7 +10,7 @@ export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineDeps } from './event-pipeline.js';
 export { evaluateEvent, toDetectionResult } from './event-results.js';
 export type { EvaluateOptions, EventResults, SigmaResult } from './event-results.js';
-export { InputQueue, QueueClosedError } from './input-queue.js';
+export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.js';
 export { logsourceOf } from './logsource-of.js';
 export type { LogsourceOf } from './logsource-of.js';
 export type { InputQueueMetrics, InputUnit, UnitOutcome } from './input-queue.js';

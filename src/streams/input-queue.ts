@@ -1,37 +1,34 @@
 import type { Gauge, Counter } from 'prom-client';
+import { QueueClosedError, UnitTooLargeError } from './input-unit.js';
+import type { InputUnit } from './input-unit.js';
+import { UnitChunks } from './unit-chunks.js';
 
-/** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
-export interface InputUnit {
-  readonly lines: readonly string[];
-  /** Lines rejected for size before queueing; counted as parse errors. */
-  readonly oversized: number;
-  readonly idempotencyKey?: string;
-  /** Called once the unit's batch is committed (or failed). */
-  readonly settle?: (outcome: UnitOutcome) => void;
-}
-
-export type UnitOutcome =
-  | { readonly ok: true; readonly accepted: number; readonly parseErrors: number }
-  | { readonly ok: false; readonly error: Error };
+export { QueueClosedError, UnitTooLargeError } from './input-unit.js';
+export type { InputUnit, UnitOutcome } from './input-unit.js';
 
 export interface InputQueueMetrics {
   readonly depth: Gauge;
   readonly backPressure: Counter;
 }
 
-export class QueueClosedError extends Error {
-  override readonly name = 'QueueClosedError';
+interface WaitingOffer {
+  readonly chunks: UnitChunks;
+  readonly admit: (admitted: boolean) => void;
 }
 
 /**
- * The bounded input queue between sources and the engine, counted in lines. A full queue makes
- * `offer` wait (back-pressure on the source, counted once per waiting offer); a unit larger than
- * the whole capacity is admitted when the queue is empty so it can never wait forever.
+ * The bounded input queue between sources and the engine, counted in lines: its depth never exceeds
+ * `capacity`. An offer that does not fit waits (back-pressure on the source, counted once per
+ * waiting offer), first come, first served. A unit without an idempotency key is admitted in chunks
+ * as space frees (each chunk its own unit, the whole settling once all chunks have). A keyed unit
+ * stays whole, since its key is committed with exactly its lines in one transaction: it waits for
+ * room for all of it, and one larger than the whole capacity is refused with `UnitTooLargeError`.
+ * Every offered unit is settled exactly once, refused ones included.
  */
 export class InputQueue {
   private readonly units: InputUnit[] = [];
   private lines = 0;
-  private readonly waitingOffers: { readonly unit: InputUnit; readonly admit: (admitted: boolean) => void }[] = [];
+  private readonly waitingOffers: WaitingOffer[] = [];
   private waitingTake: (() => void) | undefined;
   private closed = false;
 
@@ -48,13 +45,27 @@ export class InputQueue {
     return this.closed;
   }
 
-  /** Waits (first come, first served) while the queue is full. */
+  /** Resolves once all of `unit` is queued; rejects (and settles the unit) when it is refused. */
   async offer(unit: InputUnit): Promise<void> {
-    if (this.closed) throw new QueueClosedError('input queue closed');
-    if (this.waitingOffers.length === 0 && this.fits(unit.lines.length)) return this.enqueue(unit);
+    const size = unit.lines.length;
+    const refusal = this.closed
+      ? new QueueClosedError('input queue closed')
+      : unit.idempotencyKey !== undefined && size > this.capacity
+        ? new UnitTooLargeError(this.capacity)
+        : undefined;
+    if (refusal !== undefined) {
+      unit.settle?.({ ok: false, error: refusal });
+      throw refusal;
+    }
+    if (this.waitingOffers.length === 0 && size <= this.free) return this.enqueue(unit);
     this.metrics.backPressure.inc();
-    const admitted = await new Promise<boolean>((admit) => this.waitingOffers.push({ unit, admit }));
-    if (!admitted) throw new QueueClosedError('input queue closed');
+    const admitted = new Promise<boolean>((admit) => this.waitingOffers.push({ chunks: new UnitChunks(unit), admit }));
+    this.wakeOffers();
+    if (!(await admitted)) throw new QueueClosedError('input queue closed');
+  }
+
+  private get free(): number {
+    return this.capacity - this.lines;
   }
 
   private enqueue(unit: InputUnit): void {
@@ -99,21 +110,22 @@ export class InputQueue {
     this.waitingTake?.();
   }
 
-  private fits(size: number): boolean {
-    return this.lines === 0 || this.lines + size <= this.capacity;
-  }
-
-  /** Move waiting offers into the queue in order while the head fits; on close, refuse them all. */
+  /**
+   * Move waiting offers into the queue in order while there is room: the head's next chunk (a keyed
+   * head only whole); on close, refuse them all (what was admitted of the head still runs).
+   */
   private wakeOffers(): void {
-    while (this.waitingOffers.length > 0) {
-      const head = this.waitingOffers[0] as { unit: InputUnit; admit: (admitted: boolean) => void };
-      if (!this.closed && !this.fits(head.unit.lines.length)) return;
-      this.waitingOffers.shift();
-      if (this.closed) head.admit(false);
+    for (let head = this.waitingOffers[0]; head !== undefined; head = this.waitingOffers[0]) {
+      const { chunks } = head;
+      if (this.closed) chunks.refuse();
       else {
-        this.enqueue(head.unit);
-        head.admit(true);
+        const room = chunks.unit.idempotencyKey !== undefined ? (chunks.remaining <= this.free ? chunks.remaining : 0) : this.free;
+        if (chunks.remaining > 0 && room === 0) return;
+        this.enqueue(chunks.next(room));
+        if (chunks.remaining > 0) return;
       }
+      this.waitingOffers.shift();
+      head.admit(!this.closed);
     }
   }
 }

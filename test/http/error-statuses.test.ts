@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IngestClosedError } from '../../src/http/facade.js';
+import { IngestClosedError, IngestTooLargeError } from '../../src/http/facade.js';
 import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
 import { inject, type InjectRequest } from '../../src/http/inject.js';
 import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
@@ -44,6 +44,10 @@ const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
   tail_disabled: { request: { method: 'GET', url: '/api/v1/detections/stream' } },
   ingest_disabled: { request: { method: 'POST', url: '/api/v1/events', body: '{}' } },
   line_too_large: { features: ON, request: { method: 'POST', url: '/api/v1/events', body: 'x'.repeat(MAX_LINE_BYTES + 1) } },
+  keyed_request_too_large: {
+    setup: (f) => Object.assign(f, { ingest: { ingest: () => Promise.reject(new IngestTooLargeError(2)) } }),
+    request: { method: 'POST', url: '/api/v1/events', headers: { 'idempotency-key': 'k' }, body: '{}\n{}\n{}' },
+  },
   event_channel_closed: {
     setup: (f) => Object.assign(f, { ingest: { ingest: () => Promise.reject(new IngestClosedError(0)) } }),
     request: { method: 'POST', url: '/api/v1/events', body: '{}' },

@@ -22,7 +22,11 @@ export interface IngestBatch {
 }
 
 export interface HttpIngest {
-  /** Resolves once committed; rejects with `QueueClosedError` once the daemon stops accepting. */
+  /**
+   * Resolves once committed; rejects with `QueueClosedError` once the daemon stops accepting (its
+   * `accepted` lines of the request were committed), `UnitTooLargeError` for a keyed request with
+   * more lines than the input queue holds.
+   */
   ingest(batch: IngestBatch, idempotencyKey?: string): Promise<IngestSummary>;
 }
 
@@ -34,8 +38,10 @@ export interface HttpIngest {
 export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): HttpIngest {
   const inFlight = new Map<string, Promise<IngestSummary>>();
   const submit = async (lines: readonly string[], oversized: number, key: string | undefined): Promise<IngestSummary> => {
-    const outcome = await new Promise<UnitOutcome>((settle, reject) => {
-      deps.queue.offer({ lines, oversized, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(reject);
+    const outcome = await new Promise<UnitOutcome>((settle) => {
+      // The queue settles every unit it refuses too (after what it admitted of it committed), so
+      // the offer's own rejection carries nothing the outcome does not.
+      deps.queue.offer({ lines, oversized, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(() => undefined);
     });
     if (!outcome.ok) throw outcome.error;
     return { accepted: outcome.accepted, parse_errors: outcome.parseErrors };

@@ -1,0 +1,32 @@
+/** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
+export interface InputUnit {
+  readonly lines: readonly string[];
+  /** Lines rejected for size before queueing; counted as parse errors. */
+  readonly oversized: number;
+  readonly idempotencyKey?: string;
+  /** Called once the unit's batch is committed (or failed). */
+  readonly settle?: (outcome: UnitOutcome) => void;
+}
+
+export type UnitOutcome =
+  | { readonly ok: true; readonly accepted: number; readonly parseErrors: number }
+  | { readonly ok: false; readonly error: Error };
+
+/** Rejection of a unit the input queue refused once closed; `accepted` of its lines were committed first. */
+export class QueueClosedError extends Error {
+  override readonly name = 'QueueClosedError';
+  constructor(
+    message: string,
+    readonly accepted = 0,
+  ) {
+    super(message);
+  }
+}
+
+/** Rejection of a keyed unit with more lines than the whole queue holds (it is never split). */
+export class UnitTooLargeError extends Error {
+  override readonly name = 'UnitTooLargeError';
+  constructor(readonly capacity: number) {
+    super(`a unit with an idempotency key may hold at most ${capacity} lines`);
+  }
+}

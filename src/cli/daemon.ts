@@ -184,9 +184,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const dlqPath = config.output.dlq === undefined ? undefined : config.output.dlq.slice('file://'.length).split('?')[0];
   if (dlqPath !== undefined) await mkdir(dirname(dlqPath), { recursive: true });
-  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
-  const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
   const capacity = config.input.buffer_size;
+  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity);
+  const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
   const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
   const workers = specs.map((spec) => {
     const target =

@@ -139,6 +139,8 @@ export class BatchProcessor {
     try {
       await deps.sinkRoom();
       detected = await batch.detected;
+      // The batch's parse errors are dead-lettered below, where nothing may await: wait for their room here.
+      if (detected.parseErrors.length > 0) await deps.decoder.room(detected.parseErrors.length);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const u of units) u.settle?.({ ok: false, error: failure });

@@ -21,6 +21,8 @@ export interface Decoder {
   failed(line: string): void;
   /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors. */
   rejected(count: number): void;
+  /** Resolves once `count` failures can be dead-lettered without loss (back-pressure from the DLQ). */
+  room(count: number): Promise<void>;
 }
 
 /**
@@ -36,6 +38,9 @@ export function create(_config: DecodeConfig, ctx: StageContext, dlq: DlqWriter 
     },
     rejected(count) {
       if (count > 0) errors.inc(count);
+    },
+    room(count) {
+      return dlq === undefined ? Promise.resolve() : dlq.reserve(count);
     },
   };
 }

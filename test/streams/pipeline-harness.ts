@@ -14,7 +14,7 @@ import {
   recoverCorrelations,
   snapshotCorrelations,
 } from '../../src/streams/index.js';
-import type { ActiveRules, Detector, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
+import type { ActiveRules, Detector, DlqWriter, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
 import { SimulatedClock, testContext } from './support.js';
 
 export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');
@@ -41,8 +41,13 @@ export interface Harness {
 /** Inline detection of JSON lines, as `--detect-workers 0` wires it. */
 export const inline = (ruleSet: RuleSet): Detector => inlineDetector(ruleSet, createBatchDetector({ format: 'json', syslogTzMinutes: 0, includeEvent: false }));
 
-/** Open (or reopen, with `backend`) a store and recover into a live processor. */
-export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(), detector: Detector = inline(ruleSet)): Promise<Harness> {
+/** Open (or reopen, with `backend`) a store and recover into a live processor; parse errors go to `dlq` when given. */
+export async function openHarness(
+  ruleSet: RuleSet,
+  backend = new MemoryBackend(),
+  detector: Detector = inline(ruleSet),
+  dlq?: (ctx: ReturnType<typeof testContext>) => DlqWriter,
+): Promise<Harness> {
   const clock = new SimulatedClock();
   const ctx = testContext(clock);
   const store = await openMemoryStateStore({ backend, sinks: ['s'] });
@@ -55,7 +60,7 @@ export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(
   const committed: ResultLine[] = [];
   const processor = new BatchProcessor(ctx, {
     store,
-    decoder: createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, undefined),
+    decoder: createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq?.(ctx)),
     detector,
     rules: () => active,
     journal,

@@ -34,7 +34,7 @@ async function setup(onFull: 'block' | 'drop', failures = 0, options = OPTIONS) 
   const dlq = createDlqWriter(ctx, (text) => {
     dlqLines.push(...text.trimEnd().split('\n'));
     return Promise.resolve();
-  });
+  }, 16);
   const t = target(onFull, failures);
   const worker = new SinkWorker(t, store, ctx, options, dlq, () => undefined);
   const commit = async (n: number) => {

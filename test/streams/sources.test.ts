@@ -58,7 +58,7 @@ describe('decode stage', () => {
     const dlq = createDlqWriter(ctx, (t) => {
       written.push(t);
       return Promise.resolve();
-    });
+    }, 16);
     const decoder = createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq);
     decoder.failed('{nope');
     decoder.rejected(2);

@@ -220,6 +220,8 @@ export class SinkWorker {
     }
     this.failures.inc();
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
+    // The watermark moves on only once the entry has its place in the DLQ: a slow DLQ holds this sink back.
+    await this.dlq.reserve(1);
     this.dlq.write(`[${texts.join(',')}]`, `sink delivery failure: ${reason}`);
   }
 

@@ -88,6 +88,29 @@ describe('sink worker', () => {
     expect(await metricValue(s.ctx.registry, 'svc_dlq_events_total')).toBe(1);
   });
 
+  it('holds its watermark while the DLQ has no room for a failed batch, then hands it over: nothing lost', async () => {
+    const clock = new SimulatedClock();
+    const ctx = testContext(clock);
+    const store = await openMemoryStateStore({ sinks: ['mem'] });
+    const appends: { text: string; done: () => void }[] = [];
+    const dlq = createDlqWriter(ctx, (text) => new Promise<void>((done) => appends.push({ text, done })), 1);
+    dlq.write('{earlier', 'parse error');
+    const worker = new SinkWorker(target('block', 100), store, ctx, OPTIONS, dlq, () => undefined);
+    worker.start();
+    await store.commitBatch({ records: [], outbox: [{ result_id: 'r1', payload: '{"result_id":"r1"}' }] });
+    worker.wake();
+    await clock.advance(10_000);
+    expect(store.watermark('mem')).toBe(0);
+    expect(dlq.depth).toBe(1);
+    appends.shift()?.done();
+    await flush();
+    expect(store.watermark('mem')).toBe(1);
+    expect(appends.map((a) => (JSON.parse(a.text) as { original_event: string }).original_event)).toEqual(['[{"result_id":"r1"}]']);
+    appends.shift()?.done();
+    await dlq.flush();
+    expect(dlq.dropped).toBe(0);
+  });
+
   it('writes text payloads verbatim and object payloads of older stores as JSON, in one write per batch, and both reach the DLQ as JSON', async () => {
     const s = await setup('block', 100, { ...OPTIONS, batchMax: 3 });
     const text = '{"result_id":"r1","rule_title":"T"}';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { openMemoryStateStore } from '../../src/state/index.js';
-import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError } from '../../src/streams/index.js';
+import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../src/streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
 function queueFor(ctx: ReturnType<typeof testContext>, capacity = 100): InputQueue {
@@ -48,6 +48,34 @@ describe('http source', () => {
     const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
     queue.close();
     await expect(ingest.ingest({ lines: ['a'], oversized: 0 })).rejects.toBeInstanceOf(QueueClosedError);
+  });
+
+  it('answers a request cut short by a close once what was admitted of it committed, with that count', async () => {
+    const ctx = testContext();
+    const queue = queueFor(ctx, 2);
+    const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
+    let failure: unknown;
+    const answer = ingest.ingest({ lines: ['a', 'b', 'c', 'd', 'e'], oversized: 0 }).catch((e: unknown) => (failure = e));
+    await flush();
+    const [first] = await queue.take(2);
+    first?.settle?.({ ok: true, accepted: 2, parseErrors: 0 });
+    queue.close();
+    await flush();
+    expect(failure).toBeUndefined();
+    const [second] = await queue.take(2);
+    expect(second?.lines).toEqual(['c', 'd']);
+    second?.settle?.({ ok: true, accepted: 2, parseErrors: 0 });
+    await answer;
+    expect(failure).toBeInstanceOf(QueueClosedError);
+    expect((failure as QueueClosedError).accepted).toBe(4);
+  });
+
+  it('refuses a keyed request with more lines than the queue holds, without committing its key', async () => {
+    const ctx = testContext();
+    const store = await openMemoryStateStore();
+    const ingest = createHttpSource({}, ctx, { queue: queueFor(ctx, 2), store });
+    await expect(ingest.ingest({ lines: ['a', 'b', 'c'], oversized: 0 }, 'k')).rejects.toBeInstanceOf(UnitTooLargeError);
+    expect(store.lookupIdempotency('k', ctx.clock.now())).toBeUndefined();
   });
 });
 

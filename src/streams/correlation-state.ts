@@ -15,6 +15,8 @@ import { decodeGroupKey, encodeGroupKey } from '../sigma/correlation/index.js';
 import type { CompiledCorrelation } from '../sigma/correlation/index.js';
 import { DEFINITIONS_KIND, isDefinitionsEvent, StateCorruptionError } from '../state/index.js';
 import type { DefinitionHashes, JournalDraft, RecoverMode, StateStore } from '../state/index.js';
+import { ForeignGroups } from './foreign-groups.js';
+import type { DroppedCorrelationState } from './foreign-groups.js';
 
 /** Journal `kind` of correlation group records (`corr:<correlation>:<group key>` actors). */
 export const CORRELATION_KIND = 'corr';
@@ -39,14 +41,6 @@ function groupOfKey(actorKey: string): string {
   return second === -1 ? actorKey : actorKey.slice(0, second);
 }
 
-/** State of one correlation dropped because its definition changed or was removed (logged and counted). */
-export interface DroppedCorrelationState {
-  /** Id, else name, else definition hash (as journal keys name it). */
-  readonly correlation: string;
-  readonly reason: 'changed' | 'removed';
-  readonly groups: number;
-}
-
 export interface RecoveredCorrelations {
   readonly runtime: CorrelationRuntime;
   /** Journal sequence the restored state includes. */
@@ -66,42 +60,6 @@ export interface RecoveredCorrelations {
 }
 
 /**
- * Groups of definitions the loaded rules cannot rebuild (their hash matches no loaded correlation),
- * tracked by key only so a start-up can say what it drops. A tick that would have expired one is
- * not seen, so the count can include groups that were about to expire.
- */
-class ForeignGroups {
-  private readonly byHash = new Map<string, Set<string>>();
-
-  note(hash: string, groupKey: string, gone: boolean): void {
-    const keys = this.byHash.get(hash) ?? new Set<string>();
-    if (gone) keys.delete(groupKey);
-    else keys.add(groupKey);
-    this.byHash.set(hash, keys);
-  }
-
-  /** A replayed reload: what its definitions no longer hold was dropped by the live daemon then. */
-  keepOnly(hashes: ReadonlySet<string>): void {
-    for (const h of [...this.byHash.keys()]) if (!hashes.has(h)) this.byHash.delete(h);
-  }
-
-  report(inForce: DefinitionHashes, current: DefinitionHashes): DroppedCorrelationState[] {
-    const out: DroppedCorrelationState[] = [];
-    for (const [hash, keys] of this.byHash) {
-      if (keys.size === 0) continue;
-      const names = Object.keys(inForce).filter((n) => inForce[n] === hash);
-      const name = names[0];
-      out.push({
-        correlation: name === undefined ? hash : name.slice(CORRELATION_KIND.length + 1),
-        reason: names.some((n) => current[n] !== undefined) ? 'changed' : 'removed',
-        groups: keys.size,
-      });
-    }
-    return out.sort((a, b) => (a.correlation < b.correlation ? -1 : a.correlation > b.correlation ? 1 : 0));
-  }
-}
-
-/**
  * Start-up: the newest usable snapshot's groups, then the journal after it, reproducing what the
  * live daemon did. Like `carryOver`, state follows definition hashes: a record belongs to the loaded
  * correlation whose hash equals the one in force for its key (per the `$definitions` records), and a
@@ -118,7 +76,10 @@ export function recoverCorrelations(
   const runtime = new CorrelationRuntime(defs, options);
   const current = correlationHashes(defs);
   const byName = new Map(defs.map((d) => [definitionGroupOf(d), d]));
-  const byHash = (hash: string): CompiledCorrelation | undefined => runtime.definitionByHash(hash);
+  // The first loaded correlation per hash, as `carryOver` picks (a lookup per replayed record).
+  const firstByHash = new Map<string, CompiledCorrelation>();
+  for (const d of [...defs].reverse()) firstByHash.set(d.hash, d);
+  const byHash = (hash: string): CompiledCorrelation | undefined => firstByHash.get(hash);
   const foreign = new ForeignGroups();
   const base = store.loadSnapshotBase(mode);
   let inForce: DefinitionHashes = base.snapshot?.header.definitions ?? {};

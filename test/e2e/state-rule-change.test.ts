@@ -27,13 +27,14 @@ function dropLogs(d: RunningDaemon): { component: string; correlations: unknown 
 }
 
 describe('correlation state across a rule change, a crash and a revert', () => {
-  it('does not bring back the groups a reload dropped, and logs and counts every drop', { timeout: 60_000 }, async () => {
+  // Journal only, and a snapshot after every batch (the restart then starts from a snapshot).
+  it.each([[[]], [['--snapshot-every', '1']]])('does not bring back the groups a reload dropped, and logs and counts every drop (%j)', { timeout: 60_000 }, async (extra: string[]) => {
     const dir = tempDir('rule-change');
     const rules = join(dir, 'rules');
     cpSync(join(FIXTURES, 'rules'), rules, { recursive: true });
     const ruleFile = join(rules, 'many-failed-logons.yml');
     const original = readFileSync(ruleFile, 'utf8');
-    const args = ['--rules', rules, '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${join(dir, 'out.ndjson')}`, '--state-db', join(dir, 'state')];
+    const args = ['--rules', rules, '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${join(dir, 'out.ndjson')}`, '--state-db', join(dir, 'state'), ...extra];
     const logon = (host: string, s: number) => ({ EventID: 4625, Computer: host, '@timestamp': `2024-05-01T00:00:0${s}Z` });
 
     const first = await startDaemon(args);
@@ -55,6 +56,8 @@ describe('correlation state across a rule change, a crash and a revert', () => {
 
     writeFileSync(ruleFile, original);
     const second = await startDaemon(args);
+    const recoveredLog = JSON.parse(second.logs.find((l) => l.includes('"state recovered"')) ?? '{}') as { snapshotSeq?: number };
+    expect((recoveredLog.snapshotSeq ?? 0) > 0).toBe(extra.length > 0);
     expect(await groups(second)).toEqual([]);
     expect(dropLogs(second)).toMatchObject([{ component: 'state', correlations: [{ correlation: CORRELATION, reason: 'changed', groups: 1 }] }]);
     expect(await dropped(second, 'changed')).toBe(1);

@@ -42,7 +42,7 @@ import {
   startWorkerPool,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, Detector, DetectSettings, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
@@ -170,10 +170,19 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
-  log.child({ component: 'state' }).info(
+  const stateLog = log.child({ component: 'state' });
+  if (recovered.skipped.length > 0) stateLog.warn({ records: recovered.skipped }, 'journal records skipped (--state-recover skip)');
+  stateLog.info(
     { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: recovered.dropped, groups: recovered.runtime.stateEntries },
     'state recovered',
   );
+  /** Logs and counts the groups a rule change cost (at start-up and at every reload). */
+  const reportDropped = (dropped: readonly DroppedCorrelationState[], logger: Logger): void => {
+    if (dropped.length === 0) return;
+    for (const d of dropped) metrics.svc_correlation_state_dropped_total.inc({ reason: d.reason }, d.groups);
+    logger.info({ correlations: dropped }, 'correlation state dropped');
+  };
+  reportDropped(recovered.droppedState, stateLog);
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: recovered.runtime };
   const setRuleGauges = (): void => {
     metrics.svc_detection_rules_loaded.set(active.ruleSet.engine.rules.length);
@@ -269,9 +278,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       journal.drafts.push(definitionsRecord(next.ruleSet.correlations.correlations, clock.now()));
       await processor.commitJournal();
       reloadLog.info(
-        { detectionRules: next.ruleSet.engine.rules.length, correlationRules: next.ruleSet.correlations.correlations.length, droppedGroups: carried.dropped },
+        {
+          detectionRules: next.ruleSet.engine.rules.length,
+          correlationRules: next.ruleSet.correlations.correlations.length,
+          droppedGroups: carried.dropped.reduce((n, d) => n + d.groups, 0),
+        },
         'rules reloaded',
       );
+      reportDropped(carried.dropped, reloadLog);
     });
     setRuleGauges();
     readiness.send({ type: 'reload_succeeded', at: clock.now() });

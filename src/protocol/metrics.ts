@@ -50,6 +50,15 @@ export const METRICS = {
     labels: [],
     group: 'always',
   },
+  // Beyond the contract's catalogue (issue 6): correlation groups a rule change cost.
+  svc_correlation_state_dropped_total: {
+    type: 'counter',
+    help: 'Correlation groups dropped because their correlation changed or was removed (at reload or start-up).',
+    labels: ['reason'],
+    group: 'always',
+    values: { reason: ['changed', 'removed'] },
+    preregister: true,
+  },
   svc_reloads_total: { type: 'counter', help: 'Reload attempts.', labels: [], group: 'always' },
   svc_reloads_failed_total: { type: 'counter', help: 'Failed reload steps.', labels: [], group: 'always' },
   svc_uptime_seconds: { type: 'gauge', help: 'Seconds since the daemon started.', labels: [], group: 'always' },

@@ -10,7 +10,7 @@ export { compactStateDir } from './compact-state-dir.js';
 export type { CompactionResult } from './compact-state-dir.js';
 export { noCrash } from './crash-points.js';
 export type { CrashHook, CrashPoint } from './crash-points.js';
-export { decideDefinitionChange, dropChangedDefinitions, hasDefinitionChange } from './definitions.js';
+export { decideDefinitionChange, dropChangedDefinitions, hasDefinitionChange, isDefinitionsEvent } from './definitions.js';
 export type { DefinitionChange, DefinitionsEvent } from './definitions.js';
 export { lastResultIdInFile, scanFileTail } from './file-tail.js';
 export type { FileTail } from './file-tail.js';

@@ -2,6 +2,7 @@ export { BatchProcessor, TICK_EVERY_MS } from './batch-processor.js';
 export type { ActiveRules, BatchProcessorDeps, CommittedResult, EvaluatingBatch, JournalBuffer, ResultLine } from './batch-processor.js';
 export { carryOver, CORRELATION_KIND, CORRELATION_TICK_KIND, correlationHashes, definitionsRecord, recoverCorrelations, snapshotCorrelations } from './correlation-state.js';
 export type { RecoveredCorrelations } from './correlation-state.js';
+export type { DroppedCorrelationState } from './foreign-groups.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
 export type { DecodeConfig, Decoder } from './decode-stage.js';
 export { create as createDlqWriter, configSchema as dlqConfigSchema, DlqEntrySchema } from './dlq-writer.js';

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { rng as prng } from '../../scripts/bench/lanes.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
+import { DaemonStartError, ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const REQUESTS = 60;
@@ -106,9 +106,13 @@ describe('crash recovery', () => {
       const named = round < 2 * points.length ? `${points[round % points.length] ?? ''}:${1 + (round % 3)}` : undefined;
       const randomKill = named === undefined && kills < 24;
       round++;
-      const d = await start(run, named !== undefined ? { SVC_CRASH_AT: named } : {}).catch(() => undefined);
+      const d = await start(run, named !== undefined ? { SVC_CRASH_AT: named } : {}).catch((error: unknown) => {
+        // Only the injected crash point may end a start-up (delivering the backlog, journaling its
+        // definitions); any other failure, a refused recovery above all, fails the test.
+        if (named !== undefined && error instanceof DaemonStartError && error.exit === 'SIGKILL') return undefined;
+        throw error;
+      });
       if (d === undefined) {
-        // Killed while starting up (delivering the backlog, journaling its definitions): also a crash.
         kills++;
         continue;
       }

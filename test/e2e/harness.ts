@@ -116,6 +116,16 @@ export interface StartOptions {
   readonly bundled?: boolean;
 }
 
+/** The daemon ended before it listened: `exit` is its exit code or the signal that ended it. */
+export class DaemonStartError extends Error {
+  constructor(
+    readonly exit: number | string,
+    logs: readonly string[],
+  ) {
+    super(`daemon exited during start-up (${exit}):\n${logs.join('\n')}`);
+  }
+}
+
 /** `daemon` with `args` after an empty `--config` (schema defaults), or on the bundled defaults. */
 export async function startDaemon(args: readonly string[], options: StartOptions = {}): Promise<RunningDaemon> {
   await ensureBuilt();
@@ -150,7 +160,7 @@ export async function startDaemon(args: readonly string[], options: StartOptions
   let gone = false;
   void exited.then(() => (gone = true));
   if (options.noWait !== true) {
-    await waitFor(() => (gone ? Promise.reject(new Error(`daemon exited during start-up:\n${logs.join('\n')}`)) : address), 30_000, 'the daemon to listen');
+    await waitFor(() => (gone ? exited.then((code) => Promise.reject(new DaemonStartError(code, logs))) : address), 30_000, 'the daemon to listen');
   }
   const addr = address ?? { kind: 'tcp', host: '127.0.0.1', port: 0 };
   const request = (r: InjectRequest): Promise<SuiteResponse> => send(addr, r);

@@ -1,9 +1,14 @@
 // An unreadable journal record stops start-up with a message naming its sequence (exit 3) unless the
 // operator passes --state-recover skip, which starts and keeps serving. The journal holds one value
-// per committed batch, keyed by its last sequence; the message names the batch's first.
+// per committed batch, keyed by its last sequence; the message names the batch's first. A record
+// that decodes but does not fit its kind (unknown kind, a group event the schema rejects, a
+// malformed `$definitions` record) is treated the same way, named by its own sequence.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LmdbBackend } from '../../src/state/lmdb-backend.js';
+import { JournalBatch } from '../../src/state/records.js';
+import type { JournalRecord } from '../../src/state/records.js';
+import { packValue, storedCodec } from '../../src/state/value-codec.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
 
 beforeAll(ensureBuilt, 180_000);
@@ -37,6 +42,54 @@ describe('state corruption at start-up', () => {
 
     const skipping = await startDaemon([...args, '--state-recover', 'skip']);
     expect((await skipping.json({ method: 'GET', url: '/readyz' })).status).toBe(200);
+    skipping.kill();
+    expect(await skipping.exited).toBe(0);
+  });
+
+  it('refuses a journal record that decodes but does not fit its kind unless --state-recover skip', { timeout: 60_000 }, async () => {
+    const dir = tempDir('unfit');
+    const state = join(dir, 'state');
+    const args = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${join(dir, 'out.ndjson')}`, '--state-db', state];
+    const logon = (s: number) => ({ EventID: 4625, Computer: 'h1', '@timestamp': `2024-05-01T00:00:0${s}Z` });
+
+    const first = await startDaemon(args);
+    expect((await first.request({ method: 'POST', url: '/api/v1/events', body: ndjson([logon(1), logon(2)]) })).status).toBe(200);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const codec = storedCodec(JournalBatch);
+    const lmdb = new LmdbBackend(state);
+    // Decoded while iterating: a value read may be a view into a reused buffer.
+    const original: { key: number; batch: JournalBatch }[] = [];
+    for (const e of lmdb.range('journal', {})) original.push({ key: e.key as number, batch: codec.decode(e.value) as JournalBatch });
+    await lmdb.close();
+    const records = original.flatMap((b) => b.batch.records);
+    const pick = (kind: string, nth = 0): number => (records.filter((r) => r.kind === kind)[nth] as JournalRecord).seq;
+    /** Rewrites the journal with the records of `seqs` changed, every other record as it was. */
+    const tamper = async (changes: ReadonlyMap<number, (r: JournalRecord) => JournalRecord>): Promise<void> => {
+      const w = new LmdbBackend(state);
+      await w.write((tx) => {
+        for (const { key, batch } of original) tx.put('journal', key, packValue({ ...batch, records: batch.records.map((r) => changes.get(r.seq)?.(r) ?? r) }));
+      });
+      await w.close();
+    };
+    const cases = new Map<number, [(r: JournalRecord) => JournalRecord, string]>([
+      [pick('$definitions'), [(r) => ({ ...r, event: { hashes: 'none' } }), 'is a malformed $definitions record']],
+      [pick('corr'), [(r) => ({ ...r, event: { kind: 'hit', rules: 1 } }), 'is not a correlation group event']],
+      [pick('corr', 1), [(r) => ({ ...r, kind: 'corr-future' }), "has an unknown kind 'corr-future'"]],
+    ]);
+    for (const [seq, [change, why]] of cases) {
+      await tamper(new Map([[seq, change]]));
+      const refused = await startDaemon(args, { noWait: true });
+      expect(await refused.exited).toBe(3);
+      expect(refused.logs.join('\n')).toContain(`journal record ${seq} ${why} (start with --state-recover skip to skip it)`);
+    }
+
+    await tamper(new Map([...cases].map(([seq, [change]]) => [seq, change])));
+    const skipping = await startDaemon([...args, '--state-recover', 'skip']);
+    expect((await skipping.json({ method: 'GET', url: '/readyz' })).status).toBe(200);
+    const warning = skipping.logs.map((l) => JSON.parse(l) as { msg?: string; records?: number[] }).find((l) => l.msg === 'journal records skipped (--state-recover skip)');
+    expect(warning?.records).toEqual([...cases.keys()].sort((a, b) => a - b));
     skipping.kill();
     expect(await skipping.exited).toBe(0);
   });

@@ -34,6 +34,8 @@ function contractMetrics(): ContractMetric[] {
 }
 
 const contract = contractMetrics();
+/** Families no contract row fits that an issue asks for (issue 6: dropped correlation state). */
+const BEYOND_CONTRACT = ['svc_correlation_state_dropped_total'];
 
 describe('metrics catalogue against the contract', () => {
   it('reads the metric tables', () => {
@@ -48,8 +50,8 @@ describe('metrics catalogue against the contract', () => {
     for (const [label, values] of Object.entries(m.values)) expect(decl?.values?.[label], label).toEqual(values);
   });
 
-  it('declares nothing the contract does not list', () => {
-    const names = new Set(contract.map((m) => m.name));
+  it('declares nothing the contract does not list, beyond the families issues ask for', () => {
+    const names = new Set([...contract.map((m) => m.name), ...BEYOND_CONTRACT]);
     expect(Object.keys(METRICS).filter((n) => !names.has(n))).toEqual([]);
   });
 

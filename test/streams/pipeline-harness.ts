@@ -3,10 +3,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryBackend, openMemoryStateStore } from '../../src/state/index.js';
 import type { StateStore } from '../../src/state/index.js';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
 import { buildRuleSet } from '../../src/sigma/rule-set.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
 import {
   BatchProcessor,
+  carryOver,
   createBatchDetector,
   createDecoder,
   inlineDetector,
@@ -14,7 +16,7 @@ import {
   recoverCorrelations,
   snapshotCorrelations,
 } from '../../src/streams/index.js';
-import type { ActiveRules, Detector, DlqWriter, InputUnit, JournalBuffer, ResultLine, UnitOutcome } from '../../src/streams/index.js';
+import type { ActiveRules, Detector, DlqWriter, DroppedCorrelationState, InputUnit, JournalBuffer, RecoveredCorrelations, ResultLine, UnitOutcome } from '../../src/streams/index.js';
 import { SimulatedClock, testContext } from './support.js';
 
 export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');
@@ -34,7 +36,10 @@ export interface Harness {
   readonly journal: JournalBuffer;
   readonly committed: ResultLine[];
   readonly ctx: ReturnType<typeof testContext>;
+  readonly recovered: RecoveredCorrelations;
   snapshot(): Promise<boolean>;
+  /** A hot reload as the daemon runs it (detection is inline, so the rules switch at once). */
+  reload(ruleSet: RuleSet): Promise<readonly DroppedCorrelationState[]>;
   send(lines: readonly string[], key?: string): Promise<UnitOutcome>;
 }
 
@@ -53,10 +58,11 @@ export async function openHarness(
   const store = await openMemoryStateStore({ backend, sinks: ['s'] });
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const defs = ruleSet.correlations.correlations;
-  const recovered = recoverCorrelations(store, defs, { record: (key, event) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) }, 'fail');
+  const options = { record: (key: string, event: unknown) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) };
+  const recovered = recoverCorrelations(store, defs, options, 'fail');
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
-  const active: ActiveRules = { ruleSet, runtime: recovered.runtime };
+  let active: ActiveRules = { ruleSet, runtime: recovered.runtime };
   const committed: ResultLine[] = [];
   const processor = new BatchProcessor(ctx, {
     store,
@@ -78,7 +84,18 @@ export async function openHarness(
     journal,
     committed,
     ctx,
-    snapshot: () => snapshotCorrelations(store, active.runtime, defs, journal.tickedAt, clock.now()),
+    recovered,
+    snapshot: () => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, clock.now()),
+    async reload(next) {
+      // Inline detection builds from the rule set alone; the worker inputs are not read.
+      await detector.prepare(next, { sources: [], pipelines: [], correlation: DEFAULT_CORRELATION_SETTINGS, emitReferenced: false });
+      detector.activate();
+      const carried = carryOver(active.runtime, next.correlations.correlations, options);
+      active = { ruleSet: next, runtime: carried.runtime };
+      journal.drafts.push(definitionsRecord(next.correlations.correlations, clock.now()));
+      await processor.commitJournal();
+      return carried.dropped;
+    },
     async send(lines, key) {
       let outcome: UnitOutcome | undefined;
       const unit: InputUnit = { lines, oversized: 0, ...(key !== undefined ? { idempotencyKey: key } : {}), settle: (o) => (outcome = o) };

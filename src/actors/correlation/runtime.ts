@@ -3,7 +3,7 @@ import type {
   CorrelationResult,
   CorrelationSummary,
 } from '../../protocol/correlation-result.js';
-import type { CompiledCorrelation, FieldReader, GroupId, ParentLink } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation, FieldReader, GroupId, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
 import {
   compareGroupIds,
   createFieldReader,
@@ -16,7 +16,7 @@ import {
   renderGroupKey,
   renderScalar,
 } from '../../sigma/correlation/index.js';
-import { actorKey, parseActorKey } from './actor-key.js';
+import { actorKey } from './actor-key.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
 import type { GroupTransition } from './reducer.js';
@@ -207,13 +207,12 @@ export class CorrelationRuntime {
   }
 
   /**
-   * Apply one journaled group event (replay after restoring a snapshot). Unknown correlations and
-   * malformed keys are ignored and reported as false.
+   * Apply one journaled event to the group `parts` of `def` (replay after restoring a snapshot); the
+   * caller resolves which loaded definition a record belongs to. False when `def` is not one of this
+   * runtime's or `parts` does not fit its group-by.
    */
-  replay(key: string, event: CorrelationEvent): boolean {
-    const parsed = parseActorKey(this.defs, key);
-    if (parsed === undefined) return false;
-    const { def, parts } = parsed;
+  replay(def: CompiledCorrelation, parts: readonly KeyPart[], event: CorrelationEvent): boolean {
+    if (this.defs[def.index] !== def || parts.length !== def.groupBy.length) return false;
     const map = this.groups[def.index] as Map<GroupId, GroupState>;
     const id = groupIdOf(parts);
     const before = map.get(id);
@@ -226,6 +225,19 @@ export class CorrelationRuntime {
       map.set(id, next);
     }
     return true;
+  }
+
+  /** Forget every group of the correlations `drop` selects (a replayed reload); returns how many went. */
+  dropGroups(drop: (def: CompiledCorrelation) => boolean): number {
+    let dropped = 0;
+    for (const def of this.defs) {
+      const map = this.groups[def.index] as Map<GroupId, GroupState>;
+      if (map.size === 0 || !drop(def)) continue;
+      dropped += map.size;
+      this.live -= map.size;
+      map.clear();
+    }
+    return dropped;
   }
 
   /** The loaded definition with this hash (for `decode`). */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CorrelationEvent, CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import { decode, encode } from '../../../src/actors/correlation/index.js';
+import { decode, encode, parseActorKey } from '../../../src/actors/correlation/index.js';
 import type { CorrelationType } from '../../../src/sigma/ast.js';
 import type { Op, Scenario } from './scenario.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf, TYPES } from './scenario.js';
@@ -65,9 +65,13 @@ describe.each(TYPES)('%s state survives a snapshot', (type) => {
           snapshot = stored(recording);
           mark = journal.length;
         }
-        const replayed = buildScenario(s, type).rt;
+        const { rt: replayed, def } = buildScenario(s, type);
         replayed.restore(decode(snapshot, (h) => replayed.definitionByHash(h)).groups);
-        for (const [key, e] of journal.slice(mark)) expect(replayed.replay(key, e)).toBe(true);
+        for (const [key, e] of journal.slice(mark)) {
+          const parsed = parseActorKey([def], key);
+          expect(parsed).toBeDefined();
+          if (parsed !== undefined) expect(replayed.replay(parsed.def, parsed.parts, e)).toBe(true);
+        }
         expect(JSON.stringify(stored(replayed))).toBe(JSON.stringify(stored(recording)));
         expect(replayed.stateEntries).toBe(recording.stateEntries);
       }),

@@ -125,6 +125,13 @@ export const API_ERRORS = {
   },
   line_too_large: { status: 413, error: 'line exceeds maximum size', extra: { max_bytes: 1_048_576 } },
   event_channel_closed: { status: 503, error: 'event channel closed' },
+  // The listener is bound before rules load and state replays; `phase` says which step is running.
+  daemon_starting: {
+    status: 503,
+    error: 'daemon starting',
+    hint: 'rules are loading or state is replaying; retry when GET /readyz answers 200',
+    extra: { status: 'starting' },
+  },
   otlp_disabled: {
     status: 503,
     error: 'OTLP ingest disabled',

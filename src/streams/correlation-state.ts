@@ -8,8 +8,8 @@ import {
 } from '../actors/correlation/index.js';
 import type { CorrelationEvent, CorrelationRuntimeOptions } from '../actors/correlation/index.js';
 import type { CompiledCorrelation } from '../sigma/correlation/index.js';
-import { DEFINITIONS_KIND } from '../state/index.js';
-import type { DefinitionHashes, JournalDraft, RecoverMode, StateStore } from '../state/index.js';
+import { DEFINITIONS_KIND, replayInSlices } from '../state/index.js';
+import type { DefinitionHashes, JournalDraft, RecoverMode, ReplaySliceOptions, StateStore } from '../state/index.js';
 
 /** Journal `kind` of correlation group records (`corr:<correlation>:<group key>` actors). */
 export const CORRELATION_KIND = 'corr';
@@ -56,13 +56,15 @@ export interface RecoveredCorrelations {
  * Start-up: the newest usable snapshot's groups, then the journal after it. A record counts only
  * while the hash in force for its correlation (per the `$definitions` records) equals the loaded
  * definition's, so state of changed or removed correlations is dropped the same way every time.
+ * The journal is read in slices (`slices`) so the process keeps serving HTTP meanwhile.
  */
-export function recoverCorrelations(
+export async function recoverCorrelations(
   store: StateStore,
   defs: readonly CompiledCorrelation[],
   options: CorrelationRuntimeOptions,
   mode: RecoverMode,
-): RecoveredCorrelations {
+  slices: ReplaySliceOptions = {},
+): Promise<RecoveredCorrelations> {
   // replay() bypasses the `record` hook, so the live runtime can be the one that replays.
   const runtime = new CorrelationRuntime(defs, options);
   const current = correlationHashes(defs);
@@ -80,7 +82,8 @@ export function recoverCorrelations(
   dropped += decoded.skipped;
   runtime.restore(decoded.groups);
   let replayed = 0;
-  const stats = store.replay(
+  const stats = await replayInSlices(
+    store,
     base.seq,
     (r) => {
       if (r.kind === DEFINITIONS_KIND) {
@@ -103,6 +106,7 @@ export function recoverCorrelations(
       replayed++;
     },
     mode,
+    slices,
   );
   return {
     runtime,

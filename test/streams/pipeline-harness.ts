@@ -48,7 +48,7 @@ export async function openHarness(ruleSet: RuleSet, backend = new MemoryBackend(
   const store = await openMemoryStateStore({ backend, sinks: ['s'] });
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const defs = ruleSet.correlations.correlations;
-  const recovered = recoverCorrelations(store, defs, { record: (key, event) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) }, 'fail');
+  const recovered = await recoverCorrelations(store, defs, { record: (key, event) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) }, 'fail');
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   const active: ActiveRules = { ruleSet, runtime: recovered.runtime };

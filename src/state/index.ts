@@ -1,7 +1,7 @@
 // state/: the only module that opens LMDB. Layers, bottom up: `StateStore` (journal, outbox, sink
 // watermarks, snapshots, input positions, idempotency keys over LMDB or memory), `recover` and
 // `ActorHost` (actor states from snapshot + journal, live dispatch and commit), delivery helpers
-// for sinks, `inspectStateDir` for `sigmad state inspect`, and `compactStateDir`.
+// for sinks, `inspectStateDir` for `sigmad state inspect`, and `compactStateDir` for `sigmad state compact`.
 export { ActorHost } from './actor-host.js';
 export type { ActorHostOptions, DefinitionUpdate } from './actor-host.js';
 export { applyTransition, countStates, createKindRegistry, createStateMaps, DEFINITIONS_KIND } from './actor-states.js';

@@ -453,7 +453,7 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   try {
     const first = await Promise.race([building.then((d) => ({ daemon: d })), stopSignal.then((signal) => ({ signal }))]);
     if ('signal' in first) {
-      // Nothing was accepted yet, and the journal is only read until start-up ends: just leave.
+      // Nothing was accepted yet; leaving mid-start-up is no worse than a crash, which the state survives.
       building.catch(() => undefined);
       log.info({ signal: first.signal, phase }, 'stopped during start-up');
       await server.close(1000);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openLmdbStateStore } from '../../src/state/index.js';
 import type { JournalRecord } from '../../src/state/index.js';
-import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
 
 /** Journal records appended behind the daemon's back: enough for a replay that logs progress. */
 const RECORDS = 300_000;
@@ -39,18 +39,31 @@ async function growJournal(dir: string): Promise<void> {
 }
 
 describe('start-up readiness', () => {
-  it('answers /readyz 503 starting and refuses ingest while the journal replays, then serves', async () => {
-    const dir = tempDir('startup');
-    const state = join(dir, 'state');
-    const args = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--state-db', state];
-    const logon = { EventID: 4625, Computer: 'h1', '@timestamp': '2024-05-01T00:00:01Z' };
+  const state = join(tempDir('startup'), 'state');
+  const args = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--state-db', state];
+  const logon = { EventID: 4625, Computer: 'h1', '@timestamp': '2024-05-01T00:00:01Z' };
 
+  // One correlation group, then a long journal of hits for it behind the daemon's back.
+  beforeAll(async () => {
     const first = await startDaemon(args);
     expect((await first.json({ method: 'POST', url: '/api/v1/events', body: ndjson([logon]) })).body).toMatchObject({ accepted: 1 });
     first.kill();
     expect(await first.exited).toBe(0);
     await growJournal(state);
+  }, 120_000);
 
+  // First: a stop during replay leaves the journal for the next test to replay.
+  it('stops cleanly on SIGTERM during replay', async () => {
+    const daemon = await startDaemon(args, { listeningOnly: true });
+    await waitFor(() => (daemon.logs.some((l) => l.includes('"msg":"replaying state"')) ? true : undefined), 30_000, 'replay progress');
+    daemon.kill();
+    expect(await daemon.exited).toBe(0);
+    const stopped = daemon.logs.find((l) => l.includes('"msg":"stopped during start-up"'));
+    expect(JSON.parse(stopped ?? '{}')).toMatchObject({ signal: 'SIGTERM', phase: 'replaying state' });
+    expect(daemon.logs.some((l) => l.includes('"msg":"daemon ready"'))).toBe(false);
+  }, 60_000);
+
+  it('answers /readyz 503 starting and refuses ingest while the journal replays, then serves', async () => {
     const daemon = await startDaemon(args, { listeningOnly: true });
     try {
       const seen: string[] = [];

@@ -60,12 +60,13 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The listener is up before the rules load: post only once the daemon says it is ready.
   const port = await new Promise<number>((done, fail) => {
     let buf = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(buf);
-      if (m?.[1] !== undefined) done(Number(m[1]));
+      if (m?.[1] !== undefined && buf.includes('"msg":"daemon ready"')) done(Number(m[1]));
     });
     child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
   });

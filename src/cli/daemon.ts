@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { createActor } from 'xstate';
 import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
-import { createHttpApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
-import type { HttpServer, ListenAddress } from '../http/index.js';
+import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
+import type { HttpApp, HttpServer, ListenAddress } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
 import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
@@ -50,6 +50,7 @@ import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { createSilenceStore } from './daemon-silences.js';
+import { replayProgressLogger } from './replay-progress.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
 export class DaemonExit extends Error {
@@ -62,8 +63,15 @@ export class DaemonExit extends Error {
   }
 }
 
+/** What start-up is doing, named in the 503 answers the listener gives meanwhile. */
+export type StartupPhase = 'loading rules' | 'replaying state' | 'starting the data path';
+
 export interface DaemonDeps {
   readonly log: Logger;
+  /** The metrics registry; the listener bound before the daemon is built serves it already. */
+  readonly registry?: Registry;
+  /** Told when start-up moves to the next phase. */
+  readonly onPhase?: (phase: StartupPhase) => void;
   readonly clock?: Clock;
   readonly crashHook?: CrashHook;
   /** stdin input (`--input stdin`). */
@@ -108,6 +116,8 @@ function detectSettings(config: DaemonConfig): DetectSettings {
 }
 
 const SNAPSHOT_MS_PER_SECOND = 1000;
+/** Journal records replayed between turns of the event loop at start-up (about 10-20 ms of work). */
+const REPLAY_SLICE = 10_000;
 /** `auto` never starts more workers than this: past it, main's share of each event becomes the limit. */
 const AUTO_MAX_WORKERS = 4;
 
@@ -117,7 +127,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const crash = deps.crashHook ?? noCrash;
   const log = deps.log;
   const startedAt = clock.now();
-  const registry = new Registry();
+  const registry = deps.registry ?? new Registry();
   const metrics = createMetrics(registry).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
@@ -162,8 +172,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const defs = loaded.ruleSet.correlations.correlations;
   let recovered: RecoveredCorrelations;
+  deps.onPhase?.('replaying state');
   try {
-    recovered = recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover);
+    recovered = await recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover, {
+      sliceSize: REPLAY_SLICE,
+      onProgress: replayProgressLogger(log.child({ component: 'state' }), clock),
+    });
   } catch (error) {
     await store.close();
     throw exit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
@@ -183,6 +197,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     logger.info({ correlations: dropped }, 'correlation state dropped');
   };
   reportDropped(recovered.droppedState, stateLog);
+  deps.onPhase?.('starting the data path');
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: recovered.runtime };
   const setRuleGauges = (): void => {
     metrics.svc_detection_rules_loaded.set(active.ruleSet.engine.rules.length);
@@ -341,11 +356,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   return { facade, config, reload, inputDone, stop };
 }
 
-/** Bind the API on `address` (uWS when its native binary loads, else node:http). */
-export async function listen(daemon: Daemon, address: ListenAddress, log: Logger): Promise<HttpServer> {
-  const app = createHttpApp(ROUTES, daemon.facade, {
+/** The daemon's API app over the route table. */
+function apiApp(daemon: Daemon, log: Logger): HttpApp {
+  return createHttpApp(ROUTES, daemon.facade, {
     onError: (error, req) => log.child({ component: 'http' }).error({ err: error, path: req.path }, 'handler failed'),
   });
+}
+
+/** Bind the API on `address` (uWS when its native binary loads, else node:http). */
+async function listen(app: HttpApp, address: ListenAddress, log: Logger): Promise<HttpServer> {
   const server = await listenHttp(app, address);
   log.child({ component: 'http' }).debug({ adapter: server.adapter }, 'http adapter chosen');
   return server;
@@ -410,31 +429,62 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     process.stderr.write(`sigmad: ${addr.error}\n`);
     return 3;
   }
+  // Signals are caught from here on: one during start-up ends it with the listener closed.
+  const stopSignal = new Promise<string>((resolveSignal) => {
+    process.once('SIGTERM', () => resolveSignal('SIGTERM'));
+    process.once('SIGINT', () => resolveSignal('SIGINT'));
+  });
+  // A reload asked for during start-up has nothing to do (the rules are being read), but SIGHUP's
+  // default action would kill the process.
+  let reload: ReloadController | undefined;
+  process.on('SIGHUP', () => reload?.trigger('signal'));
+  // The listener comes up before rules load and state replays, so /healthz answers and /readyz
+  // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
+  const registry = new Registry();
+  let phase: StartupPhase = 'loading rules';
+  const app = createStartupApp(ROUTES, {
+    phase: () => phase,
+    metrics: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
+  });
+  let server: HttpServer;
+  try {
+    server = await listen(app, addr, log);
+  } catch (error) {
+    log.error({ err: error }, 'cannot bind the API address');
+    return 3;
+  }
+  log.info({ component: 'http', addr: formatListenAddress(server.address) }, 'listening');
+  const building = buildDaemon(config, {
+    log,
+    registry,
+    onPhase: (next) => (phase = next),
+    crashHook: crashHookFromEnv(process.env['SVC_CRASH_AT']),
+    ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
+    ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
+    stdout: process.stdout,
+  });
   let daemon: Daemon;
   try {
-    daemon = await buildDaemon(config, {
-      log,
-      crashHook: crashHookFromEnv(process.env['SVC_CRASH_AT']),
-      ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
-      ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
-      stdout: process.stdout,
-    });
+    const first = await Promise.race([building.then((d) => ({ daemon: d })), stopSignal.then((signal) => ({ signal }))]);
+    if ('signal' in first) {
+      // Nothing was accepted yet; leaving mid-start-up is no worse than a crash, which the state survives.
+      building.catch(() => undefined);
+      log.info({ signal: first.signal, phase }, 'stopped during start-up');
+      await server.close(1000);
+      return 0;
+    }
+    daemon = first.daemon;
   } catch (error) {
+    await server.close(1000);
     if (error instanceof DaemonExit || error instanceof ConfigError) {
       log.error({ err: error }, 'daemon failed to start');
       return error.exitCode;
     }
     throw error;
   }
-  let server: HttpServer;
-  try {
-    server = await listen(daemon, addr, log);
-  } catch (error) {
-    log.error({ err: error }, 'cannot bind the API address');
-    await daemon.stop();
-    return 3;
-  }
-  log.info({ component: 'http', addr: formatListenAddress(server.address) }, 'listening');
+  reload = daemon.reload;
+  app.open(apiApp(daemon, log));
+  log.info({ component: 'daemon' }, 'daemon ready');
   const shutdown = async (): Promise<number> => {
     await server.close(1000);
     const drained = await daemon.stop();
@@ -443,13 +493,10 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     return 0;
   };
   return new Promise<number>((done) => {
-    const onSignal = (signal: string): void => {
+    void stopSignal.then((signal) => {
       log.info({ signal }, 'shutting down');
       void shutdown().then(done);
-    };
-    process.once('SIGTERM', () => onSignal('SIGTERM'));
-    process.once('SIGINT', () => onSignal('SIGINT'));
-    process.on('SIGHUP', () => daemon.reload.trigger('signal'));
+    });
     void daemon.inputDone.then(() => {
       log.info('input exhausted; stopping');
       void shutdown().then(done);

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The `sigmad` command line: one cac program, each command registered by its own module.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { cac } from 'cac';
-import { inspectStateDir } from '../state/index.js';
+import { compactStateDir, inspectStateDir } from '../state/index.js';
 import { listBuiltinPipelines } from '../sigma/pipeline/index.js';
 import { registerDaemonCommand } from './daemon.js';
 import { registerEvalCommand } from './eval-command.js';
@@ -16,12 +18,16 @@ cli.command('pipelines', 'List the built-in processing pipelines').action(() => 
 });
 
 cli
-  .command('state <action>', 'Inspect a state directory: `sigmad state inspect --state-db DIR`')
+  .command('state <action>', 'Inspect a state directory (`sigmad state inspect --state-db DIR`, also while the daemon runs) or compact it (`compact`, daemon stopped)')
   .option('--state-db <dir>', 'State directory (LMDB)')
   .action(async (action: string, flags: { stateDb?: string }) => {
-    if (action !== 'inspect') throw new UsageError(`unknown state action '${action}' (known: inspect)`);
+    if (action !== 'inspect' && action !== 'compact') throw new UsageError(`unknown state action '${action}' (known: inspect, compact)`);
     if (flags.stateDb === undefined) throw new UsageError('--state-db DIR is required');
-    process.stdout.write(`${JSON.stringify(await inspectStateDir(String(flags.stateDb)), null, 2)}\n`);
+    const dir = String(flags.stateDb);
+    // Compacting a missing environment would create an empty one.
+    if (action === 'compact' && !existsSync(join(dir, 'data.mdb'))) throw new UsageError(`no state database in ${dir}`);
+    const report = action === 'inspect' ? await inspectStateDir(dir) : await compactStateDir(dir);
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   });
 
 cli.help();

@@ -130,6 +130,13 @@ export const API_ERRORS = {
     hint: 'split the request, send it without Idempotency-Key, or raise --buffer-size',
   },
   event_channel_closed: { status: 503, error: 'event channel closed' },
+  // The listener is bound before rules load and state replays; `phase` says which step is running.
+  daemon_starting: {
+    status: 503,
+    error: 'daemon starting',
+    hint: 'rules are loading or state is replaying; retry when GET /readyz answers 200',
+    extra: { status: 'starting' },
+  },
   otlp_disabled: {
     status: 503,
     error: 'OTLP ingest disabled',

@@ -9,8 +9,11 @@ export interface CompactionResult {
 
 /**
  * Rewrites the environment at `dir` without free pages (LMDB never shrinks its file; deleting old
- * journal only makes space reusable). Only while no process has it open: the daemon runs this at
- * start-up, before opening the store.
+ * journal only makes space reusable, so the file stays at its peak live size). Only while no
+ * process has it open: `sigmad state compact` with the daemon stopped. The daemon does not run it
+ * at start-up: nothing stops another process from having the environment open then, and a copy of
+ * the whole environment on every start (crash restarts included) would lengthen the time it is
+ * not ready, for space LMDB reuses anyway.
  */
 export async function compactStateDir(dir: string): Promise<CompactionResult> {
   const backend = new LmdbBackend(dir);

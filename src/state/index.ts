@@ -1,7 +1,7 @@
 // state/: the only module that opens LMDB. Layers, bottom up: `StateStore` (journal, outbox, sink
 // watermarks, snapshots, input positions, idempotency keys over LMDB or memory), `recover` and
 // `ActorHost` (actor states from snapshot + journal, live dispatch and commit), delivery helpers
-// for sinks, `inspectStateDir` for `sigmad state inspect`, and `compactStateDir`.
+// for sinks, `inspectStateDir` for `sigmad state inspect`, and `compactStateDir` for `sigmad state compact`.
 export { ActorHost } from './actor-host.js';
 export type { ActorHostOptions, DefinitionUpdate } from './actor-host.js';
 export { applyTransition, countStates, createKindRegistry, createStateMaps, DEFINITIONS_KIND } from './actor-states.js';
@@ -22,7 +22,9 @@ export type { DeliverOptions } from './outbox-delivery.js';
 export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk, SnapshotHeader } from './records.js';
 export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover } from './recover.js';
-export type { Recovered, RecoverOptions, RecoverProgress, RecoverStats } from './recover.js';
+export type { Recovered, RecoverOptions, RecoverStats } from './recover.js';
+export { replayInSlices } from './replay-slices.js';
+export type { RecoverProgress, ReplaySliceOptions } from './replay-slices.js';
 export { resultIdForInput, resultIdForTimer } from './result-id.js';
 export { decideSnapshot, DEFAULT_SNAPSHOT_POLICY } from './snapshot-policy.js';
 export type { SnapshotPolicy, SnapshotReason } from './snapshot-policy.js';

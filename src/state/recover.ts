@@ -1,25 +1,16 @@
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { applyTransition, createStateMaps, DEFINITIONS_KIND } from './actor-states.js';
 import type { KindRegistry, StateMaps } from './actor-states.js';
 import { decideDefinitionChange, dropChangedDefinitions, isDefinitionsEvent } from './definitions.js';
 import type { DefinitionHashes, JournalRecord, SnapshotChunk } from './records.js';
+import { replayInSlices } from './replay-slices.js';
+import type { ReplaySliceOptions } from './replay-slices.js';
 import type { LoadedSnapshot } from './snapshot-tables.js';
 import { StateCorruptionError } from './state-errors.js';
 import type { RecoverMode, StateStore } from './state-store.js';
 
-export interface RecoverProgress {
-  readonly replayed: number;
-  /** Records the journal holds after the snapshot (an upper bound on what is left). */
-  readonly total: number;
-}
-
-export interface RecoverOptions {
+export interface RecoverOptions extends ReplaySliceOptions {
   /** `--state-recover`: `fail` (default) stops at an unreadable journal record, `skip` passes it. */
   readonly mode?: RecoverMode;
-  /** Called after every slice of replayed records, for progress logs during long replays. */
-  readonly onProgress?: (p: RecoverProgress) => void;
-  /** Records per slice; the event loop gets a turn between slices. */
-  readonly sliceSize?: number;
 }
 
 export interface RecoverStats {
@@ -54,7 +45,6 @@ export interface Recovered {
  */
 export async function recover(store: StateStore, registry: KindRegistry, options: RecoverOptions = {}): Promise<Recovered> {
   const mode = options.mode ?? 'fail';
-  const sliceSize = options.sliceSize ?? 50_000;
   const base = store.loadSnapshotBase(mode);
   const states = createStateMaps(registry);
   const restored = base.snapshot === undefined ? undefined : restoreSnapshot(states, registry, base.snapshot);
@@ -83,27 +73,17 @@ export async function recover(store: StateStore, registry: KindRegistry, options
     skippedRecords.push(seq);
   };
 
-  const total = Math.max(0, store.lastSeq - base.seq);
-  let seq = base.seq;
-  let replayed = 0;
-  for (;;) {
-    const slice = store.replay(seq, visit, mode, sliceSize);
-    if (slice.lastSeq === seq) break;
-    seq = slice.lastSeq;
-    replayed += slice.replayed;
-    skippedRecords.push(...slice.skipped);
-    options.onProgress?.({ replayed, total });
-    await yieldToEventLoop();
-  }
+  const replay = await replayInSlices(store, base.seq, visit, mode, options);
+  skippedRecords.push(...replay.skipped);
   return {
     states,
     definitions,
-    seq: Math.max(seq, base.seq),
+    seq: Math.max(replay.lastSeq, base.seq),
     stats: {
       snapshotSeq: base.seq,
       snapshotAt: base.snapshot?.header.at,
       unreadableSnapshots: base.unreadable,
-      replayed,
+      replayed: replay.replayed,
       skippedRecords: skippedRecords.sort((a, b) => a - b),
       undecodableStates: restored?.undecodable ?? 0,
       freshKinds: restored?.freshKinds ?? [],

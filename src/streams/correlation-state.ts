@@ -13,8 +13,8 @@ import {
 import type { CorrelationEvent, CorrelationRuntimeOptions, GroupState } from '../actors/correlation/index.js';
 import { decodeGroupKey, encodeGroupKey } from '../sigma/correlation/index.js';
 import type { CompiledCorrelation } from '../sigma/correlation/index.js';
-import { DEFINITIONS_KIND, isDefinitionsEvent, StateCorruptionError } from '../state/index.js';
-import type { DefinitionHashes, JournalDraft, RecoverMode, StateStore } from '../state/index.js';
+import { DEFINITIONS_KIND, isDefinitionsEvent, replayInSlices, StateCorruptionError } from '../state/index.js';
+import type { DefinitionHashes, JournalDraft, RecoverMode, ReplaySliceOptions, StateStore } from '../state/index.js';
 import { ForeignGroups } from './foreign-groups.js';
 import type { DroppedCorrelationState } from './foreign-groups.js';
 
@@ -65,13 +65,15 @@ export interface RecoveredCorrelations {
  * correlation whose hash equals the one in force for its key (per the `$definitions` records), and a
  * `$definitions` record drops the groups of every hash it no longer holds, as that reload did live.
  * A record that does not fit its kind stops start-up (`fail`) or is skipped (`skip`).
+ * The journal is read in slices (`slices`) so the process keeps serving HTTP meanwhile.
  */
-export function recoverCorrelations(
+export async function recoverCorrelations(
   store: StateStore,
   defs: readonly CompiledCorrelation[],
   options: CorrelationRuntimeOptions,
   mode: RecoverMode,
-): RecoveredCorrelations {
+  slices: ReplaySliceOptions = {},
+): Promise<RecoveredCorrelations> {
   // replay() bypasses the `record` hook, so the live runtime can be the one that replays.
   const runtime = new CorrelationRuntime(defs, options);
   const current = correlationHashes(defs);
@@ -108,7 +110,8 @@ export function recoverCorrelations(
     skipped.push(seq);
   };
   let replayed = 0;
-  const stats = store.replay(
+  const stats = await replayInSlices(
+    store,
     base.seq,
     (r) => {
       if (r.kind === DEFINITIONS_KIND) {
@@ -140,6 +143,7 @@ export function recoverCorrelations(
       replayed++;
     },
     mode,
+    slices,
   );
   return {
     runtime,

@@ -30,6 +30,8 @@ export class EventPipeline {
   private loop: Promise<void> | undefined;
   private snapshotSeq: number;
   private snapshotAt: number;
+  private cancelSnapshotTimer: (() => void) | undefined;
+  private stopped = false;
 
   constructor(
     private readonly ctx: StageContext,
@@ -42,6 +44,7 @@ export class EventPipeline {
   start(): void {
     for (const s of this.deps.sinks) s.start();
     this.loop ??= this.run();
+    if (this.cancelSnapshotTimer === undefined) this.armSnapshotTimer();
   }
 
   /** Run `fn` with no batch in flight: no detection under way, every batch taken handed over. */
@@ -61,6 +64,23 @@ export class EventPipeline {
     await this.snapshotNow(now);
   }
 
+  /**
+   * `run()` only checks the policy after a batch, so an idle daemon would never take its interval
+   * snapshot: a timer checks too, due when the interval since the last snapshot ends.
+   */
+  private armSnapshotTimer(): void {
+    if (this.stopped) return;
+    const { intervalMs } = this.deps.snapshotPolicy;
+    const left = this.snapshotAt + intervalMs - this.ctx.clock.now();
+    // Nothing was journaled when it last fired: wait a whole interval rather than spin.
+    const delay = left > 0 ? left : intervalMs;
+    this.cancelSnapshotTimer = this.ctx.clock.setTimer(() => {
+      void this.exclusive(() => (this.stopped ? undefined : this.maybeSnapshot()))
+        .catch((error: unknown) => this.ctx.log.child({ component: 'pipeline' }).error({ err: error }, 'interval snapshot failed'))
+        .finally(() => this.armSnapshotTimer());
+    }, delay);
+  }
+
   private async snapshotNow(now: number): Promise<void> {
     this.snapshotSeq = this.deps.store.lastSeq;
     this.snapshotAt = now;
@@ -78,6 +98,8 @@ export class EventPipeline {
    */
   async stop(drainTimeoutMs: number): Promise<boolean> {
     const deadline = this.ctx.clock.now() + drainTimeoutMs;
+    this.stopped = true;
+    this.cancelSnapshotTimer?.();
     this.deps.queue.close();
     const drainedInput = await Promise.race([
       this.done().then(() => true),

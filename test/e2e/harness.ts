@@ -1,6 +1,7 @@
 // Runs the real daemon as a child process: builds dist/ once per run (a lock directory serialises
 // parallel test files), starts `node dist/src/cli/main.js daemon ...`, reads the bound address from
-// its `listening` log line, and offers HTTP helpers and polling with deadlines.
+// its `listening` log line (the listener is up before start-up ends), waits for `daemon ready`, and
+// offers HTTP helpers and polling with deadlines.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -111,6 +112,8 @@ export interface StartOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Do not wait for `listening` (start-up failures). */
   readonly noWait?: boolean;
+  /** Return once the listener is up, before start-up (rule load, state replay) has ended. */
+  readonly listeningOnly?: boolean;
   readonly stdin?: 'pipe';
   /** Start on the bundled defaults (what `npm start` runs) instead of an empty config. */
   readonly bundled?: boolean;
@@ -138,6 +141,7 @@ export async function startDaemon(args: readonly string[], options: StartOptions
   const logs: string[] = [];
   const stdout: string[] = [];
   let address: ListenAddress | undefined;
+  let ready = false;
   let pending = '';
   proc.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     pending += chunk;
@@ -147,6 +151,7 @@ export async function startDaemon(args: readonly string[], options: StartOptions
       logs.push(line);
       const addr = listeningAddress(line);
       if (addr !== undefined) address = addr;
+      if (line.includes('"msg":"daemon ready"')) ready = true;
     }
   });
   let out = '';
@@ -160,7 +165,8 @@ export async function startDaemon(args: readonly string[], options: StartOptions
   let gone = false;
   void exited.then(() => (gone = true));
   if (options.noWait !== true) {
-    await waitFor(() => (gone ? exited.then((code) => Promise.reject(new DaemonStartError(code, logs))) : address), 30_000, 'the daemon to listen');
+    const up = (): boolean => address !== undefined && (ready || options.listeningOnly === true);
+    await waitFor(() => (gone ? exited.then((code) => Promise.reject(new DaemonStartError(code, logs))) : up() || undefined), 30_000, 'the daemon to start');
   }
   const addr = address ?? { kind: 'tcp', host: '127.0.0.1', port: 0 };
   const request = (r: InjectRequest): Promise<SuiteResponse> => send(addr, r);

@@ -4,6 +4,8 @@ import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.
 import { inject, type InjectRequest } from '../../src/http/inject.js';
 import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
 import { createHttpApp } from '../../src/http/http-app.js';
+import type { HttpApp } from '../../src/http/handler.js';
+import { createStartupApp } from '../../src/http/startup-app.js';
 import { ROUTES } from '../../src/http/routes.js';
 import { API_ERRORS, type ApiErrorCode } from '../../src/protocol/errors.js';
 
@@ -13,6 +15,8 @@ interface ErrorCase {
   readonly request: InjectRequest;
   /** Live sessions to open first (to reach a session cap). */
   readonly occupy?: string;
+  /** The app answering instead of the route table over the facade (the start-up listener). */
+  readonly app?: () => HttpApp;
 }
 
 const ON: FakeFeatures = { tap: true, tail: true, dispositions: true, httpInput: true };
@@ -52,6 +56,10 @@ const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
     setup: (f) => Object.assign(f, { ingest: { ingest: () => Promise.reject(new IngestClosedError(0)) } }),
     request: { method: 'POST', url: '/api/v1/events', body: '{}' },
   },
+  daemon_starting: {
+    app: () => createStartupApp(ROUTES, { phase: () => 'replaying state', metrics: () => Promise.resolve({ contentType: 'text/plain', text: '' }) }),
+    request: { method: 'GET', url: '/api/v1/status' },
+  },
   otlp_disabled: { request: { method: 'POST', url: '/v1/logs' } },
   route_not_found: { request: { method: 'GET', url: '/api/v2/status' } },
   method_not_allowed: { request: { method: 'PATCH', url: '/healthz' } },
@@ -73,7 +81,7 @@ describe('every catalogued error is answered by the route table', () => {
   it.each(Object.entries(CASES) as [ApiErrorCode, ErrorCase][])('%s', async (code, c) => {
     const base = new FakeDaemonFacade(c.features);
     const facade = c.setup?.(base) ?? base;
-    const app = createHttpApp(ROUTES, facade, { onError: () => undefined });
+    const app = c.app?.() ?? createHttpApp(ROUTES, facade, { onError: () => undefined });
     const leave = new AbortController();
     if (c.occupy !== undefined) {
       for (let i = 0; i < 2; i++) void inject(app, { method: 'GET', url: c.occupy }, { signal: leave.signal });

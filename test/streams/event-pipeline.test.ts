@@ -3,8 +3,9 @@ import { MemoryBackend } from '../../src/state/index.js';
 import type { KvWriter } from '../../src/state/index.js';
 import { EventPipeline, InputQueue } from '../../src/streams/index.js';
 import type { UnitOutcome } from '../../src/streams/index.js';
-import { CRASH_RULES, openHarness, ruleSetFrom } from './pipeline-harness.js';
+import { CRASH_RULES, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import { flush } from './support.js';
+import type { SimulatedClock } from './support.js';
 
 /** A backend whose writes apply at once but report completion only when the test releases them (a slow disk). */
 class GatedBackend extends MemoryBackend {
@@ -58,5 +59,39 @@ describe('event pipeline', () => {
     ]);
     queue.close();
     await pipeline.done();
+  });
+
+  it('takes the interval snapshot while idle, only when something was journaled since the last one', async () => {
+    const h = await openHarness(ruleSetFrom(CRASH_RULES));
+    const clock = h.ctx.clock as SimulatedClock;
+    const m = h.ctx.metrics;
+    const queue = new InputQueue(100, { depth: m.svc_input_queue_depth, backPressure: m.svc_back_pressure_events_total });
+    const taken: number[] = [];
+    const pipeline = new EventPipeline(h.ctx, {
+      queue,
+      processor: h.processor,
+      sinks: [],
+      store: h.store,
+      batchSize: 10,
+      snapshotPolicy: { every: 1_000_000, intervalMs: 1_000 },
+      snapshot: (at) => Promise.resolve(taken.push(at)),
+    });
+    const start = clock.now();
+    pipeline.start();
+    const seq = h.store.lastSeq;
+    await queue.offer({ lines: [failedLogon('h1', 1)], oversized: 0, settle: () => undefined });
+    await flush();
+    expect(h.store.lastSeq).toBeGreaterThan(seq);
+    expect(taken).toEqual([]);
+    // No batch follows: only the timer can take it.
+    await clock.advance(1_000);
+    expect(taken).toEqual([start + 1_000]);
+    await clock.advance(5_000);
+    expect(taken).toHaveLength(1);
+    await pipeline.stop(1_000);
+    // The final snapshot of a graceful stop, and no timer snapshot after it.
+    expect(taken).toHaveLength(2);
+    await clock.advance(10_000);
+    expect(taken).toHaveLength(2);
   });
 });

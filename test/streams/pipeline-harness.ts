@@ -59,7 +59,7 @@ export async function openHarness(
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const defs = ruleSet.correlations.correlations;
   const options = { record: (key: string, event: unknown) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) };
-  const recovered = recoverCorrelations(store, defs, options, 'fail');
+  const recovered = await recoverCorrelations(store, defs, options, 'fail');
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   let active: ActiveRules = { ruleSet, runtime: recovered.runtime };

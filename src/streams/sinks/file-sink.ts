@@ -18,7 +18,8 @@ export type FileSinkConfig = Type.Static<typeof configSchema>;
 /**
  * Append-mode NDJSON file. On start it skips what it already wrote: when the file ends with a result
  * the watermark does not cover (a crash between write and acknowledgement), the watermark moves up
- * to it, so no line is written twice; a torn final line is cut first.
+ * to it, so no line is written twice; a torn final line is cut first. When that check fails, the
+ * sink refuses to start (the daemon exits 3) rather than risk duplicates.
  */
 export function create(config: FileSinkConfig, ctx: StageContext, store: StateStore): SinkTarget {
   const name = `file:${config.path}`;
@@ -36,7 +37,14 @@ export function create(config: FileSinkConfig, ctx: StageContext, store: StateSt
         await truncate(config.path, tail.completeBytes);
         log.warn({ bytes: tail.size - tail.completeBytes }, 'torn line removed from the end of the file');
       }
-      const acked = await reconcileFileSink(store, name, config.path).catch(() => undefined);
+      let acked: number | undefined;
+      try {
+        acked = await reconcileFileSink(store, name, config.path);
+      } catch (error) {
+        // Without knowing which results the file already holds, writing could repeat lines.
+        log.error({ err: error, path: config.path }, 'cannot reconcile the file with the outbox watermark; the sink does not start');
+        throw new Error(`file sink ${config.path}: cannot reconcile with the outbox watermark: ${error instanceof Error ? error.message : String(error)}`);
+      }
       if (acked !== undefined) log.info({ oseq: acked }, 'file sink already had results past its watermark');
       handle = await open(config.path, 'a');
     },

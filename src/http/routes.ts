@@ -55,8 +55,12 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/readyz',
     schema: { response: ReadyResponse },
-    handle: (_req, res, d) =>
-      d.readiness().ready ? sendJson(res, 200, { status: 'ready', rules_loaded: true }) : sendError(res, 'not_ready'),
+    handle: (_req, res, d) => {
+      const r = d.readiness();
+      if (r.ready) sendJson(res, 200, { status: 'ready', rules_loaded: true });
+      else if (r.reloadError !== undefined) sendError(res, 'reload_failed', { reason: r.reloadError });
+      else sendError(res, 'not_ready');
+    },
   }),
   defineRoute({
     method: 'GET',

@@ -33,11 +33,11 @@ import {
   definitionsRecord,
   EventPipeline,
   InputQueue,
-  OutputDepth,
   createBatchDetector,
   inlineDetector,
   parseSinkUri,
   recoverCorrelations,
+  SinkQueueDepths,
   SinkWorker,
   snapshotCorrelations,
   startWorkerPool,
@@ -201,7 +201,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text));
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
   const capacity = config.input.buffer_size;
-  const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
+  const sinkDepths = new SinkQueueDepths(metrics.svc_output_queue_depth, metrics.svc_sink_queue_depth);
   const workers = specs.map((spec) => {
     const target =
       spec.kind === 'file'
@@ -213,7 +213,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       backoffBaseMs: config.output.backoff_base_ms,
       backoffMaxMs: config.output.backoff_max_ms,
       batchMax: Math.min(config.input.batch_size, capacity),
-    }, dlq, crash, outputDepth);
+    }, dlq, crash, sinkDepths);
   });
   for (const [i, w] of workers.entries()) {
     try {

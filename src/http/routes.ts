@@ -180,10 +180,10 @@ export const ROUTES: readonly Route[] = [
     feature: { select: (d) => d.ingest, disabled: 'ingest_disabled' },
     maxBodyBytes: INGEST_MAX_BODY_BYTES,
     handle: async (req, res, _d, ingest) => {
-      const { lines, oversized, tooLong } = splitIngestLines(req.body);
+      const { lines, rejected, tooLong } = splitIngestLines(req.body);
       const key = req.headers['idempotency-key'];
       try {
-        const summary = await ingest.ingest({ lines, oversized }, key === undefined || key === '' ? undefined : key);
+        const summary = await ingest.ingest({ lines, rejected }, key === undefined || key === '' ? undefined : key);
         if (tooLong) sendError(res, 'line_too_large', { ...summary });
         else sendJson(res, 200, summary);
       } catch (error) {

@@ -206,15 +206,15 @@ export class BatchProcessor {
     return head;
   }
 
-  /** Each unit's answer: its lines, and its parse errors (oversized ones included). */
+  /** Each unit's answer: its lines, and its parse errors (rejected ones included). */
   private answers(units: readonly InputUnit[], parseErrors: readonly number[]): { accepted: number; parseErrors: number }[] {
     const answers: { accepted: number; parseErrors: number }[] = [];
     let end = 0;
     let e = 0;
     for (const unit of units) {
-      this.deps.decoder.rejected(unit.oversized);
+      this.deps.decoder.rejected(unit.rejected);
       end += unit.lines.length;
-      let failed = unit.oversized;
+      let failed = unit.rejected.length;
       while (e < parseErrors.length && (parseErrors[e] as number) < end) {
         failed++;
         e++;

@@ -43,7 +43,7 @@ describe('event pipeline', () => {
     pipeline.start();
     const settled: string[] = [];
     for (const host of ['a', 'b', 'c']) {
-      await queue.offer({ lines: [whoami(host)], oversized: 0, settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
+      await queue.offer({ lines: [whoami(host)], rejected: [], settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
     }
     await flush();
     expect(settled).toEqual([]);

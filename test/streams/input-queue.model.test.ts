@@ -29,7 +29,7 @@ function admitWaiting(m: Model): void {
 }
 
 function unit(size: number, keyed: boolean, n: number): InputUnit {
-  return { lines: Array.from({ length: size }, (_, i) => `${n}:${i}`), oversized: 0, ...(keyed ? { idempotencyKey: `k${n}` } : {}) };
+  return { lines: Array.from({ length: size }, (_, i) => `${n}:${i}`), rejected: [], ...(keyed ? { idempotencyKey: `k${n}` } : {}) };
 }
 
 class Offer implements fc.Command<Model, Real> {

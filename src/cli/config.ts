@@ -192,6 +192,12 @@ export function renderEffectiveConfig(config: DaemonConfig): string {
   return `${JSON.stringify({ daemon: config }, null, 2)}\n`;
 }
 
+/** A setting as a start-up message names it: its flag and its key (`--dlq (daemon.output.dlq)`). */
+export function settingName(key: string): string {
+  const flag = DAEMON_FLAGS.find((f) => f.key === key);
+  return flag === undefined ? `daemon.${key}` : `--${flag.name} (daemon.${key})`;
+}
+
 /** The rules path, which the daemon cannot run without. */
 export function requireRules(config: DaemonConfig): string {
   if (config.rules === undefined) throw new ConfigError('no rules given: use --rules <path> or daemon.rules', 'daemon.rules');

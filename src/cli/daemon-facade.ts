@@ -10,7 +10,7 @@ import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from 
 export interface FacadeParts {
   readonly rules: () => ActiveRules;
   readonly rulesPath: string;
-  readonly ready: () => boolean;
+  readonly readiness: () => { readonly ready: boolean; readonly reloadError?: string };
   readonly processor: BatchProcessor;
   readonly registry: Registry;
   readonly metrics: MetricHandles;
@@ -26,7 +26,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
   const uptime = (): number => (p.clock.now() - p.startedAt) / 1000;
   const summaries = () => p.rules().runtime.summaries();
   return {
-    readiness: () => ({ ready: p.ready() }),
+    readiness: p.readiness,
     status(): StatusRecord {
       const { ruleSet, runtime } = p.rules();
       const t = p.processor.totals;

@@ -5,6 +5,7 @@ import type { CorrelationRuntimeOptions } from '../actors/correlation/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS } from '../sigma/correlation/index.js';
 import type { CorrelationDefaults } from '../sigma/correlation/index.js';
+import { formatSigmaError } from '../sigma/errors.js';
 import type { SigmaError } from '../sigma/errors.js';
 import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
 import type { Pipeline } from '../sigma/pipeline/index.js';
@@ -15,9 +16,12 @@ import type { PipelineInput, RuleInputs } from '../streams/index.js';
 import { UsageError } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
+/** Why a load failed: its pipelines (a bad `--pipeline`), or its rule files. */
+export type LoadFailure = 'pipeline' | 'rules';
+
 export type LoadedRules =
-  | { readonly ok: true; readonly ruleSet: RuleSet; readonly inputs: RuleInputs; readonly problems: readonly SigmaError[] }
-  | { readonly ok: false; readonly reason: string; readonly problems: readonly SigmaError[] };
+  | { readonly ok: true; readonly ruleSet: RuleSet; readonly inputs: RuleInputs }
+  | { readonly ok: false; readonly failure: LoadFailure; readonly reason: string; readonly problems: readonly SigmaError[] };
 
 /** Correlation defaults from the `daemon.correlation` keys. */
 export function correlationDefaults(config: DaemonConfig): CorrelationDefaults {
@@ -61,7 +65,7 @@ async function readPipelines(references: readonly string[]): Promise<PipelineInp
 /** What a load read from disk: the texts (for workers) and what main parsed on the way. */
 export type RuleTexts =
   | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[] }
-  | { readonly ok: false; readonly reason: string };
+  | { readonly ok: false; readonly failure: 'pipeline'; readonly reason: string };
 
 /** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
 export async function readDaemonRules(config: DaemonConfig, rulesPath: string): Promise<RuleTexts> {
@@ -71,7 +75,7 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string): 
     pipelineInputs = await readPipelines(config.pipelines);
     pipelines = resolvePipelines(pipelineInputs);
   } catch (error) {
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ok: false, failure: 'pipeline', reason: error instanceof Error ? error.message : String(error) };
   }
   const files = await readRuleSources([rulesPath]);
   const inputs: RuleInputs = {
@@ -84,17 +88,27 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string): 
 }
 
 /**
- * Build what was read. Rule problems are reported and the rules that loaded are kept; a load with
- * no rule at all fails (exit 2 at start-up). `inputs` come along: workers build the same rule set.
+ * Build what was read. A load with any parse or compile problem fails, as does one without a rule:
+ * the contract makes such a reload fail (the previous rules keep serving) and the same texts must get
+ * the same verdict at start-up (exit 2), or a restart would silently drop rules a reload refused.
+ * `inputs` come along: workers build the same rule set.
  */
 export function buildDaemonRules(texts: RuleTexts): LoadedRules {
-  if (!texts.ok) return { ok: false, reason: texts.reason, problems: [] };
+  if (!texts.ok) return { ok: false, failure: 'pipeline', reason: texts.reason, problems: [] };
   const ruleSet = buildRuleSetFrom(texts.inputs, texts.pipelines);
   const problems = [...texts.readErrors, ...ruleSet.errors];
+  if (problems.length > 0) return { ok: false, failure: 'rules', reason: problemSummary(problems), problems };
   if (ruleSet.engine.rules.length === 0 && ruleSet.correlations.correlations.length === 0) {
-    return { ok: false, reason: 'no rule loaded', problems };
+    return { ok: false, failure: 'rules', reason: 'no rule loaded', problems };
   }
-  return { ok: true, ruleSet, inputs: texts.inputs, problems };
+  return { ok: true, ruleSet, inputs: texts.inputs };
+}
+
+/** One line: how many problems, and the first in full (each is also logged on its own). */
+function problemSummary(problems: readonly SigmaError[]): string {
+  const first = problems[0] === undefined ? '' : `: ${formatSigmaError(problems[0])}`;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : '';
+  return `${problems.length} rule problem${problems.length === 1 ? '' : 's'}${first}${more}`;
 }
 
 /** Read and build, as every reload does. */

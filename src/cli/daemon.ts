@@ -1,7 +1,7 @@
 // The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
 // signals and the process kept to `listen()` and the command action.
 import { readFileSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { availableParallelism, homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { CAC } from 'cac';
@@ -15,6 +15,7 @@ import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parse
 import type { HttpApp, HttpServer, ListenAddress } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
+import type { SigmaError } from '../sigma/errors.js';
 import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
 import { noCrash, openLmdbStateStore, openMemoryStateStore } from '../state/index.js';
 import type { CrashHook, CrashPoint, StateStore } from '../state/index.js';
@@ -32,18 +33,18 @@ import {
   definitionsRecord,
   EventPipeline,
   InputQueue,
-  OutputDepth,
   createBatchDetector,
   inlineDetector,
   parseSinkUri,
   recoverCorrelations,
+  SinkQueueDepths,
   SinkWorker,
   snapshotCorrelations,
   startWorkerPool,
   systemClock,
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
-import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules } from './config.js';
+import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
@@ -134,6 +135,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
 
   const rulesPath = requireRules(config);
+  // A rules path that is not there is a bad flag (exit 3); what is wrong inside it fails the rule load.
+  await stat(rulesPath).catch((error: unknown) => {
+    throw new DaemonExit(`${settingName('rules')} ${rulesPath}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   const texts = await readDaemonRules(config, rulesPath);
   // Workers boot and build their rules while main builds its own and recovers the state.
   const workerCount = detectWorkerCount(config.engine.detect_workers);
@@ -145,9 +150,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     return new DaemonExit(message, code);
   };
   const loaded = buildDaemonRules(texts);
-  for (const p of loaded.problems) log.child({ component: 'rules' }).warn({ problem: p.message, file: p.loc?.file }, 'rule problem');
   if (!loaded.ok) {
+    logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
+    // A pipeline that does not load is a bad flag (exit 3, §2.3); bad rule files fail the rule load (exit 2).
+    if (loaded.failure === 'pipeline') throw exit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
     throw exit(`initial rule load failed: ${loaded.reason}`, 2);
   }
   readiness.send({ type: 'rules_loaded', at: clock.now() });
@@ -207,11 +214,18 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   setRuleGauges();
 
   const dlqPath = config.output.dlq === undefined ? undefined : config.output.dlq.slice('file://'.length).split('?')[0];
-  if (dlqPath !== undefined) await mkdir(dirname(dlqPath), { recursive: true });
+  if (dlqPath !== undefined) {
+    try {
+      await prepareAppendFile(dlqPath);
+    } catch (error) {
+      await store.close();
+      throw exit(`${settingName('output.dlq')} ${config.output.dlq ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    }
+  }
   const capacity = config.input.buffer_size;
   const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity);
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
-  const outputDepth = new OutputDepth(metrics.svc_output_queue_depth);
+  const sinkDepths = new SinkQueueDepths(metrics.svc_output_queue_depth, metrics.svc_sink_queue_depth);
   const workers = specs.map((spec) => {
     const target =
       spec.kind === 'file'
@@ -223,12 +237,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       backoffBaseMs: config.output.backoff_base_ms,
       backoffMaxMs: config.output.backoff_max_ms,
       batchMax: Math.min(config.input.batch_size, capacity),
-    }, dlq, crash, outputDepth);
+    }, dlq, crash, sinkDepths);
   });
-  try {
-    for (const w of workers) await w.target.start();
-  } catch (error) {
-    throw exit(`cannot open a sink: ${error instanceof Error ? error.message : String(error)}`, 3);
+  for (const [i, w] of workers.entries()) {
+    try {
+      await w.target.start();
+    } catch (error) {
+      await store.close();
+      throw exit(`${settingName('output.sinks')} ${config.output.sinks[i] ?? 'stdout'}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    }
   }
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
@@ -278,7 +295,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       reloadLog.error({ reason, problems }, 'reload failed; previous rules keep serving');
       return false;
     };
-    if (!next.ok) return failed(next.reason, next.problems.length);
+    if (!next.ok) {
+      logProblems(log, next.problems);
+      return failed(next.reason, next.problems.length);
+    }
     try {
       await detector.prepare(next.ruleSet, next.inputs);
     } catch (error) {
@@ -342,7 +362,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const facade = createDaemonFacade({
     rules: () => active,
     rulesPath,
-    ready: () => readiness.getSnapshot().matches('ready'),
+    readiness: () => {
+      const snap = readiness.getSnapshot();
+      if (snap.matches('ready')) return { ready: true };
+      return snap.matches('not_ready') && snap.context.lastError !== undefined ? { ready: false, reloadError: snap.context.lastError } : { ready: false };
+    },
     processor,
     registry,
     metrics,
@@ -354,6 +378,18 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(tail !== undefined ? { tail } : {}),
   });
   return { facade, config, reload, inputDone, stop };
+}
+
+/** The directory made and the file opened for appending once, so a bad path fails start-up, not the first write. */
+async function prepareAppendFile(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await (await open(path, 'a')).close();
+}
+
+/** Each problem of a failed load on its own line: the failure's reason names only the first. */
+function logProblems(log: Logger, problems: readonly SigmaError[]): void {
+  const rules = log.child({ component: 'rules' });
+  for (const p of problems) rules.error({ problem: p.message, file: p.loc?.file }, 'rule problem');
 }
 
 /** The daemon's API app over the route table. */
@@ -476,11 +512,15 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     daemon = first.daemon;
   } catch (error) {
     await server.close(1000);
+    // One line, as for config errors: the message names the flag or the rule problem.
     if (error instanceof DaemonExit || error instanceof ConfigError) {
-      log.error({ err: error }, 'daemon failed to start');
+      process.stderr.write(`sigmad: ${error.message.replace(/\s*\n\s*/g, '; ')}\n`);
       return error.exitCode;
     }
-    throw error;
+    // Anything else is a start-up error too (§2.3); returning lets the action exit despite running workers.
+    log.error({ err: error }, 'daemon failed to start');
+    process.stderr.write(`sigmad: start-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 3;
   }
   reload = daemon.reload;
   app.open(apiApp(daemon, log));

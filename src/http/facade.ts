@@ -23,7 +23,8 @@ export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/
  * documented disabled response or empty listing. The composition root implements this.
  */
 export interface DaemonFacade {
-  readiness(): { readonly ready: boolean };
+  /** `reloadError`: why the last reload failed, while that keeps the daemon not ready. */
+  readiness(): { readonly ready: boolean; readonly reloadError?: string };
   status(): StatusRecord;
   rules(): RulesRecord;
   correlations(): readonly CorrelationSummary[];

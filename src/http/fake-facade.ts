@@ -8,6 +8,7 @@ import type {
   StatusRecord,
 } from '../protocol/api-records.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/api-requests.js';
+import type { RejectedLine } from '../protocol/decode/index.js';
 import type {
   DaemonFacade,
   DynamicSources,
@@ -68,7 +69,7 @@ export class FakeDaemonFacade implements DaemonFacade {
   };
   correlationList: CorrelationSummary[] = [];
   groupList: CorrelationGroupSnapshot[] = [];
-  readonly ingested: { readonly lines: readonly string[]; readonly oversized: number; readonly key?: string }[] = [];
+  readonly ingested: { readonly lines: readonly string[]; readonly rejected: readonly RejectedLine[]; readonly key?: string }[] = [];
   readonly silenceMap = new Map<string, Silence>();
   maxSilences = 1000;
   private nextSilence = 1;
@@ -157,9 +158,9 @@ export class FakeDaemonFacade implements DaemonFacade {
     remove: (id: string) => this.silenceMap.delete(id),
   };
 
-  private recordIngest(batch: { readonly lines: readonly string[]; readonly oversized: number }, key?: string): Promise<IngestSummary> {
+  private recordIngest(batch: { readonly lines: readonly string[]; readonly rejected: readonly RejectedLine[] }, key?: string): Promise<IngestSummary> {
     this.ingested.push({ ...batch, ...(key !== undefined ? { key } : {}) });
-    let parseErrors = batch.oversized;
+    let parseErrors = batch.rejected.length;
     for (const line of batch.lines) {
       try {
         JSON.parse(line);

@@ -1,10 +1,11 @@
 import { splitLines } from '../protocol/decode/index.js';
+import type { RejectedLine } from '../protocol/decode/index.js';
 
 export interface IngestLines {
   /** Non-blank lines up to the first line over MAX_LINE_BYTES. */
   readonly lines: string[];
   /** Lines rejected before decoding (over the size limit, or not UTF-8); counted as parse errors. */
-  readonly oversized: number;
+  readonly rejected: RejectedLine[];
   /** A line over MAX_LINE_BYTES ended the body early: the request answers 413. */
   readonly tooLong: boolean;
 }
@@ -15,13 +16,13 @@ export interface IngestLines {
  */
 export function splitIngestLines(body: Uint8Array, maxLineBytes?: number): IngestLines {
   const lines: string[] = [];
-  let oversized = 0;
+  const rejected: RejectedLine[] = [];
   for (const frame of splitLines(body, maxLineBytes === undefined ? {} : { maxLineBytes })) {
     if (frame.ok) lines.push(frame.line);
     else {
-      oversized += 1;
-      if (frame.reason === 'too_long') return { lines, oversized, tooLong: true };
+      rejected.push(frame);
+      if (frame.reason === 'too_long') return { lines, rejected, tooLong: true };
     }
   }
-  return { lines, oversized, tooLong: false };
+  return { lines, rejected, tooLong: false };
 }

@@ -55,8 +55,12 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/readyz',
     schema: { response: ReadyResponse },
-    handle: (_req, res, d) =>
-      d.readiness().ready ? sendJson(res, 200, { status: 'ready', rules_loaded: true }) : sendError(res, 'not_ready'),
+    handle: (_req, res, d) => {
+      const r = d.readiness();
+      if (r.ready) sendJson(res, 200, { status: 'ready', rules_loaded: true });
+      else if (r.reloadError !== undefined) sendError(res, 'reload_failed', { reason: r.reloadError });
+      else sendError(res, 'not_ready');
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -176,10 +180,10 @@ export const ROUTES: readonly Route[] = [
     feature: { select: (d) => d.ingest, disabled: 'ingest_disabled' },
     maxBodyBytes: INGEST_MAX_BODY_BYTES,
     handle: async (req, res, _d, ingest) => {
-      const { lines, oversized, tooLong } = splitIngestLines(req.body);
+      const { lines, rejected, tooLong } = splitIngestLines(req.body);
       const key = req.headers['idempotency-key'];
       try {
-        const summary = await ingest.ingest({ lines, oversized }, key === undefined || key === '' ? undefined : key);
+        const summary = await ingest.ingest({ lines, rejected }, key === undefined || key === '' ? undefined : key);
         if (tooLong) sendError(res, 'line_too_large', { ...summary });
         else sendJson(res, 200, summary);
       } catch (error) {

@@ -81,6 +81,13 @@ export const API_ERRORS = {
     extra: { status: 'starting', rules_loaded: false },
     contract: 'GET /readyz',
   },
+  /** After a failed reload: the previous rules serve, `reason` says why the new ones did not load. */
+  reload_failed: {
+    status: 503,
+    error: 'reload failed',
+    extra: { status: 'starting', rules_loaded: false },
+    contract: 'GET /readyz',
+  },
   dispositions_disabled: {
     status: 503,
     error: 'disposition feedback loop disabled',

@@ -1,4 +1,5 @@
 import type { IngestSummary } from './api-records.js';
+import type { RejectedLine } from './decode/index.js';
 
 /**
  * HTTP event ingest: the port `POST /api/v1/events` calls, implemented by the stream side.
@@ -7,10 +8,10 @@ import type { IngestSummary } from './api-records.js';
 
 export interface EventIngest {
   /**
-   * Queue raw lines (not parsed here) and resolve once committed. `oversized` counts lines rejected
+   * Queue raw lines (not parsed here) and resolve once committed. `rejected` are the lines dropped
    * before decoding (over MAX_LINE_BYTES, or not UTF-8); the daemon counts them as parse errors.
    */
-  ingest(batch: { readonly lines: readonly string[]; readonly oversized: number }, idempotencyKey?: string): Promise<IngestSummary>;
+  ingest(batch: { readonly lines: readonly string[]; readonly rejected: readonly RejectedLine[] }, idempotencyKey?: string): Promise<IngestSummary>;
 }
 
 /** Rejection of `EventIngest.ingest` when the event channel is closed (shutdown); answered 503. */

@@ -139,8 +139,11 @@ export class BatchProcessor {
     try {
       await deps.sinkRoom();
       detected = await batch.detected;
-      // The batch's parse errors are dead-lettered below, where nothing may await: wait for their room here.
-      if (detected.parseErrors.length > 0) await deps.decoder.room(detected.parseErrors.length);
+      // The batch's parse errors and oversized lines are dead-lettered below, where nothing may await:
+      // wait for their room here.
+      let deadLetters = detected.parseErrors.length;
+      for (const u of units) for (const r of u.rejected) if (r.reason === 'too_long') deadLetters++;
+      if (deadLetters > 0) await deps.decoder.room(deadLetters);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const u of units) u.settle?.({ ok: false, error: failure });
@@ -208,15 +211,15 @@ export class BatchProcessor {
     return head;
   }
 
-  /** Each unit's answer: its lines, and its parse errors (oversized ones included). */
+  /** Each unit's answer: its lines, and its parse errors (rejected ones included). */
   private answers(units: readonly InputUnit[], parseErrors: readonly number[]): { accepted: number; parseErrors: number }[] {
     const answers: { accepted: number; parseErrors: number }[] = [];
     let end = 0;
     let e = 0;
     for (const unit of units) {
-      this.deps.decoder.rejected(unit.oversized);
+      this.deps.decoder.rejected(unit.rejected);
       end += unit.lines.length;
-      let failed = unit.oversized;
+      let failed = unit.rejected.length;
       while (e < parseErrors.length && (parseErrors[e] as number) < end) {
         failed++;
         e++;

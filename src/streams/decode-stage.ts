@@ -1,5 +1,6 @@
 import Type from 'typebox';
-import { InputFormatSchema } from '../protocol/decode/index.js';
+import { InputFormatSchema, MAX_LINE_BYTES } from '../protocol/decode/index.js';
+import type { RejectedLine } from '../protocol/decode/index.js';
 import type { DlqWriter } from './dlq-writer.js';
 import type { StageContext } from './stage-context.js';
 
@@ -19,10 +20,16 @@ export type DecodeConfig = Type.Static<typeof configSchema>;
 export interface Decoder {
   /** A line that did not decode: counted and dead-lettered. */
   failed(line: string): void;
-  /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors. */
-  rejected(count: number): void;
+  /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors, oversized ones dead-lettered. */
+  rejected(lines: readonly RejectedLine[]): void;
   /** Resolves once `count` failures can be dead-lettered without loss (back-pressure from the DLQ). */
   room(count: number): Promise<void>;
+}
+
+/** An oversized line's DLQ entry holds only its head, so the error says what was cut. */
+function oversizedError(bytes: number, head: string): string {
+  const kept = Buffer.byteLength(head);
+  return `line exceeds maximum size: ${bytes} bytes, limit ${MAX_LINE_BYTES}; original_event holds its first ${kept} bytes`;
 }
 
 /**
@@ -36,8 +43,10 @@ export function create(_config: DecodeConfig, ctx: StageContext, dlq: DlqWriter 
       errors.inc();
       dlq?.write(line, 'parse error');
     },
-    rejected(count) {
-      if (count > 0) errors.inc(count);
+    rejected(lines) {
+      if (lines.length === 0) return;
+      errors.inc(lines.length);
+      for (const line of lines) if (line.reason === 'too_long') dlq?.write(line.head, oversizedError(line.bytes, line.head));
     },
     room(count) {
       return dlq === undefined ? Promise.resolve() : dlq.reserve(count);

@@ -19,7 +19,7 @@ export { create as createFileSink, configSchema as fileSinkConfigSchema } from '
 export type { FileSinkConfig } from './sinks/file-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
-export { backoffMs, OutputDepth, SinkWorker } from './sinks/sink-worker.js';
+export { backoffMs, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';
 export type { DeliveryOptions, SinkTarget } from './sinks/sink-worker.js';
 export { create as createStdoutSink, configSchema as stdoutSinkConfigSchema } from './sinks/stdout-sink.js';
 export type { LineWritable, StdoutSinkConfig } from './sinks/stdout-sink.js';

@@ -1,8 +1,10 @@
+import type { RejectedLine } from '../protocol/decode/index.js';
+
 /** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
 export interface InputUnit {
   readonly lines: readonly string[];
-  /** Lines rejected for size before queueing; counted as parse errors. */
-  readonly oversized: number;
+  /** Lines rejected before queueing (oversized, not UTF-8): counted as parse errors and dead-lettered. */
+  readonly rejected: readonly RejectedLine[];
   readonly idempotencyKey?: string;
   /** Called once the unit's batch is committed (or failed). */
   readonly settle?: (outcome: UnitOutcome) => void;

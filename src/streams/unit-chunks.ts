@@ -41,7 +41,7 @@ export class UnitChunks {
     this.offset += lines.length;
     this.sealed = this.offset === total;
     this.open++;
-    return { lines, oversized: first ? this.unit.oversized : 0, settle: (outcome) => this.settled(outcome) };
+    return { lines, rejected: first ? this.unit.rejected : [], settle: (outcome) => this.settled(outcome) };
   }
 
   /** The rest will never be admitted: the unit settles as closed once the chunks handed out did. */

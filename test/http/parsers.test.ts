@@ -41,7 +41,7 @@ describe('NDJSON ingest line splitting', () => {
         // Blank means JSON-insignificant whitespace (plus FF, VT, BOM); a line of other Unicode spaces is
         // kept and left to the decoder (String#trim would drop it).
         const blank = (l: string): boolean => /^[ \t\f\v\ufeff]*$/.test(l);
-        expect(splitIngestLines(encode(body))).toEqual({ lines: lines.filter((l) => !blank(l)), oversized: 0, tooLong: false });
+        expect(splitIngestLines(encode(body))).toEqual({ lines: lines.filter((l) => !blank(l)), rejected: [], tooLong: false });
       }),
     );
   });
@@ -51,19 +51,21 @@ describe('NDJSON ingest line splitting', () => {
       fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.nat({ max: 8 }), { maxLength: 10 }), fc.array(line, { maxLength: 10 }), (limit, sizes, after) => {
         const fits = sizes.map((n) => 'x'.repeat(Math.min(n, limit)));
         const body = [...fits, 'y'.repeat(limit + 1), ...after].join('\n');
-        expect(splitIngestLines(encode(body), limit)).toEqual({ lines: fits.filter((l) => l !== ''), oversized: 1, tooLong: true });
+        const split = splitIngestLines(encode(body), limit);
+        expect(split).toMatchObject({ lines: fits.filter((l) => l !== ''), tooLong: true });
+        expect(split.rejected).toEqual([expect.objectContaining({ reason: 'too_long', bytes: limit + 1, head: 'y'.repeat(limit + 1) })]);
       }),
     );
   });
 
   it('accepts a line of exactly MAX_LINE_BYTES', () => {
-    expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES))).oversized).toBe(0);
+    expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES))).rejected).toEqual([]);
     expect(splitIngestLines(encode('a'.repeat(MAX_LINE_BYTES + 1))).tooLong).toBe(true);
   });
 
   it('counts a line that is not UTF-8 as rejected and keeps going', () => {
     const body = new Uint8Array([...encode('{"a":1}\n'), 0xff, 0xfe, 0x0a, ...encode('{"b":2}\n')]);
-    expect(splitIngestLines(body)).toEqual({ lines: ['{"a":1}', '{"b":2}'], oversized: 1, tooLong: false });
+    expect(splitIngestLines(body)).toEqual({ lines: ['{"a":1}', '{"b":2}'], rejected: [{ ok: false, reason: 'invalid_utf8', lineNo: 2 }], tooLong: false });
   });
 });
 

@@ -104,7 +104,7 @@ describe('route table with features on', () => {
     });
     expect(res.status).toBe(200);
     expect(res.json()).toEqual({ accepted: 3, parse_errors: 1 });
-    expect(facade.ingested[0]).toEqual({ lines: ['{"a":1}', 'not json', '{"b":2}'], oversized: 0, key: 'k1' });
+    expect(facade.ingested[0]).toEqual({ lines: ['{"a":1}', 'not json', '{"b":2}'], rejected: [], key: 'k1' });
   });
 
   it('answers 503 with the count so far when the event channel is closed', async () => {
@@ -130,7 +130,7 @@ describe('route table with features on', () => {
     const res = await send({ method: 'POST', url: '/api/v1/events', body: `{"a":1}\n${big}\n{"b":2}\n` });
     expect(res.status).toBe(413);
     expect(res.json()).toMatchObject({ error: 'line exceeds maximum size', max_bytes: MAX_LINE_BYTES, accepted: 1, parse_errors: 1 });
-    expect(facade.ingested[0]?.oversized).toBe(1);
+    expect(facade.ingested[0]?.rejected).toMatchObject([{ reason: 'too_long', bytes: big.length }]);
   });
 
   it('rejects a body over the cap with 413 JSON without calling the handler', async () => {

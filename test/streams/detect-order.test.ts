@@ -42,7 +42,7 @@ async function run(h: Harness, units: readonly (readonly string[])[]): Promise<s
     snapshot: () => Promise.resolve(),
   });
   pipeline.start();
-  for (const lines of units) await queue.offer({ lines, oversized: 0 });
+  for (const lines of units) await queue.offer({ lines, rejected: [] });
   queue.close();
   await pipeline.done();
   return h.store.readOutbox('s', 100_000).map((e) => String(e.payload));

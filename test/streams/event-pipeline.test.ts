@@ -44,7 +44,7 @@ describe('event pipeline', () => {
     pipeline.start();
     const settled: string[] = [];
     for (const host of ['a', 'b', 'c']) {
-      await queue.offer({ lines: [whoami(host)], oversized: 0, settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
+      await queue.offer({ lines: [whoami(host)], rejected: [], settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
     }
     await flush();
     expect(settled).toEqual([]);
@@ -79,7 +79,7 @@ describe('event pipeline', () => {
     const start = clock.now();
     pipeline.start();
     const seq = h.store.lastSeq;
-    await queue.offer({ lines: [failedLogon('h1', 1)], oversized: 0, settle: () => undefined });
+    await queue.offer({ lines: [failedLogon('h1', 1)], rejected: [], settle: () => undefined });
     await flush();
     expect(h.store.lastSeq).toBeGreaterThan(seq);
     expect(taken).toEqual([]);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputQueue, QueueClosedError, UnitTooLargeError } from '../../src/streams/index.js';
+import type { RejectedLine } from '../../src/protocol/decode/index.js';
 import type { InputUnit, UnitOutcome } from '../../src/streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
@@ -33,6 +34,9 @@ interface Real {
   readonly offers: Map<number, string>;
   readonly settled: Map<number, UnitOutcome>;
 }
+
+/** `n` lines rejected before queueing (only their count matters to the queue). */
+const rejections = (n: number): RejectedLine[] => Array.from({ length: n }, (): RejectedLine => ({ ok: false, reason: 'invalid_utf8', lineNo: 1 }));
 
 const depth = (m: Model) => m.queued.reduce((s, c) => s + c.to - c.from, 0);
 
@@ -90,7 +94,7 @@ async function checkAgainst(m: Model, r: Real): Promise<void> {
 function unit(u: ModelUnit, settled: Map<number, UnitOutcome>): InputUnit {
   return {
     lines: Array.from({ length: u.size }, (_, i) => `${u.n}:${i}`),
-    oversized: u.oversized,
+    rejected: rejections(u.oversized),
     ...(u.keyed ? { idempotencyKey: `k${u.n}` } : {}),
     settle: (outcome) => {
       expect(settled.has(u.n), `unit ${u.n} settled twice`).toBe(false);
@@ -161,7 +165,7 @@ class Take implements fc.Command<Model, Real> {
         return { n, from, to: from + u.lines.length };
       }),
     ).toEqual(want);
-    for (const u of got) u.settle?.(this.fail ? { ok: false, error: new Error('commit failed') } : { ok: true, accepted: u.lines.length, parseErrors: u.oversized });
+    for (const u of got) u.settle?.(this.fail ? { ok: false, error: new Error('commit failed') } : { ok: true, accepted: u.lines.length, parseErrors: u.rejected.length });
     await checkAgainst(m, r);
   }
   toString(): string {
@@ -210,11 +214,11 @@ describe('input queue', () => {
   it('fails waiting offers when closed and still hands out what was queued', async () => {
     const ctx = testContext();
     const q = new InputQueue(2, { depth: ctx.metrics.svc_input_queue_depth, backPressure: ctx.metrics.svc_back_pressure_events_total });
-    await q.offer({ lines: ['a', 'b'], oversized: 0 });
-    const waiting = q.offer({ lines: ['c'], oversized: 0 });
+    await q.offer({ lines: ['a', 'b'], rejected: rejections(0) });
+    const waiting = q.offer({ lines: ['c'], rejected: rejections(0) });
     q.close();
     await expect(waiting).rejects.toBeInstanceOf(QueueClosedError);
-    await expect(q.offer({ lines: ['d'], oversized: 0 })).rejects.toBeInstanceOf(QueueClosedError);
+    await expect(q.offer({ lines: ['d'], rejected: rejections(0) })).rejects.toBeInstanceOf(QueueClosedError);
     expect((await q.take(10)).length).toBe(1);
     expect(await q.take(10)).toEqual([]);
   });
@@ -224,13 +228,13 @@ describe('input queue', () => {
     const q = new InputQueue(2, { depth: ctx.metrics.svc_input_queue_depth, backPressure: ctx.metrics.svc_back_pressure_events_total });
     const outcomes: UnitOutcome[] = [];
     const lines = Array.from({ length: 300 }, (_, i) => `{"i":${i}}`);
-    const offered = q.offer({ lines, oversized: 1, settle: (o) => outcomes.push(o) });
+    const offered = q.offer({ lines, rejected: rejections(1), settle: (o) => outcomes.push(o) });
     const seen: string[] = [];
     while (seen.length < lines.length) {
       expect(q.depth).toBeLessThanOrEqual(2);
       for (const u of await q.take(2)) {
         seen.push(...u.lines);
-        u.settle?.({ ok: true, accepted: u.lines.length, parseErrors: u.oversized });
+        u.settle?.({ ok: true, accepted: u.lines.length, parseErrors: u.rejected.length });
       }
     }
     await offered;
@@ -242,17 +246,17 @@ describe('input queue', () => {
   it('queues a unit without lines (all of them oversized) even when full, so its answer still comes', async () => {
     const ctx = testContext();
     const q = new InputQueue(1, { depth: ctx.metrics.svc_input_queue_depth, backPressure: ctx.metrics.svc_back_pressure_events_total });
-    await q.offer({ lines: ['a'], oversized: 0 });
-    await q.offer({ lines: [], oversized: 2 });
+    await q.offer({ lines: ['a'], rejected: rejections(0) });
+    await q.offer({ lines: [], rejected: rejections(2) });
     expect(q.depth).toBe(1);
-    expect((await q.take(10)).map((u) => u.oversized)).toEqual([0, 2]);
+    expect((await q.take(10)).map((u) => u.rejected.length)).toEqual([0, 2]);
   });
 
   it('refuses a keyed unit larger than the capacity, since its key commits with all its lines at once', async () => {
     const ctx = testContext();
     const q = new InputQueue(2, { depth: ctx.metrics.svc_input_queue_depth, backPressure: ctx.metrics.svc_back_pressure_events_total });
     const outcomes: UnitOutcome[] = [];
-    await expect(q.offer({ lines: ['a', 'b', 'c'], oversized: 0, idempotencyKey: 'k', settle: (o) => outcomes.push(o) })).rejects.toBeInstanceOf(
+    await expect(q.offer({ lines: ['a', 'b', 'c'], rejected: rejections(0), idempotencyKey: 'k', settle: (o) => outcomes.push(o) })).rejects.toBeInstanceOf(
       UnitTooLargeError,
     );
     expect(outcomes).toHaveLength(1);

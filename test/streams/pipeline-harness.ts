@@ -98,7 +98,7 @@ export async function openHarness(
     },
     async send(lines, key) {
       let outcome: UnitOutcome | undefined;
-      const unit: InputUnit = { lines, oversized: 0, ...(key !== undefined ? { idempotencyKey: key } : {}), settle: (o) => (outcome = o) };
+      const unit: InputUnit = { lines, rejected: [], ...(key !== undefined ? { idempotencyKey: key } : {}), settle: (o) => (outcome = o) };
       await processor.process([unit], clock.now());
       if (outcome === undefined) throw new Error('unit not settled');
       return outcome;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { openMemoryStateStore } from '../../src/state/index.js';
-import { backoffMs, createDlqWriter, OutputDepth, SinkWorker } from '../../src/streams/index.js';
+import { backoffMs, createDlqWriter, SinkQueueDepths, SinkWorker } from '../../src/streams/index.js';
 import type { DeliveryOptions, SinkTarget } from '../../src/streams/index.js';
 import { flush, metricValue, SimulatedClock, testContext } from './support.js';
 
@@ -36,7 +36,7 @@ async function setup(onFull: 'block' | 'drop', failures = 0, options = OPTIONS) 
     return Promise.resolve();
   }, 16);
   const t = target(onFull, failures);
-  const worker = new SinkWorker(t, store, ctx, options, dlq, () => undefined);
+  const worker = new SinkWorker(t, store, ctx, options, dlq, () => undefined, new SinkQueueDepths(ctx.metrics.svc_output_queue_depth, ctx.metrics.svc_sink_queue_depth));
   const commit = async (n: number) => {
     const base = store.lastOseq;
     await store.commitBatch({ records: [], outbox: Array.from({ length: n }, (_, i) => ({ result_id: `r${base + i + 1}`, payload: { result_id: `r${base + i + 1}` } })) });
@@ -171,13 +171,21 @@ describe('sink worker', () => {
     expect(await metricValue(dropping.ctx.registry, 'svc_sink_dropped_total', { sink: 'file' })).toBe(3);
   });
 
-  it('sums the queues of every sink into the output queue depth', async () => {
+  it('sums the queues of every sink into the output depth, and of the sinks sharing a label into their sink depth', async () => {
     const ctx = testContext();
-    const depth = new OutputDepth(ctx.metrics.svc_output_queue_depth);
-    depth.set('a', 3);
-    depth.set('b', 4);
-    depth.set('a', 1);
-    expect(await metricValue(ctx.registry, 'svc_output_queue_depth')).toBe(5);
+    const depths = new SinkQueueDepths(ctx.metrics.svc_output_queue_depth, ctx.metrics.svc_sink_queue_depth);
+    const [a, b, out] = [target('block'), target('drop'), { ...target('block'), label: 'stdout' }];
+    for (const t of [a, b, out]) depths.add(t);
+    expect(await metricValue(ctx.registry, 'svc_sink_queue_depth', { sink: 'file' })).toBe(0);
+    depths.set(a, 3);
+    depths.set(b, 4);
+    depths.set(out, 2);
+    depths.set(a, 1);
+    expect(await metricValue(ctx.registry, 'svc_output_queue_depth')).toBe(7);
+    expect(await metricValue(ctx.registry, 'svc_sink_queue_depth', { sink: 'file' })).toBe(5);
+    expect(await metricValue(ctx.registry, 'svc_sink_queue_depth', { sink: 'stdout' })).toBe(2);
+    depths.set(b, 0);
+    expect(await metricValue(ctx.registry, 'svc_sink_queue_depth', { sink: 'file' })).toBe(1);
   });
 
   it('computes backoff as base·2^(attempt−1) capped at the maximum', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OVERSIZED_HEAD_BYTES } from '../../src/protocol/decode/index.js';
 import { openMemoryStateStore } from '../../src/state/index.js';
 import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../src/streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
@@ -19,7 +20,9 @@ describe('stdin source', () => {
     queue.close();
     const units = await queue.take(100);
     expect(units.flatMap((u) => u.lines)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
-    expect(units.reduce((s, u) => s + u.oversized, 0)).toBe(1);
+    const rejected = units.flatMap((u) => u.rejected);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]).toMatchObject({ reason: 'too_long', bytes: 1_048_577, head: 'x'.repeat(OVERSIZED_HEAD_BYTES) });
   });
 });
 
@@ -29,8 +32,8 @@ describe('http source', () => {
     const queue = queueFor(ctx);
     const store = await openMemoryStateStore();
     const ingest = createHttpSource({}, ctx, { queue, store });
-    const first = ingest.ingest({ lines: ['a', 'b'], oversized: 0 }, 'k');
-    const second = ingest.ingest({ lines: ['a', 'b'], oversized: 0 }, 'k');
+    const first = ingest.ingest({ lines: ['a', 'b'], rejected: [] }, 'k');
+    const second = ingest.ingest({ lines: ['a', 'b'], rejected: [] }, 'k');
     let answered = false;
     void first.then(() => (answered = true));
     await flush();
@@ -47,7 +50,7 @@ describe('http source', () => {
     const queue = queueFor(ctx);
     const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
     queue.close();
-    await expect(ingest.ingest({ lines: ['a'], oversized: 0 })).rejects.toBeInstanceOf(QueueClosedError);
+    await expect(ingest.ingest({ lines: ['a'], rejected: [] })).rejects.toBeInstanceOf(QueueClosedError);
   });
 
   it('answers a request cut short by a close once what was admitted of it committed, with that count', async () => {
@@ -55,7 +58,7 @@ describe('http source', () => {
     const queue = queueFor(ctx, 2);
     const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
     let failure: unknown;
-    const answer = ingest.ingest({ lines: ['a', 'b', 'c', 'd', 'e'], oversized: 0 }).catch((e: unknown) => (failure = e));
+    const answer = ingest.ingest({ lines: ['a', 'b', 'c', 'd', 'e'], rejected: [] }).catch((e: unknown) => (failure = e));
     await flush();
     const [first] = await queue.take(2);
     first?.settle?.({ ok: true, accepted: 2, parseErrors: 0 });
@@ -74,7 +77,7 @@ describe('http source', () => {
     const ctx = testContext();
     const store = await openMemoryStateStore();
     const ingest = createHttpSource({}, ctx, { queue: queueFor(ctx, 2), store });
-    await expect(ingest.ingest({ lines: ['a', 'b', 'c'], oversized: 0 }, 'k')).rejects.toBeInstanceOf(UnitTooLargeError);
+    await expect(ingest.ingest({ lines: ['a', 'b', 'c'], rejected: [] }, 'k')).rejects.toBeInstanceOf(UnitTooLargeError);
     expect(store.lookupIdempotency('k', ctx.clock.now())).toBeUndefined();
   });
 });
@@ -89,11 +92,27 @@ describe('decode stage', () => {
     }, 16);
     const decoder = createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq);
     decoder.failed('{nope');
-    decoder.rejected(2);
+    decoder.rejected([{ ok: false, reason: 'invalid_utf8', lineNo: 2 }]);
     await dlq.flush();
-    expect(await metricValue(ctx.registry, 'svc_events_parse_errors_total')).toBe(3);
+    expect(await metricValue(ctx.registry, 'svc_events_parse_errors_total')).toBe(2);
     const entry = JSON.parse(written.join('').trim()) as Record<string, string>;
     expect(entry).toMatchObject({ original_event: '{nope', error: 'parse error' });
     expect(entry['timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+  });
+
+  it('dead-letters an oversized line as its head, with its size in the error', async () => {
+    const ctx = testContext();
+    const written: string[] = [];
+    const dlq = createDlqWriter(ctx, (t) => {
+      written.push(t);
+      return Promise.resolve();
+    });
+    createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq).rejected([{ ok: false, reason: 'too_long', bytes: 2_000_000, lineNo: 1, head: '{"a":"é' }]);
+    await dlq.flush();
+    expect(await metricValue(ctx.registry, 'svc_events_parse_errors_total')).toBe(1);
+    expect(JSON.parse(written.join('').trim())).toMatchObject({
+      original_event: '{"a":"é',
+      error: 'line exceeds maximum size: 2000000 bytes, limit 1048576; original_event holds its first 8 bytes',
+    });
   });
 });

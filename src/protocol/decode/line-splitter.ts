@@ -1,15 +1,26 @@
 /** Longest NDJSON line accepted, in UTF-8 bytes without its terminator (interface limit, daemon-semantics §3.5). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
-/** One framed line, or the report of a line that was dropped. `lineNo` counts physical lines from 1. */
+/** Bytes of an oversized line kept for its report (a dead-letter entry stays bounded). */
+export const OVERSIZED_HEAD_BYTES = 4096;
+
+/**
+ * One framed line, or the report of a line that was dropped. `lineNo` counts physical lines from 1.
+ * An oversized line's `head` is its first bytes (at most `headBytes`, cut at a character boundary).
+ */
 export type LineFrame =
   | { readonly ok: true; readonly line: string; readonly lineNo: number }
-  | { readonly ok: false; readonly reason: 'too_long'; readonly bytes: number; readonly lineNo: number }
+  | { readonly ok: false; readonly reason: 'too_long'; readonly bytes: number; readonly lineNo: number; readonly head: string }
   | { readonly ok: false; readonly reason: 'invalid_utf8'; readonly lineNo: number };
+
+/** A line the splitter dropped. */
+export type RejectedLine = Extract<LineFrame, { readonly ok: false }>;
 
 export interface LineSplitterOptions {
   /** Defaults to `MAX_LINE_BYTES`. */
   readonly maxLineBytes?: number;
+  /** Defaults to `OVERSIZED_HEAD_BYTES`. */
+  readonly headBytes?: number;
 }
 
 const LF = 0x0a;
@@ -32,6 +43,9 @@ function isBlank(s: string): boolean {
  */
 export class LineSplitter {
   private readonly max: number;
+  private readonly headMax: number;
+  /** The first bytes of a line being discarded, for its report. */
+  private head: Uint8Array = EMPTY;
   private readonly encoder = new TextEncoder();
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });
   private pieces: Uint8Array[] = [];
@@ -45,9 +59,10 @@ export class LineSplitter {
 
   constructor(options: LineSplitterOptions = {}) {
     this.max = options.maxLineBytes ?? MAX_LINE_BYTES;
+    this.headMax = options.headBytes ?? OVERSIZED_HEAD_BYTES;
   }
 
-  /** Bytes held for the incomplete current line (never more than the limit plus one). */
+  /** Bytes held for the incomplete current line (never more than the limit plus one; a discarded line's head aside). */
   get bufferedBytes(): number {
     return this.discarding ? 0 : this.pendingBytes;
   }
@@ -87,10 +102,15 @@ export class LineSplitter {
   private keep(part: Uint8Array): void {
     this.pendingBytes += part.length;
     this.lastByte = part[part.length - 1] ?? this.lastByte;
-    if (this.discarding) return;
+    if (this.discarding) {
+      if (this.head.length < this.headMax) this.head = this.grown(this.head, part);
+      return;
+    }
     // One byte of slack: a trailing `\r` may still turn out to be part of a `\r\n` terminator.
     if (this.pendingBytes > this.max + 1) {
       this.discarding = true;
+      this.pieces.push(part);
+      this.head = this.prefix(EMPTY, this.headMax);
       this.pieces = [];
     } else {
       // Copy: the caller may reuse its chunk buffer after push() returns.
@@ -104,7 +124,8 @@ export class LineSplitter {
     const endsWithCr = (tail.length > 0 ? tail[tail.length - 1] : this.pendingBytes > 0 ? this.lastByte : -1) === CR;
     if (endsWithCr) total--;
     if (this.discarding || total > this.max) {
-      out.push({ ok: false, reason: 'too_long', bytes: total, lineNo: this.lineNo });
+      const head = this.discarding ? this.head.subarray(0, Math.min(total, this.head.length)) : this.prefix(tail, Math.min(total, this.headMax));
+      out.push({ ok: false, reason: 'too_long', bytes: total, lineNo: this.lineNo, head: new TextDecoder().decode(head, { stream: true }) });
     } else if (total > 0) {
       const text = this.decode(this.joined(tail, total));
       if (text === undefined) out.push({ ok: false, reason: 'invalid_utf8', lineNo: this.lineNo });
@@ -113,6 +134,28 @@ export class LineSplitter {
     this.pieces = [];
     this.pendingBytes = 0;
     this.discarding = false;
+    this.head = EMPTY;
+  }
+
+  /** `head` with as much of `part` as fits under the head limit (a copy). */
+  private grown(head: Uint8Array, part: Uint8Array): Uint8Array {
+    const buf = new Uint8Array(Math.min(this.headMax, head.length + part.length));
+    buf.set(head);
+    buf.set(part.subarray(0, buf.length - head.length), head.length);
+    return buf;
+  }
+
+  /** The first `n` bytes of the pending pieces followed by `tail` (a copy). */
+  private prefix(tail: Uint8Array, n: number): Uint8Array {
+    const buf = new Uint8Array(n);
+    let at = 0;
+    for (const p of [...this.pieces, tail]) {
+      if (at >= n) break;
+      const take = Math.min(p.length, n - at);
+      buf.set(p.subarray(0, take), at);
+      at += take;
+    }
+    return buf.subarray(0, at);
   }
 
   /** The line's bytes without the `\r`; a view of `tail` when nothing was pending (the common case). */

@@ -135,8 +135,9 @@ function detectBatch(
     textLines: Int32Array.from(textLines),
     textRules: Int32Array.from(textRules),
     correlate,
-    rulesPrunedByLogsource: stats.rulesPrunedByLogsource - pruned0,
-    eventsWithoutLogsource: stats.eventsWithoutLogsource - without0,
+    // The engine counts every evaluation; the router's counters only move with routing on (interface.md).
+    rulesPrunedByLogsource: routeOf === undefined ? 0 : stats.rulesPrunedByLogsource - pruned0,
+    eventsWithoutLogsource: routeOf === undefined ? 0 : stats.eventsWithoutLogsource - without0,
     seconds: (performance.now() - started) / 1000,
   };
 }

@@ -26,15 +26,34 @@ export interface DeliveryOptions {
   readonly batchMax: number;
 }
 
-/** `svc_output_queue_depth`: result items queued across every sink. */
-export class OutputDepth {
-  private readonly bySink = new Map<string, number>();
-  constructor(private readonly gauge: Gauge) {}
-  set(sink: string, depth: number): void {
-    this.bySink.set(sink, depth);
+/**
+ * Queue depths of every sink: `svc_output_queue_depth` is their sum, and `svc_sink_queue_depth{sink}`
+ * the sum over the sinks sharing a label (two `file` sinks share `file`, §4.1, as their counters do),
+ * so no sink's depth overwrites another's.
+ */
+export class SinkQueueDepths {
+  private readonly depths = new Map<SinkTarget, number>();
+  constructor(
+    private readonly total: Gauge,
+    private readonly bySink: Gauge<'sink'>,
+  ) {}
+
+  /** Pre-registers the sink's label with zero (the family is pre-registered per sink). */
+  add(sink: SinkTarget): void {
+    this.depths.set(sink, 0);
+    bindZeroed(this.bySink, { sink: sink.label });
+  }
+
+  set(sink: SinkTarget, depth: number): void {
+    this.depths.set(sink, depth);
     let total = 0;
-    for (const d of this.bySink.values()) total += d;
-    this.gauge.set(total);
+    let labelled = 0;
+    for (const [s, d] of this.depths) {
+      total += d;
+      if (s.label === sink.label) labelled += d;
+    }
+    this.total.set(total);
+    this.bySink.labels({ sink: sink.label }).set(labelled);
   }
 }
 
@@ -60,7 +79,6 @@ export class SinkWorker {
   private woken = false;
   private roomWaiters: (() => void)[] = [];
   private stopping = false;
-  private readonly depth: Gauge.Internal<'sink'>;
   private readonly retries: Counter.Internal;
   private readonly dropped: Counter.Internal;
   private readonly failures: Counter.Internal;
@@ -78,10 +96,10 @@ export class SinkWorker {
     private readonly options: DeliveryOptions,
     private readonly dlq: DlqWriter,
     private readonly crash: CrashHook,
-    private readonly output?: OutputDepth,
+    private readonly depths: SinkQueueDepths,
   ) {
     const labels = { sink: target.label };
-    this.depth = bindZeroed(ctx.metrics.svc_sink_queue_depth, labels);
+    depths.add(target);
     this.retries = bindZeroed(ctx.metrics.svc_sink_retries_total, labels);
     this.dropped = bindZeroed(ctx.metrics.svc_sink_dropped_total, labels);
     this.failures = bindZeroed(ctx.metrics.svc_sink_delivery_failures_total, labels);
@@ -121,8 +139,7 @@ export class SinkWorker {
 
   private updateDepth(): void {
     const depth = Math.min(this.backlog, this.options.capacity);
-    this.depth.set(depth);
-    this.output?.set(this.target.name, depth);
+    this.depths.set(this.target, depth);
   }
 
   /** For `block` sinks: resolves once the backlog is below capacity. */

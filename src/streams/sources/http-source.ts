@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import type { IngestSummary } from '../../protocol/api-records.js';
+import type { RejectedLine } from '../../protocol/decode/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { InputQueue, UnitOutcome } from '../input-queue.js';
 import { QueueClosedError } from '../input-queue.js';
@@ -15,10 +16,10 @@ export interface HttpSourceDeps {
   readonly store: StateStore;
 }
 
-/** The lines of one request, split by the HTTP layer; `oversized` lines were rejected for size. */
+/** The lines of one request, split by the HTTP layer; `rejected` ones were dropped before decoding. */
 export interface IngestBatch {
   readonly lines: readonly string[];
-  readonly oversized: number;
+  readonly rejected: readonly RejectedLine[];
 }
 
 export interface HttpIngest {
@@ -37,11 +38,11 @@ export interface HttpIngest {
  */
 export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): HttpIngest {
   const inFlight = new Map<string, Promise<IngestSummary>>();
-  const submit = async (lines: readonly string[], oversized: number, key: string | undefined): Promise<IngestSummary> => {
+  const submit = async (lines: readonly string[], rejected: readonly RejectedLine[], key: string | undefined): Promise<IngestSummary> => {
     const outcome = await new Promise<UnitOutcome>((settle) => {
       // The queue settles every unit it refuses too (after what it admitted of it committed), so
       // the offer's own rejection carries nothing the outcome does not.
-      deps.queue.offer({ lines, oversized, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(() => undefined);
+      deps.queue.offer({ lines, rejected, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(() => undefined);
     });
     if (!outcome.ok) throw outcome.error;
     return { accepted: outcome.accepted, parse_errors: outcome.parseErrors };
@@ -49,12 +50,12 @@ export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpS
   return {
     async ingest(batch, key) {
       if (deps.queue.isClosed) throw new QueueClosedError('input queue closed');
-      if (key === undefined) return submit(batch.lines, batch.oversized, undefined);
+      if (key === undefined) return submit(batch.lines, batch.rejected, undefined);
       const known = deps.store.lookupIdempotency(key, ctx.clock.now());
       if (known !== undefined) return (known.status === 'committed' ? known.answer : await known.answer) as IngestSummary;
       const running = inFlight.get(key);
       if (running !== undefined) return running;
-      const answer = submit(batch.lines, batch.oversized, key);
+      const answer = submit(batch.lines, batch.rejected, key);
       inFlight.set(key, answer);
       try {
         return await answer;

@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { LineSplitter } from '../../protocol/decode/index.js';
-import type { LineFrame } from '../../protocol/decode/index.js';
+import type { LineFrame, RejectedLine } from '../../protocol/decode/index.js';
 import type { InputQueue } from '../input-queue.js';
 import type { StageContext } from '../stage-context.js';
 
@@ -24,19 +24,19 @@ export function create(config: StdinConfig, ctx: StageContext, deps: StdinDeps):
   const log = ctx.log.child({ component: 'source', source: kind });
   const splitter = new LineSplitter();
   let lines: string[] = [];
-  let rejected = 0;
+  let rejected: RejectedLine[] = [];
   const take = async (frames: readonly LineFrame[], flush: boolean): Promise<void> => {
     for (const f of frames) {
       if (f.ok) lines.push(f.line);
       else {
-        rejected++;
+        rejected.push(f);
         log.warn({ lineNo: f.lineNo, reason: f.reason }, 'input line dropped');
       }
     }
-    if (lines.length >= config.chunk_lines || (flush && (lines.length > 0 || rejected > 0))) {
-      const unit = { lines, oversized: rejected };
+    if (lines.length >= config.chunk_lines || (flush && (lines.length > 0 || rejected.length > 0))) {
+      const unit = { lines, rejected };
       lines = [];
-      rejected = 0;
+      rejected = [];
       await deps.queue.offer(unit);
     }
   };

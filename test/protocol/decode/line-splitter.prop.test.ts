@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { LineSplitter, type LineFrame } from '../../../src/protocol/decode/index.js';
 
 const MAX = 12;
+/** Smaller than some oversized lines, so heads are cut (inside characters too). */
+const HEAD = 9;
 const encoder = new TextEncoder();
 
 /** Lines drawn from characters of every UTF-8 width plus CR, spaces and tabs; some exceed the limit. */
@@ -20,7 +22,7 @@ function reference(text: string): LineFrame[] {
   parts.forEach((raw, i) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     const bytes = encoder.encode(line).length;
-    if (bytes > MAX) out.push({ ok: false, reason: 'too_long', bytes, lineNo: i + 1 });
+    if (bytes > MAX) out.push({ ok: false, reason: 'too_long', bytes, lineNo: i + 1, head: new TextDecoder().decode(encoder.encode(line).subarray(0, HEAD), { stream: true }) });
     else if (line.trim() !== '') out.push({ ok: true, line, lineNo: i + 1 });
   });
   return out;
@@ -39,7 +41,7 @@ function chunked(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
 }
 
 function run(chunks: readonly (string | Uint8Array)[]): LineFrame[] {
-  const splitter = new LineSplitter({ maxLineBytes: MAX });
+  const splitter = new LineSplitter({ maxLineBytes: MAX, headBytes: HEAD });
   const out: LineFrame[] = [];
   for (const c of chunks) {
     out.push(...splitter.push(c));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, MAX_LINE_BYTES, splitLines, type LineFrame } from '../../../src/protocol/decode/index.js';
+import { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines, type LineFrame } from '../../../src/protocol/decode/index.js';
 
 const lines = (frames: readonly LineFrame[]): string[] => frames.flatMap((f) => (f.ok ? [f.line] : []));
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -65,13 +65,13 @@ describe('LineSplitter', () => {
     const out = splitLines(`${'a'.repeat(8)}\r\n${'b'.repeat(9)}\nok`, { maxLineBytes: 8 });
     expect(out).toEqual([
       { ok: true, line: 'a'.repeat(8), lineNo: 1 },
-      { ok: false, reason: 'too_long', bytes: 9, lineNo: 2 },
+      { ok: false, reason: 'too_long', bytes: 9, lineNo: 2, head: 'b'.repeat(9) },
       { ok: true, line: 'ok', lineNo: 3 },
     ]);
   });
 
   it('counts the limit in UTF-8 bytes, not characters', () => {
-    expect(splitLines('éééé\n', { maxLineBytes: 7 })).toEqual([{ ok: false, reason: 'too_long', bytes: 8, lineNo: 1 }]);
+    expect(splitLines('éééé\n', { maxLineBytes: 7 })).toEqual([{ ok: false, reason: 'too_long', bytes: 8, lineNo: 1, head: 'éééé' }]);
   });
 
   it('stops buffering an oversized line while it streams in', () => {
@@ -84,7 +84,7 @@ describe('LineSplitter', () => {
       expect(s.bufferedBytes).toBe(0);
     }
     expect(s.push('\nnext\n')).toEqual([
-      { ok: false, reason: 'too_long', bytes: 10_000, lineNo: 1 },
+      { ok: false, reason: 'too_long', bytes: 10_000, lineNo: 1, head: 'x'.repeat(OVERSIZED_HEAD_BYTES) },
       { ok: true, line: 'next', lineNo: 2 },
     ]);
   });
@@ -92,7 +92,12 @@ describe('LineSplitter', () => {
   it('reports an oversized final line without newline at end', () => {
     const s = new LineSplitter({ maxLineBytes: 4 });
     s.push('toolong');
-    expect(s.end()).toEqual([{ ok: false, reason: 'too_long', bytes: 7, lineNo: 1 }]);
+    expect(s.end()).toEqual([{ ok: false, reason: 'too_long', bytes: 7, lineNo: 1, head: 'toolong' }]);
+  });
+
+  it('keeps the head of an oversized line up to a character boundary', () => {
+    expect(splitLines('aéé€b\n', { maxLineBytes: 4, headBytes: 5 })).toEqual([{ ok: false, reason: 'too_long', bytes: 9, lineNo: 1, head: 'aéé' }]);
+    expect(splitLines('aéé€b\n', { maxLineBytes: 4, headBytes: 4 })).toEqual([{ ok: false, reason: 'too_long', bytes: 9, lineNo: 1, head: 'aé' }]);
   });
 
   it('defaults the limit to 1 MiB', () => {

@@ -95,7 +95,7 @@ describe('sink worker', () => {
     const appends: { text: string; done: () => void }[] = [];
     const dlq = createDlqWriter(ctx, (text) => new Promise<void>((done) => appends.push({ text, done })), 1);
     dlq.write('{earlier', 'parse error');
-    const worker = new SinkWorker(target('block', 100), store, ctx, OPTIONS, dlq, () => undefined);
+    const worker = new SinkWorker(target('block', 100), store, ctx, OPTIONS, dlq, () => undefined, new SinkQueueDepths(ctx.metrics.svc_output_queue_depth, ctx.metrics.svc_sink_queue_depth));
     worker.start();
     await store.commitBatch({ records: [], outbox: [{ result_id: 'r1', payload: '{"result_id":"r1"}' }] });
     worker.wake();

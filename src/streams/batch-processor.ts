@@ -142,7 +142,7 @@ export class BatchProcessor {
       // The batch's parse errors and oversized lines are dead-lettered below, where nothing may await:
       // wait for their room here.
       let deadLetters = detected.parseErrors.length;
-      for (const u of units) for (const r of u.rejected) if (r.reason === 'too_long') deadLetters++;
+      for (const u of units) deadLetters += u.rejected.length;
       if (deadLetters > 0) await deps.decoder.room(deadLetters);
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));

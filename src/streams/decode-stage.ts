@@ -20,16 +20,19 @@ export type DecodeConfig = Type.Static<typeof configSchema>;
 export interface Decoder {
   /** A line that did not decode: counted and dead-lettered. */
   failed(line: string): void;
-  /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors, oversized ones dead-lettered. */
+  /** Lines rejected before decoding (oversized, not UTF-8): counted as parse errors and dead-lettered. */
   rejected(lines: readonly RejectedLine[]): void;
   /** Resolves once `count` failures can be dead-lettered without loss (back-pressure from the DLQ). */
   room(count: number): Promise<void>;
 }
 
-/** An oversized line's DLQ entry holds only its head, so the error says what was cut. */
-function oversizedError(bytes: number, head: string): string {
-  const kept = Buffer.byteLength(head);
-  return `line exceeds maximum size: ${bytes} bytes, limit ${MAX_LINE_BYTES}; original_event holds its first ${kept} bytes`;
+/** A rejected line's DLQ entry holds only its head, so the error says what was cut (and replaced). */
+function rejectedError(line: RejectedLine): string {
+  const kept = Buffer.byteLength(line.head);
+  const cut = kept < line.bytes ? `; original_event holds its first ${kept} bytes` : '';
+  return line.reason === 'too_long'
+    ? `line exceeds maximum size: ${line.bytes} bytes, limit ${MAX_LINE_BYTES}${cut}`
+    : `line is not valid UTF-8 (${line.bytes} bytes; invalid sequences shown as U+FFFD)${cut}`;
 }
 
 /**
@@ -46,7 +49,7 @@ export function create(_config: DecodeConfig, ctx: StageContext, dlq: DlqWriter 
     rejected(lines) {
       if (lines.length === 0) return;
       errors.inc(lines.length);
-      for (const line of lines) if (line.reason === 'too_long') dlq?.write(line.head, oversizedError(line.bytes, line.head));
+      for (const line of lines) dlq?.write(line.head, rejectedError(line));
     },
     room(count) {
       return dlq === undefined ? Promise.resolve() : dlq.reserve(count);

@@ -1,4 +1,5 @@
-// Contract details of the ingest path: an oversized line lands in the DLQ (bounded), two file sinks
+// Contract details of the ingest path: an oversized line lands in the DLQ (bounded), as does a line that
+// is not UTF-8; two file sinks
 // share the `file` series without overwriting each other, and the logsource router's counters stay
 // zero without --logsource-routing.
 import { join } from 'node:path';
@@ -42,6 +43,15 @@ describe('ingest contract', () => {
     expect(entry['error']).toBe(`line exceeds maximum size: ${bytes} bytes, limit ${MAX_LINE_BYTES}; original_event holds its first ${OVERSIZED_HEAD_BYTES - 1} bytes`);
     expect(entry['original_event']).toBe(big.slice(0, 17 + (OVERSIZED_HEAD_BYTES - 1 - 17) / 2));
     expect(value(await metrics(), 'svc_events_parse_errors_total')).toBe(1);
+  });
+
+  it('dead-letters a line that is not UTF-8, its invalid bytes shown as U+FFFD', async () => {
+    const body = Buffer.concat([Buffer.from('{"CommandLine":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]);
+    const res = await daemon.json({ method: 'POST', url: '/api/v1/events', body });
+    expect(res).toMatchObject({ status: 200, body: { accepted: 0, parse_errors: 1 } });
+    const entry = await waitFor(() => readNdjson(dlq).find((e) => String(e['error']).startsWith('line is not valid UTF-8')));
+    expect(entry).toMatchObject({ original_event: '{"CommandLine":"\ufffd\ufffd"}', error: 'line is not valid UTF-8 (20 bytes; invalid sequences shown as U+FFFD)' });
+    expect(value(await metrics(), 'svc_events_parse_errors_total')).toBe(2);
   });
 
   it('delivers to both file sinks and renders one sink depth series for them, zero once drained', async () => {

@@ -65,7 +65,7 @@ describe('NDJSON ingest line splitting', () => {
 
   it('counts a line that is not UTF-8 as rejected and keeps going', () => {
     const body = new Uint8Array([...encode('{"a":1}\n'), 0xff, 0xfe, 0x0a, ...encode('{"b":2}\n')]);
-    expect(splitIngestLines(body)).toEqual({ lines: ['{"a":1}', '{"b":2}'], rejected: [{ ok: false, reason: 'invalid_utf8', lineNo: 2 }], tooLong: false });
+    expect(splitIngestLines(body)).toEqual({ lines: ['{"a":1}', '{"b":2}'], rejected: [{ ok: false, reason: 'invalid_utf8', bytes: 2, lineNo: 2, head: '\ufffd\ufffd' }], tooLong: false });
   });
 });
 

@@ -36,7 +36,7 @@ interface Real {
 }
 
 /** `n` lines rejected before queueing (only their count matters to the queue). */
-const rejections = (n: number): RejectedLine[] => Array.from({ length: n }, (): RejectedLine => ({ ok: false, reason: 'invalid_utf8', lineNo: 1 }));
+const rejections = (n: number): RejectedLine[] => Array.from({ length: n }, (): RejectedLine => ({ ok: false, reason: 'invalid_utf8', bytes: 1, lineNo: 1, head: '\ufffd' }));
 
 const depth = (m: Model) => m.queued.reduce((s, c) => s + c.to - c.from, 0);
 

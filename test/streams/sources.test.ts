@@ -92,12 +92,14 @@ describe('decode stage', () => {
     }, 16);
     const decoder = createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq);
     decoder.failed('{nope');
-    decoder.rejected([{ ok: false, reason: 'invalid_utf8', lineNo: 2 }]);
+    decoder.rejected([{ ok: false, reason: 'invalid_utf8', bytes: 4, lineNo: 2, head: '{\ufffd}\n' }]);
     await dlq.flush();
     expect(await metricValue(ctx.registry, 'svc_events_parse_errors_total')).toBe(2);
-    const entry = JSON.parse(written.join('').trim()) as Record<string, string>;
+    const [entry, notUtf8] = written.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
     expect(entry).toMatchObject({ original_event: '{nope', error: 'parse error' });
-    expect(entry['timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    expect(entry?.['timestamp']).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
+    // A line that is not UTF-8 is dead-lettered too, its invalid bytes shown as U+FFFD.
+    expect(notUtf8).toMatchObject({ original_event: '{\ufffd}\n', error: 'line is not valid UTF-8 (4 bytes; invalid sequences shown as U+FFFD)' });
   });
 
   it('dead-letters an oversized line as its head, with its size in the error', async () => {

@@ -6,12 +6,12 @@ export const OVERSIZED_HEAD_BYTES = 4096;
 
 /**
  * One framed line, or the report of a line that was dropped. `lineNo` counts physical lines from 1.
- * An oversized line's `head` is its first bytes (at most `headBytes`, cut at a character boundary).
+ * A dropped line's `head` is its first bytes (at most `headBytes`, cut at a character boundary), for its
+ * dead-letter entry; in a line that is not UTF-8, invalid sequences read as U+FFFD.
  */
 export type LineFrame =
   | { readonly ok: true; readonly line: string; readonly lineNo: number }
-  | { readonly ok: false; readonly reason: 'too_long'; readonly bytes: number; readonly lineNo: number; readonly head: string }
-  | { readonly ok: false; readonly reason: 'invalid_utf8'; readonly lineNo: number };
+  | { readonly ok: false; readonly reason: 'too_long' | 'invalid_utf8'; readonly bytes: number; readonly lineNo: number; readonly head: string };
 
 /** A line the splitter dropped. */
 export type RejectedLine = Extract<LineFrame, { readonly ok: false }>;
@@ -127,8 +127,12 @@ export class LineSplitter {
       const head = this.discarding ? this.head.subarray(0, Math.min(total, this.head.length)) : this.prefix(tail, Math.min(total, this.headMax));
       out.push({ ok: false, reason: 'too_long', bytes: total, lineNo: this.lineNo, head: new TextDecoder().decode(head, { stream: true }) });
     } else if (total > 0) {
-      const text = this.decode(this.joined(tail, total));
-      if (text === undefined) out.push({ ok: false, reason: 'invalid_utf8', lineNo: this.lineNo });
+      const bytes = this.joined(tail, total);
+      const text = this.decode(bytes);
+      if (text === undefined) {
+        const head = new TextDecoder().decode(bytes.subarray(0, this.headMax), { stream: true });
+        out.push({ ok: false, reason: 'invalid_utf8', bytes: total, lineNo: this.lineNo, head });
+      }
       else if (!isBlank(text)) out.push({ ok: true, line: text, lineNo: this.lineNo });
     }
     this.pieces = [];

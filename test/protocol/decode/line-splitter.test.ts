@@ -56,7 +56,7 @@ describe('LineSplitter', () => {
     const out = splitLines(new Uint8Array([0x61, 0x0a, 0xff, 0xfe, 0x0a, 0x62]));
     expect(out).toEqual([
       { ok: true, line: 'a', lineNo: 1 },
-      { ok: false, reason: 'invalid_utf8', lineNo: 2 },
+      { ok: false, reason: 'invalid_utf8', bytes: 2, lineNo: 2, head: '\ufffd\ufffd' },
       { ok: true, line: 'b', lineNo: 3 },
     ]);
   });

@@ -1,7 +1,6 @@
 // Contract details of the ingest path: an oversized line lands in the DLQ (bounded), as does a line that
-// is not UTF-8; two file sinks
-// share the `file` series without overwriting each other, and the logsource router's counters stay
-// zero without --logsource-routing.
+// is not UTF-8; two file sinks share the `file` series without overwriting each other, and the logsource
+// router's counters stay zero without --logsource-routing.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES } from '../../src/protocol/decode/index.js';

@@ -1,17 +1,10 @@
 // `sigmad eval`: rules + events in, one JSON result per line out (detections, then the correlation
 // results they fired), load warnings and a JSON summary on stderr.
-import { createReadStream } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CAC } from 'cac';
 import { CorrelationRuntime } from '../actors/correlation/index.js';
-import {
-  decodeEvent,
-  decodeLine,
-  LineSplitter,
-  readJsonObjects,
-  type InputFormat,
-  type LineFrame,
-} from '../protocol/decode/index.js';
+import type { InputFormat } from '../protocol/decode/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/correlation/index.js';
 import { formatSigmaError } from '../sigma/errors.js';
 import { createLogsourceExtractor, parseLogsourcePairs } from '../sigma/event-logsource.js';
@@ -19,6 +12,7 @@ import { buildRuleSet, type RuleSet } from '../sigma/rule-set.js';
 import { evaluateEvent } from '../streams/event-results.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/duration.js';
+import { readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
@@ -74,66 +68,6 @@ function correlationDefaults(f: EvalFlags): CorrelationDefaults {
   };
 }
 
-/** Decoded events from a file or stdin: NDJSON lines, or concatenated/pretty-printed JSON objects. */
-async function* readEvents(
-  path: string,
-  format: InputFormat,
-  onParseError: (reason: string) => void,
-): AsyncGenerator<Readonly<Record<string, unknown>>> {
-  const decode = (line: string) => decodeLine(line, format, { now: Date.now(), tzOffsetMinutes: 0 });
-  const fromObjects = function* (text: string) {
-    for (const item of readJsonObjects(text)) {
-      if (!item.ok) {
-        onParseError(item.error);
-        continue;
-      }
-      const decoded = decodeEvent(item.event, format === 'evtx-json' ? 'evtx-json' : format === 'json' ? 'json' : 'auto');
-      if (decoded.ok) yield decoded.event;
-      else onParseError(decoded.error);
-    }
-  };
-  const jsonish = format === 'auto' || format === 'json' || format === 'evtx-json';
-  const splitter = new LineSplitter();
-  // A first line that is not a whole JSON value but starts one means pretty-printed objects: switch
-  // to the object reader over the whole input.
-  let mode = (jsonish ? 'undecided' : 'lines') as 'undecided' | 'lines' | 'objects';
-  const held: string[] = [];
-  const handle = function* (frames: LineFrame[]) {
-    for (const frame of frames) {
-      if (!frame.ok) {
-        onParseError(frame.reason === 'too_long' ? `line ${frame.lineNo} exceeds 1 MiB` : `line ${frame.lineNo} is not UTF-8`);
-        continue;
-      }
-      if (mode === 'objects') {
-        held.push(frame.line);
-        continue;
-      }
-      if (mode === 'undecided') {
-        const t = frame.line.trimStart();
-        let whole = true;
-        try {
-          JSON.parse(frame.line);
-        } catch {
-          whole = false;
-        }
-        if (!whole && (t.startsWith('{') || t.startsWith('['))) {
-          mode = 'objects';
-          held.push(frame.line);
-          continue;
-        }
-        mode = 'lines';
-      }
-      const decoded = decode(frame.line);
-      if (decoded.ok) yield decoded.event;
-      else onParseError(decoded.error);
-    }
-  };
-  const stream = path === '-' ? process.stdin : createReadStream(path);
-  for await (const chunk of stream) yield* handle(splitter.push(chunk as Uint8Array));
-  yield* handle(splitter.end());
-  if (mode === 'objects') yield* fromObjects(held.join('\n'));
-}
-
 export async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
   const rulePaths = list(flags.rules);
   if (rulePaths.length === 0) throw new UsageError('--rules PATH is required (a rule file or directory; repeatable)');
@@ -147,6 +81,10 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
       })
     : undefined;
   const pipelines = await loadPipelines(list(flags.pipeline));
+  // Path mistakes are argument errors, found before the (possibly long) rule load.
+  for (const path of rulePaths) checkPath('--rules', path, 'any');
+  const input = eventsPath ?? '-';
+  if (input !== '-') checkPath('events file', input, 'file');
 
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
@@ -160,7 +98,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   for (const e of ruleSet.errors) process.stderr.write(`rule rejected: ${formatSigmaError(e)}\n`);
   const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
   if (rulesLoaded === 0) {
-    process.stderr.write(`${JSON.stringify({ rules_loaded: 0, rules_failed: ruleSet.errors.length })}\n`);
+    process.stderr.write(`${JSON.stringify(evalSummary(0, ruleSet.errors.length, loadMs))}\n`);
     return 2;
   }
   const runtime = ruleSet.correlations.correlations.length > 0
@@ -183,7 +121,8 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     out.length = 0;
     if (!process.stdout.write(text)) await new Promise((r) => process.stdout.once('drain', r));
   };
-  for await (const event of readEvents(eventsPath ?? '-', format, () => parseErrors++)) {
+  const chunks = input === '-' ? process.stdin : createReadStream(input);
+  for await (const event of readEvents(chunks, format, () => parseErrors++)) {
     events++;
     const t0 = performance.now();
     const ctx = extractor?.(event);
@@ -197,23 +136,45 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     if (out.length >= 256) await flush();
   }
   await flush();
-  const summary = {
-    rules_loaded: rulesLoaded,
-    rules_failed: ruleSet.errors.length,
-    events,
-    parse_errors: parseErrors,
-    matches,
-    load_ms: Math.round(loadMs),
-    eval_ms: Math.round(evalMs),
-    ...(extractor !== undefined
-      ? {
-          rules_pruned_by_logsource: ruleSet.engine.stats.rulesPrunedByLogsource,
-          events_without_logsource: ruleSet.engine.stats.eventsWithoutLogsource,
-        }
-      : {}),
-  };
+  // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
+  if (extractor !== undefined) {
+    const routing = {
+      rules_pruned_by_logsource: ruleSet.engine.stats.rulesPrunedByLogsource,
+      events_without_logsource: ruleSet.engine.stats.eventsWithoutLogsource,
+    };
+    process.stderr.write(`logsource routing: ${JSON.stringify(routing)}\n`);
+  }
+  const summary = evalSummary(rulesLoaded, ruleSet.errors.length, loadMs, { events, parseErrors, matches, evalMs });
   process.stderr.write(`${JSON.stringify(summary)}\n`);
   return 0;
+}
+
+/** The last stderr line of every run that got as far as loading rules, always with the same keys. */
+function evalSummary(
+  rulesLoaded: number,
+  rulesFailed: number,
+  loadMs: number,
+  run: { events: number; parseErrors: number; matches: number; evalMs: number } = { events: 0, parseErrors: 0, matches: 0, evalMs: 0 },
+) {
+  return {
+    rules_loaded: rulesLoaded,
+    rules_failed: rulesFailed,
+    events: run.events,
+    parse_errors: run.parseErrors,
+    matches: run.matches,
+    load_ms: Math.round(loadMs),
+    eval_ms: Math.round(run.evalMs),
+  };
+}
+
+function checkPath(what: string, path: string, kind: 'file' | 'any'): void {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (e) {
+    throw new UsageError(`${what} ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+  }
+  if (kind === 'file' && isDirectory) throw new UsageError(`${what} ${path} is a directory`);
 }
 
 function usage<T>(f: () => T): T {

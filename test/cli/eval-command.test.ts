@@ -39,7 +39,7 @@ describe('sigmad eval', () => {
     expect(out[0]).toMatchObject({ level: 'high', matched_selections: ['selection'], matched_fields: [{ field: 'CommandLine', value: 'cmd /c whoami' }] });
     expect(out[1]).toMatchObject({ correlation_type: 'event_count', group_key: [['Computer', 'h1']], aggregated_value: 3, timespan_secs: 600 });
     expect(summary(r)).toMatchObject({ rules_loaded: 3, rules_failed: 0, events: 4, parse_errors: 0, matches: 2 });
-    expect(Object.keys(summary(r))).toEqual(expect.arrayContaining(['load_ms', 'eval_ms']));
+    expect(Object.keys(summary(r))).toEqual(['rules_loaded', 'rules_failed', 'events', 'parse_errors', 'matches', 'load_ms', 'eval_ms']);
   });
 
   it('emits referenced rules too with --emit-referenced, the correlation after the detection that fired it', async () => {
@@ -79,14 +79,30 @@ describe('sigmad eval', () => {
   it('exits 2 on unusable arguments and when no rule loads', async () => {
     expect((await run([])).code).toBe(2);
     expect((await run(['--rules', RULES, '--input-format', 'xml'])).code).toBe(2);
+    expect((await run(['--rules', RULES, '--no-such-flag'])).code).toBe(2);
     const empty = tempDir('eval-empty');
-    expect((await run(['--rules', empty])).code).toBe(2);
+    const none = await run(['--rules', empty]);
+    expect(none.code).toBe(2);
+    expect(summary(none)).toEqual({ rules_loaded: 0, rules_failed: 0, events: 0, parse_errors: 0, matches: 0, load_ms: expect.any(Number), eval_ms: 0 });
+  });
+
+  it('exits 2 naming the path when a --rules path or the events file does not exist, before loading rules', async () => {
+    const missingRules = await run(['--rules', RULES, '--rules', join(tempDir('eval-missing'), 'nope')]);
+    expect(missingRules.code).toBe(2);
+    expect(missingRules.stderr).toEqual([expect.stringMatching(/^sigmad: --rules .*nope: no such file or directory$/)]);
+    const missingEvents = await run(['--rules', RULES, join(tempDir('eval-missing'), 'events.json')]);
+    expect(missingEvents.code).toBe(2);
+    expect(missingEvents.stderr).toEqual([expect.stringMatching(/^sigmad: events file .*events\.json: no such file or directory$/)]);
+    const directory = await run(['--rules', RULES, tempDir('eval-dir')]);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toEqual([expect.stringMatching(/is a directory$/)]);
   });
 
   it('routes by logsource with --logsource-routing and reports what it pruned', async () => {
     const r = await run(['--rules', RULES, '--logsource-routing', '--event-logsource', 'product=linux'], JSON.stringify({ CommandLine: 'whoami' }));
     expect(r.code).toBe(0);
     expect(r.stdout).toEqual([]);
-    expect(summary(r)).toMatchObject({ rules_pruned_by_logsource: 2 });
+    expect(r.stderr.at(-2)).toBe('logsource routing: {"rules_pruned_by_logsource":2,"events_without_logsource":0}');
+    expect(Object.keys(summary(r))).toEqual(['rules_loaded', 'rules_failed', 'events', 'parse_errors', 'matches', 'load_ms', 'eval_ms']);
   });
 });

@@ -64,7 +64,7 @@ function ruleLabel(r: CorrelationRule): string {
 }
 
 function errorFor(r: CorrelationRule, e: unknown): SigmaError {
-  const loc = { file: r.file, doc: r.doc, ...(r.id !== undefined ? { ruleId: r.id } : {}), path: ['correlation'] };
+  const loc = { file: r.file, doc: r.doc, ruleId: r.id ?? r.title, path: ['correlation'] };
   if (e instanceof SigmaError) return new SigmaError('correlation', e.code, e.message, e.loc ?? loc, { cause: e });
   return new SigmaError('correlation', 'invalid', String(e), loc, { cause: e });
 }

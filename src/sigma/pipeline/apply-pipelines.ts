@@ -84,7 +84,7 @@ export function applyPipelines<D extends AnyRule>(
     run.warnings.push({
       code: 'pipeline_condition_pruned',
       message: 'the pipeline dropped detection items until no condition was left; the rule never matches',
-      loc: { file: out.file, doc: out.doc, ...(out.id !== undefined ? { ruleId: out.id } : {}), path: ['detection'] },
+      loc: { file: out.file, doc: out.doc, ruleId: out.id ?? out.title, path: ['detection'] },
     });
   }
   return {

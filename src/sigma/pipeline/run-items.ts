@@ -42,7 +42,7 @@ function ruleError(doc: AnyRule, item: ProcessingItem, code: string, message: st
   return new SigmaError('pipeline', code, `${message} (processing item '${item.id}' of type ${item.type} at ${at})`, {
     file: doc.file,
     doc: doc.doc,
-    ...(doc.id !== undefined ? { ruleId: doc.id } : {}),
+    ruleId: doc.id ?? doc.title,
     path: [],
   });
 }

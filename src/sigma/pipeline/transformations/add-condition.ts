@@ -66,7 +66,7 @@ function freeName(doc: DetectionRule): string {
 }
 
 function itemLoc(doc: DetectionRule, key: string): SourceLoc {
-  return { file: doc.file, doc: doc.doc, ...(doc.id !== undefined ? { ruleId: doc.id } : {}), path: ['detection', key] };
+  return { file: doc.file, doc: doc.doc, ruleId: doc.id ?? doc.title, path: ['detection', key] };
 }
 
 function buildItems(doc: DetectionRule, p: Params): Built {

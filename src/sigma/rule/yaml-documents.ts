@@ -44,6 +44,14 @@ export function parseYamlDocuments(text: string, file: string): YamlParseResult 
   };
 }
 
+/**
+ * The parser's first line without its trailing ` at line L, column C:` (it introduces a source excerpt
+ * that is cut off here; the position is printed from `loc` already).
+ */
+function firstLine(message: string): string {
+  return (message.split('\n')[0] ?? message).replace(/ at line \d+, column \d+:?$/, '');
+}
+
 /** The full `yaml` parser: every construct, every error message, the position of every node. */
 export function parseWithPositions(text: string, file: string): YamlParseResult {
   const lineCounter = new LineCounter();
@@ -57,14 +65,14 @@ export function parseWithPositions(text: string, file: string): YamlParseResult 
       for (const e of doc.errors) {
         const at = lineCounter.linePos(e.pos[0]);
         const code = e.code === 'DUPLICATE_KEY' ? 'DuplicateKey' : 'YamlSyntax';
-        const message = e.message.split('\n')[0] ?? e.message;
+        const message = firstLine(e.message);
         errors.push(new SigmaError('parse', code, message, { file, doc: index, path: [], line: at.line, col: at.col }));
       }
       return;
     }
     for (const w of doc.warnings) {
       const at = lineCounter.linePos(w.pos[0]);
-      const message = w.message.split('\n')[0] ?? w.message;
+      const message = firstLine(w.message);
       warnings.push({ code: 'YamlWarning', message, loc: { file, doc: index, path: [], line: at.line, col: at.col } });
     }
     const converter = new NodeConverter(doc, lineCounter, file, index);

@@ -25,6 +25,13 @@ describe('YAML documents', () => {
     expect(r.documents.map((d) => d.value)).toEqual([{ b: 2 }]);
   });
 
+  it('prints a syntax error on one line, its position once', () => {
+    const r = parseYamlDocuments('title: Broken\ndetection: [\n', 'f.yml');
+    const printed = r.errors.map((e) => formatSigmaError(e));
+    expect(printed).toEqual([expect.stringMatching(/^f\.yml:3:1 \S/)]);
+    expect(printed[0]).not.toMatch(/at line|:$|\n/);
+  });
+
   it('uses the YAML 1.2 core schema: yes/no and dates stay strings, 0x is an integer', () => {
     const r = parseYamlDocuments('a: yes\nb: off\nc: 2023-01-01\nd: 0x17\ne: 1.5\nf: ~\n', 'f.yml');
     expect(r.documents[0]?.value).toEqual({ a: 'yes', b: 'off', c: '2023-01-01', d: 23, e: 1.5, f: null });

@@ -129,6 +129,7 @@ describe('parseCondition', () => {
     const nested = (n: number): string => '('.repeat(n) + 'a' + ')'.repeat(n);
     expect(parseCondition(nested(MAX_CONDITION_DEPTH))).toEqual(id('a'));
     expect(parseError(nested(MAX_CONDITION_DEPTH + 1)).message).toContain(`deeper than ${MAX_CONDITION_DEPTH}`);
+    expect(parseError(nested(MAX_CONDITION_DEPTH + 1)).code).toBe('InvalidCondition');
     expect(parseError('not '.repeat(MAX_CONDITION_DEPTH + 1) + 'a').message).toContain('deeper');
   });
 
@@ -136,6 +137,7 @@ describe('parseCondition', () => {
     const long = Array.from({ length: 8000 }, (_, i) => `s${i}`).join(' or ');
     expect(long.length).toBeGreaterThan(MAX_CONDITION_LENGTH);
     expect(parseError(long).message).toContain('longer than');
+    expect(parseError(long).code).toBe('InvalidCondition');
     const fits = 'a'.repeat(MAX_CONDITION_LENGTH);
     expect(parseCondition(fits)).toEqual(id(fits));
   });

@@ -465,5 +465,15 @@ describe('rule errors', () => {
   test('an invalid regex rejects the rule', () => rejects(`sel: {F|re: 'a(b'}`, 'InvalidRegex'));
   test('inline flags in the middle of a regex reject the rule', () => rejects(`sel: {F|re: 'a(?i)b'}`, 'InvalidRegex'));
   test('an unresolved placeholder rejects the rule (C56)', () => rejects(`sel: {User|expand: '%admins%'}`, 'UnresolvedPlaceholder'));
+  test('a condition nested deeper than 64 or longer than 64 KiB rejects the rule with InvalidCondition', () => {
+    rejects(`sel: {F: 1}\ncondition: '${'('.repeat(65)}sel${')'.repeat(65)}'`, 'InvalidCondition');
+    rejects(`sel: {F: 1}\ncondition: '${'not '.repeat(65)}sel'`, 'InvalidCondition');
+    rejects(`sel: {F: 1}\ncondition: '${Array.from({ length: 10_000 }, () => 'sel').join(' or ')}'`, 'InvalidCondition');
+    check(`sel: {F: 1}\ncondition: '${'('.repeat(64)}sel${')'.repeat(64)}'`, [[{ F: 1 }, true]]);
+  });
+  test('a windash value with more than 8 candidate dashes rejects the rule; other dashes do not count', () => {
+    rejects(`sel: {F|windash|contains: '-a -b -c -d -e -f -g -h -i'}`, '9 dash positions in one value, at most 8 allowed');
+    check(`sel: {F|windash: 'a-b a-b a-b a-b a-b a-b a-b a-b a-b -x'}`, [[{ F: 'a-b a-b a-b a-b a-b a-b a-b a-b a-b /x' }, true]]);
+  });
   test('uppercase operators reject the rule (C66)', () => rejects('sel: {F: 1}\nfilter: {G: 1}\ncondition: sel AND NOT filter'));
 });

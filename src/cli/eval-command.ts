@@ -6,7 +6,7 @@ import type { CAC } from 'cac';
 import { CorrelationRuntime } from '../actors/correlation/index.js';
 import type { InputFormat } from '../protocol/decode/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/correlation/index.js';
-import { formatSigmaError } from '../sigma/errors.js';
+import { errorsByRule, formatSigmaError } from '../sigma/errors.js';
 import { createLogsourceExtractor, parseLogsourcePairs } from '../sigma/event-logsource.js';
 import { buildRuleSet, type RuleSet } from '../sigma/rule-set.js';
 import { evaluateEvent } from '../streams/event-results.js';
@@ -95,10 +95,11 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     emitReferenced: flags.emitReferenced === true,
   });
   const loadMs = performance.now() - loadStart;
-  for (const e of ruleSet.errors) process.stderr.write(`rule rejected: ${formatSigmaError(e)}\n`);
+  const rejected = errorsByRule(ruleSet.errors);
+  for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
   const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
   if (rulesLoaded === 0) {
-    process.stderr.write(`${JSON.stringify(evalSummary(0, ruleSet.errors.length, loadMs))}\n`);
+    process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
     return 2;
   }
   const runtime = ruleSet.correlations.correlations.length > 0
@@ -144,7 +145,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     };
     process.stderr.write(`logsource routing: ${JSON.stringify(routing)}\n`);
   }
-  const summary = evalSummary(rulesLoaded, ruleSet.errors.length, loadMs, { events, parseErrors, matches, evalMs });
+  const summary = evalSummary(rulesLoaded, rejected.length, loadMs, { events, parseErrors, matches, evalMs });
   process.stderr.write(`${JSON.stringify(summary)}\n`);
   return 0;
 }

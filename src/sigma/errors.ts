@@ -30,6 +30,21 @@ export function formatSigmaError(e: SigmaError): string {
   return `${pos}${rule}${path} ${e.message}`;
 }
 
+/**
+ * Errors grouped by the rule document they reject (file and document index), in first-seen order, so a
+ * rule with several problems counts once. An error that names no document is a group of its own.
+ */
+export function errorsByRule(errors: readonly SigmaError[]): SigmaError[][] {
+  const groups = new Map<string, SigmaError[]>();
+  errors.forEach((e, i) => {
+    const key = e.loc?.doc !== undefined ? `${e.loc.file}\0${e.loc.doc}` : `#${i}`;
+    const group = groups.get(key);
+    if (group) group.push(e);
+    else groups.set(key, [e]);
+  });
+  return [...groups.values()];
+}
+
 /** A non-fatal finding attached to a loaded rule. */
 export interface SigmaWarning {
   readonly code: string;

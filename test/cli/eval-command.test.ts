@@ -76,6 +76,15 @@ describe('sigmad eval', () => {
     expect(summary(r)).toMatchObject({ rules_loaded: 1, rules_failed: 1, matches: 1 });
   });
 
+  it('reports a rule with several problems once, all its reasons on one line, and counts it once', async () => {
+    const dir = tempDir('eval-rules');
+    writeFileSync(join(dir, 'bad.yml'), 'title: Twice Bad\nlogsource: {product: windows}\ndetection:\n  sel:\n    A|nosuch: x\n  sel2:\n    B|bogus: y\n  condition: sel and sel2\n');
+    writeFileSync(join(dir, 'good.yml'), 'title: Good\nlogsource: {product: windows}\ndetection:\n  sel:\n    Image: x\n  condition: sel\n');
+    const r = await run(['--rules', dir], JSON.stringify({ Image: 'X' }));
+    expect(r.stderr.filter((l) => l.startsWith('rule rejected:'))).toEqual([expect.stringMatching(/bad\.yml:5:\d+ \[Twice Bad\] .*nosuch.*; .*bad\.yml:7:\d+ .*bogus/)]);
+    expect(summary(r)).toMatchObject({ rules_loaded: 1, rules_failed: 1, matches: 1 });
+  });
+
   it('exits 2 on unusable arguments and when no rule loads', async () => {
     expect((await run([])).code).toBe(2);
     expect((await run(['--rules', RULES, '--input-format', 'xml'])).code).toBe(2);

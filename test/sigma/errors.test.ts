@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SigmaError } from '../../src/sigma/errors.js';
+import { errorsByRule, SigmaError } from '../../src/sigma/errors.js';
 import { parsePipelineText } from '../../src/sigma/pipeline/index.js';
 import { buildRuleSet } from '../../src/sigma/rule-set.js';
 
@@ -46,5 +46,19 @@ describe('rule errors of every load stage name file and rule', () => {
     if (pipeline === undefined) throw new Error('pipeline did not parse');
     const set = buildRuleSet([sources[5] as (typeof sources)[number]], { pipelines: [pipeline] });
     expect(set.errors.map(String)).toEqual([expect.stringMatching(/^good\.yml \[Good\] not here/)]);
+  });
+});
+
+describe('errorsByRule', () => {
+  it('groups the errors of one rule document, keeps documents of one file apart and unplaced errors alone', () => {
+    const at = (file: string, doc?: number) => new SigmaError('parse', 'X', `${file}#${doc}`, { file, ...(doc !== undefined ? { doc } : {}), path: [] });
+    const errs = [at('a.yml', 0), at('b.yml', 0), at('a.yml', 0), at('a.yml', 1), at('c.yml'), at('c.yml')];
+    expect(errorsByRule(errs).map((g) => g.map((e) => e.message))).toEqual([
+      ['a.yml#0', 'a.yml#0'],
+      ['b.yml#0'],
+      ['a.yml#1'],
+      ['c.yml#undefined'],
+      ['c.yml#undefined'],
+    ]);
   });
 });

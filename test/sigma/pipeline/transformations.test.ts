@@ -150,7 +150,8 @@ describe('add_condition', () => {
     expect(a).toMatchObject({ field: 'Image', modifiers: ['endswith'] });
     expect(b && { ...b, loc: undefined }).toEqual(a && { ...a, loc: undefined });
     expect([a?.loc, b?.loc]).toEqual([
-      { file: 'rule.yml', doc: 0, path: ['detection', 'Image|endswith'] },
+      // A rule without an id is named by its title.
+      { file: 'rule.yml', doc: 0, ruleId: 't', path: ['detection', 'Image|endswith'] },
       { file: 'rule.yml', doc: 0, ruleId: '0b5e8a4c-1f0e-4a3b-9a1f-2e6f3c1d9b77', path: ['detection', 'Image|endswith'] },
     ]);
   });

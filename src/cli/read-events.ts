@@ -13,7 +13,9 @@ import {
 /**
  * Decoded events of `chunks`; `onParseError` hears of every line or object that gives no event (a line
  * over 1 MiB or not UTF-8 included). The first line decides the layout: one that is not a whole JSON
- * value but starts one means pretty-printed objects, read over the whole input.
+ * value but starts one means pretty-printed objects, read over the whole input. NDJSON that later
+ * turns pretty-printed switches to objects at a line holding only `{` or `[` (how pretty-printers open
+ * a value); any other bad line stays one parse error, so a live stream is never held back by one.
  */
 export async function* readEvents(
   chunks: AsyncIterable<Uint8Array | string>,
@@ -42,6 +44,10 @@ export async function* readEvents(
           continue;
         }
         mode = 'lines';
+      } else if (jsonish && opensPrettyValue(frame.line)) {
+        mode = 'objects';
+        held.push(frame.line);
+        continue;
       }
       const decoded = decode(frame.line);
       if (decoded.ok) yield decoded.event;
@@ -72,4 +78,9 @@ function startsPrettyPrinted(line: string): boolean {
   } catch {
     return true;
   }
+}
+
+function opensPrettyValue(line: string): boolean {
+  const t = line.trim();
+  return t === '{' || t === '[';
 }

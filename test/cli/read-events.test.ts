@@ -61,6 +61,15 @@ describe('readEvents', () => {
     );
   });
 
+  it('reads NDJSON that turns pretty-printed, in order, and keeps a stray bad line a single parse error', async () => {
+    const text = '{"a":1}\n{bad\n{"b":2}\n{\n  "c": 3\n}\n{"d":4}\n';
+    const r = await read(text, 'auto');
+    expect(r.events).toEqual([{ a: 1 }, { _raw: '{bad' }, { b: 2 }, { c: 3 }, { d: 4 }]);
+    const strict = await read(text, 'json');
+    expect(strict.events).toEqual([{ a: 1 }, { b: 2 }, { c: 3 }, { d: 4 }]);
+    expect(strict.errors).toEqual([expect.stringContaining('invalid JSON')]);
+  });
+
   it('counts a line over 1 MiB and goes on with the next', async () => {
     const r = await read(`${JSON.stringify({ x: 'y'.repeat(1 << 20) })}\n{"ok":true}\n`);
     expect(r.events).toEqual([{ ok: true }]);

@@ -2,7 +2,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemoryBackend, openMemoryStateStore } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
+import type { CrashHook, StateStore } from '../../src/state/index.js';
 import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
 import { buildRuleSet } from '../../src/sigma/rule-set.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
@@ -46,16 +46,20 @@ export interface Harness {
 /** Inline detection of JSON lines, as `--detect-workers 0` wires it. */
 export const inline = (ruleSet: RuleSet): Detector => inlineDetector(ruleSet, createBatchDetector({ format: 'json', syslogTzMinutes: 0, includeEvent: false }));
 
-/** Open (or reopen, with `backend`) a store and recover into a live processor; parse errors go to `dlq` when given. */
+/**
+ * Open (or reopen, with `backend`) a store and recover into a live processor; parse errors go to
+ * `dlq` when given. `crash` is called at the named points of the batch processor and the store.
+ */
 export async function openHarness(
   ruleSet: RuleSet,
   backend = new MemoryBackend(),
   detector: Detector = inline(ruleSet),
   dlq?: (ctx: ReturnType<typeof testContext>) => DlqWriter,
+  crash: CrashHook = () => undefined,
 ): Promise<Harness> {
   const clock = new SimulatedClock();
   const ctx = testContext(clock);
-  const store = await openMemoryStateStore({ backend, sinks: ['s'] });
+  const store = await openMemoryStateStore({ backend, sinks: ['s'], crashHook: crash });
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const defs = ruleSet.correlations.correlations;
   const options = { record: (key: string, event: unknown) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) };
@@ -71,7 +75,7 @@ export async function openHarness(
     rules: () => active,
     journal,
     source: 'http',
-    crash: () => undefined,
+    crash,
     sinkRoom: () => Promise.resolve(),
     committed: (r) => committed.push(...r.map((c) => JSON.parse(c.text) as ResultLine)),
   });

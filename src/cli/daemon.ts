@@ -192,6 +192,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   const stateLog = log.child({ component: 'state' });
+  if (recovered.unreadableSnapshots.length > 0) {
+    stateLog.warn({ snapshots: recovered.unreadableSnapshots, fromSeq: recovered.snapshotSeq }, 'unreadable snapshots passed over');
+  }
   if (recovered.skipped.length > 0) stateLog.warn({ records: recovered.skipped }, 'journal records skipped (--state-recover skip)');
   stateLog.info(
     { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: recovered.dropped, groups: recovered.runtime.stateEntries },

@@ -46,6 +46,8 @@ export interface RecoveredCorrelations {
   /** Journal sequence the restored state includes. */
   readonly seq: number;
   readonly snapshotSeq: number;
+  /** Newer snapshots passed over as torn or unreadable (newest first); recovery fell back past them. */
+  readonly unreadableSnapshots: readonly number[];
   readonly replayed: number;
   /** Records and snapshot entries of changed or removed correlations, left out. */
   readonly dropped: number;
@@ -149,6 +151,7 @@ export async function recoverCorrelations(
     runtime,
     seq: Math.max(stats.lastSeq, base.seq),
     snapshotSeq: base.seq,
+    unreadableSnapshots: base.unreadable,
     replayed,
     dropped,
     droppedState: foreign.report(inForce, current),

@@ -1,9 +1,10 @@
 // Issue 6, the fast-check crash/replay property on the daemon's own path (batch processor, correlation
-// runtime, `recoverCorrelations`, `snapshotCorrelations`), not a toy kind: random sends and snapshots,
-// with a crash armed at a random named point. The crashing run restarts on its state (recovery from
-// snapshot + journal) and re-sends what was not acknowledged, deciding by its Idempotency-Key as the
-// HTTP source does. After every command its live groups equal an uninterrupted run's; at the end so do
-// its outbox (every result once, same ids and lines) and a final recovery.
+// runtime, the registered `corr`/`corr-tick` kinds through `recover` and `snapshotKinds`), not a toy
+// kind: random sends and snapshots, with a crash armed at a random named point. The crashing run
+// restarts on its state (recovery from snapshot + journal) and re-sends what was not acknowledged,
+// deciding by its Idempotency-Key as the HTTP source does. After every command its live groups equal
+// an uninterrupted run's; at the end so do its outbox (every result once, same ids and lines) and a
+// final recovery.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../src/state/index.js';

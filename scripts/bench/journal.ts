@@ -1,52 +1,32 @@
-// Journal benchmarks: append throughput, replay of 1M records, snapshot write at 100k groups, and the
-// state work of one daemon batch (commit + sink acknowledgements) in memory and in LMDB.
+// Journal benchmarks: append throughput, replay of 1M correlation journal records and a snapshot of
+// 100k correlation groups through the daemon's own state path (the registered `corr` kinds hosted by
+// a `CorrelationRuntime`, `recover` and `snapshotKinds`), and the state work of one daemon batch
+// (commit + sink acknowledgements) in memory and in LMDB.
 // Run after `npm run build`: `node dist/scripts/bench/journal.js` (or `npm run bench:journal`).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { runDaemonBench } from './daemon.js';
-import type { ActorKind } from '../../src/actors/index.js';
-import { ActorHost, createKindRegistry, openLmdbStateStore, openMemoryStateStore, recover } from '../../src/state/index.js';
+import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
+import type { CorrelationRuntimeOptions } from '../../src/actors/correlation/index.js';
+import type { CorrelationRule, CorrelationType } from '../../src/sigma/ast.js';
+import { compileCorrelations } from '../../src/sigma/correlation/index.js';
+import type { CompiledCorrelation } from '../../src/sigma/correlation/index.js';
+import { createKindRegistry, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../../src/state/index.js';
 import type { CommitResult, JournalDraft, OutboxDraft, StateStore } from '../../src/state/index.js';
+import { CORRELATION_KIND, createCorrelationKinds } from '../../src/streams/index.js';
 
 
 const APPEND_RECORDS = 200_000;
 const REPLAY_RECORDS = 1_000_000;
-const SNAPSHOT_GROUPS = 100_000;
+/** Hosts per correlation: two correlations give 100k groups. */
+const HOSTS = 50_000;
 const BATCH = 1000;
 /** Commits in flight at once, as a pipelined daemon would have. */
 const IN_FLIGHT = 8;
-
-interface Group {
-  readonly count: number;
-  readonly first: number;
-  readonly last: number;
-}
-interface Hit {
-  readonly at: number;
-  readonly user: string;
-}
-
-const NO_EFFECTS: readonly never[] = Object.freeze([]);
-
-/** A correlation-group-like reducer: counts hits per group within a window. */
-const groupKind: ActorKind<Group, Hit, never> = {
-  kind: 'bench-group',
-  initial: () => ({ count: 0, first: 0, last: 0 }),
-  transition: (s, e) => ({ state: s.count === 0 || e.at - s.first > 300_000 ? { count: 1, first: e.at, last: e.at } : { count: s.count + 1, first: s.first, last: e.at }, effects: NO_EFFECTS }),
-  codec: {
-    version: 1,
-    encode: (s) => [s.count, s.first, s.last],
-    decode: (x) => {
-      if (!Array.isArray(x)) throw new TypeError('not a group');
-      const [count, first, last] = x as unknown[];
-      if (typeof count !== 'number' || typeof first !== 'number' || typeof last !== 'number') throw new TypeError('not a group');
-      return { count, first, last };
-    },
-  },
-};
-const registry = createKindRegistry([groupKind]);
+/** The daemon's replay slice (`REPLAY_SLICE` in cli/daemon.ts). */
+const REPLAY_SLICE = 10_000;
 
 const T0 = 1_767_225_600_000;
 
@@ -54,7 +34,7 @@ const T0 = 1_767_225_600_000;
 function draft(i: number, groups: number): JournalDraft {
   return {
     at: T0 + i,
-    kind: groupKind.kind,
+    kind: CORRELATION_KIND,
     key: `corr:4f1d1a0b-5e3c-4d2e-9a7b-1c2d3e4f5a6b:host=WS-FIN-${(i % groups).toString().padStart(6, '0')}`,
     event: { at: T0 + i, user: `CORP\\user${i % 97}`, rule: 'proc_creation_win_susp_whoami', level: 'high' },
   };
@@ -77,6 +57,82 @@ async function appendAll(dir: string, n: number, groups: number): Promise<number
   const seconds = (performance.now() - started) / 1000;
   await store.close();
   return seconds;
+}
+
+const DETECTIONS = [{ id: 'r-failed-logon', name: 'r0' }, { id: 'r-logon', name: 'r1' }];
+
+function correlation(id: string, type: CorrelationType, rules: string[], extra: Partial<CorrelationRule> = {}): CorrelationRule {
+  return {
+    kind: 'correlation', file: 'bench.yml', doc: 0, id, title: `bench ${type}`, tags: [], custom: {}, type, rules,
+    groupBy: ['host'], timespanMs: 300_000, condition: { ops: { gte: 1_000_000 } }, aliases: {}, generate: true, options: {}, ...extra,
+  };
+}
+
+/** An event_count and a value_count correlation grouped by host, which never fire (no results to build). */
+function benchCorrelations(): readonly CompiledCorrelation[] {
+  const set = compileCorrelations(
+    [
+      correlation('4f1d1a0b-5e3c-4d2e-9a7b-1c2d3e4f5a6b', 'event_count', ['r0']),
+      correlation('9b2e7c11-0a4d-4f6e-8c3b-2d1e0f9a8b7c', 'value_count', ['r1'], { condition: { field: ['user'], ops: { gte: 1_000_000 } } }),
+    ],
+    DETECTIONS,
+  );
+  if (set.errors.length > 0) throw new Error(set.errors.map(String).join('\n'));
+  return set.correlations;
+}
+
+const runtimeOptions: CorrelationRuntimeOptions = { timestampFields: ['t'], maxStateEntries: 1_000_000 };
+const MATCHES = [[{ id: 'r-failed-logon' }], [{ id: 'r-logon' }]] as const;
+
+/**
+ * The daemon's journal for `n` events: a live runtime's `record` hook journals each group event (one
+ * hit per event, alternating between the two correlations, over HOSTS hosts each), committed a batch
+ * of BATCH events at a time, as the batch processor does.
+ */
+async function journalCorrelations(dir: string, n: number, defs: readonly CompiledCorrelation[]): Promise<void> {
+  const store = await openLmdbStateStore(dir);
+  let drafts: JournalDraft[] = [];
+  const live = new CorrelationRuntime(defs, { ...runtimeOptions, record: (key, event) => drafts.push({ at: T0, kind: CORRELATION_KIND, key, event }) });
+  let inFlight: Promise<CommitResult>[] = [];
+  for (let b = 0; b < n; b += BATCH) {
+    for (let i = b; i < Math.min(n, b + BATCH); i++) {
+      const host = `WS-FIN-${((i >> 1) % HOSTS).toString().padStart(6, '0')}`;
+      live.onEvent(MATCHES[i & 1] as readonly { id: string }[], { t: T0 + i * 20, host, user: `CORP\\user${i % 97}` }, 0);
+    }
+    inFlight.push(store.commitBatch({ records: drafts }));
+    drafts = [];
+    if (inFlight.length === IN_FLIGHT) {
+      await Promise.all(inFlight);
+      inFlight = [];
+    }
+  }
+  await Promise.all(inFlight);
+  await store.close();
+}
+
+/** Replay of the journal into a fresh runtime through `recover`, then a snapshot of its groups through `snapshotKinds`. */
+async function replayAndSnapshot(dir: string, defs: readonly CompiledCorrelation[]): Promise<BenchRow[]> {
+  const store = await openLmdbStateStore(dir);
+  const runtime = new CorrelationRuntime(defs, runtimeOptions);
+  const kinds = createKindRegistry(createCorrelationKinds(() => runtime, { tickedAt: -1 }).kinds);
+  (globalThis as { gc?: () => void }).gc?.();
+  let started = performance.now();
+  // CPU time too: on a shared machine it shows what the wall time would be without contention.
+  const cpu = process.cpuUsage();
+  const recovered = await recover(store, kinds, { sliceSize: REPLAY_SLICE });
+  const used = process.cpuUsage(cpu);
+  const replaySeconds = (performance.now() - started) / 1000;
+  if (recovered.replayed !== REPLAY_RECORDS) throw new Error(`replayed ${recovered.replayed} records, expected ${REPLAY_RECORDS}`);
+  started = performance.now();
+  await snapshotKinds(store, kinds, T0);
+  const snapshotMs = performance.now() - started;
+  await store.close();
+  return [
+    { name: 'journal_replay_1m (corr group records into a CorrelationRuntime)', value: replaySeconds, unit: 's' },
+    { name: 'journal_replay_1m_cpu', value: (used.user + used.system) / 1e6, unit: 's' },
+    { name: 'snapshot_write_100k_groups', value: snapshotMs, unit: 'ms' },
+    { name: 'snapshot_groups', value: runtime.stateEntries, unit: 'groups' },
+  ];
 }
 
 /** The daemon lane's shape (bench:daemon): 500 events per batch yield ~1,350 results of ~310 bytes of NDJSON. */
@@ -144,22 +200,9 @@ export async function runJournalBench(): Promise<BenchRow[]> {
     results.push({ name: 'journal_append', value: Math.round(APPEND_RECORDS / appendSeconds), unit: 'records/s' });
 
     const replayDir = join(root, 'replay');
-    await appendAll(replayDir, REPLAY_RECORDS, SNAPSHOT_GROUPS);
-    const store = await openLmdbStateStore(replayDir);
-    let started = performance.now();
-    // CPU time too: on a shared machine it shows what the wall time would be without contention.
-    const cpu = process.cpuUsage();
-    const recovered = await recover(store, registry, { sliceSize: 100_000 });
-    const used = process.cpuUsage(cpu);
-    results.push({ name: 'journal_replay_1m', value: (performance.now() - started) / 1000, unit: 's' });
-    results.push({ name: 'journal_replay_1m_cpu', value: (used.user + used.system) / 1e6, unit: 's' });
-
-    const host = new ActorHost({ store, registry, recovered });
-    started = performance.now();
-    await host.snapshot(T0);
-    results.push({ name: 'snapshot_write_100k_groups', value: performance.now() - started, unit: 'ms' });
-    results.push({ name: 'snapshot_groups', value: recovered.states.get(groupKind.kind)?.size ?? 0, unit: 'groups' });
-    await store.close();
+    const defs = benchCorrelations();
+    await journalCorrelations(replayDir, REPLAY_RECORDS, defs);
+    results.push(...(await replayAndSnapshot(replayDir, defs)));
     results.push(...(await laneRows(root)));
     return results;
   } finally {

@@ -1,4 +1,3 @@
-export type { ActorKind, AnyActorKind, StateCodec, Transition } from './kind.js';
 export { readinessMachine } from './readiness/index.js';
 export type { ReadinessContext, ReadinessEvent, ReadinessInput, ReadinessState } from './readiness/index.js';
 export { RELOAD_DEBOUNCE_MS, reloadMachine } from './reload/index.js';

@@ -9,6 +9,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createActor } from 'xstate';
+import { CorrelationRuntime } from '../actors/correlation/index.js';
 import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
@@ -17,8 +18,8 @@ import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
 import type { SigmaError } from '../sigma/errors.js';
 import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
-import { noCrash, openLmdbStateStore, openMemoryStateStore } from '../state/index.js';
-import type { CrashHook, CrashPoint, StateStore } from '../state/index.js';
+import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
+import type { CrashHook, CrashPoint, Recovered, StateStore } from '../state/index.js';
 import {
   BatchProcessor,
   carryOver,
@@ -34,16 +35,15 @@ import {
   EventPipeline,
   InputQueue,
   createBatchDetector,
+  createCorrelationKinds,
   inlineDetector,
   parseSinkUri,
-  recoverCorrelations,
   SinkQueueDepths,
   SinkWorker,
-  snapshotCorrelations,
   startWorkerPool,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
@@ -178,10 +178,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     onNotice: (n: unknown) => log.child({ component: 'correlation' }).warn({ notice: n }, 'correlation notice'),
   });
   const defs = loaded.ruleSet.correlations.correlations;
-  let recovered: RecoveredCorrelations;
+  // The journaled kinds: correlation groups hosted by the runtime in force, the tick frontier by `journal`.
+  let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: new CorrelationRuntime(defs, optionsFor(loaded.ruleSet)) };
+  const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
+  const stateKinds = createKindRegistry(correlationKinds.kinds);
+  let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
-    recovered = await recoverCorrelations(store, defs, optionsFor(loaded.ruleSet), config.state.recover, {
+    recovered = await recover(store, stateKinds, {
+      mode: config.state.recover,
       sliceSize: REPLAY_SLICE,
       onProgress: replayProgressLogger(log.child({ component: 'state' }), clock),
     });
@@ -189,12 +194,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     await store.close();
     throw exit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
-  journal.tickedAt = recovered.tickedAt;
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   const stateLog = log.child({ component: 'state' });
+  if (recovered.unreadableSnapshots.length > 0) {
+    stateLog.warn({ snapshots: recovered.unreadableSnapshots, fromSeq: recovered.snapshotSeq }, 'unreadable snapshots passed over');
+  }
   if (recovered.skipped.length > 0) stateLog.warn({ records: recovered.skipped }, 'journal records skipped (--state-recover skip)');
+  const lost = correlationKinds.report();
   stateLog.info(
-    { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: recovered.dropped, groups: recovered.runtime.stateEntries },
+    { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: lost.dropped, groups: active.runtime.stateEntries },
     'state recovered',
   );
   /** Logs and counts the groups a rule change cost (at start-up and at every reload). */
@@ -203,9 +211,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     for (const d of dropped) metrics.svc_correlation_state_dropped_total.inc({ reason: d.reason }, d.groups);
     logger.info({ correlations: dropped }, 'correlation state dropped');
   };
-  reportDropped(recovered.droppedState, stateLog);
+  reportDropped(lost.droppedState, stateLog);
   deps.onPhase?.('starting the data path');
-  let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: recovered.runtime };
   const setRuleGauges = (): void => {
     metrics.svc_detection_rules_loaded.set(active.ruleSet.engine.rules.length);
     metrics.svc_correlation_rules_loaded.set(active.ruleSet.correlations.correlations.length);
@@ -279,7 +286,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     store,
     batchSize: Math.min(config.input.batch_size, capacity),
     snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
-    snapshot: (at) => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, at),
+    snapshot: (at) => snapshotKinds(store, stateKinds, at),
   });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();

@@ -1,5 +1,7 @@
+import Type from 'typebox';
 import Compile from 'typebox/compile';
 import {
+  compareGroups,
   CORRELATION_CODEC_VERSION,
   CorrelationEventSchema,
   CorrelationRuntime,
@@ -8,13 +10,14 @@ import {
   decodeGroup,
   definitionGroupOf,
   encode,
+  encodeGroup,
   EncodedGroupSchema,
 } from '../actors/correlation/index.js';
 import type { CorrelationEvent, CorrelationRuntimeOptions, GroupState } from '../actors/correlation/index.js';
 import { decodeGroupKey, encodeGroupKey } from '../sigma/correlation/index.js';
 import type { CompiledCorrelation } from '../sigma/correlation/index.js';
-import { DEFINITIONS_KIND, isDefinitionsEvent, replayInSlices, StateCorruptionError } from '../state/index.js';
-import type { DefinitionHashes, JournalDraft, RecoverMode, ReplaySliceOptions, StateStore } from '../state/index.js';
+import { DEFINITIONS_KIND } from '../state/index.js';
+import type { AnyJournaledKind, DefinitionHashes, JournaledKind, JournalDraft, ReplayOutcome, SnapshotCodec } from '../state/index.js';
 import { ForeignGroups } from './foreign-groups.js';
 import type { DroppedCorrelationState } from './foreign-groups.js';
 
@@ -41,126 +44,157 @@ function groupOfKey(actorKey: string): string {
   return second === -1 ? actorKey : actorKey.slice(0, second);
 }
 
-export interface RecoveredCorrelations {
-  readonly runtime: CorrelationRuntime;
-  /** Journal sequence the restored state includes. */
-  readonly seq: number;
-  readonly snapshotSeq: number;
-  readonly replayed: number;
+/** A `corr-tick` record's event: the correlation groups were ticked to event time `now`. */
+export const CorrelationTickSchema = Type.Object({ now: Type.Number() });
+export type CorrelationTick = Type.Static<typeof CorrelationTickSchema>;
+const isCorrelationTick = Compile(CorrelationTickSchema);
+
+/** Where the tick frontier lives between batches (the daemon's `JournalBuffer`). */
+export interface TickFrontier {
+  /** Event time of the newest tick the state has seen (see `TICK_EVERY_MS`); -1 before any. */
+  tickedAt: number;
+}
+
+/** What a start-up left out of the stored correlation state. */
+export interface CorrelationRecoveryReport {
   /** Records and snapshot entries of changed or removed correlations, left out. */
   readonly dropped: number;
   /** Groups the stored state held for correlations that changed or went since, dropped at this start. */
   readonly droppedState: readonly DroppedCorrelationState[];
-  /** Journal records skipped under `--state-recover skip` (unreadable, or not fitting their kind). */
-  readonly skipped: readonly number[];
-  /** Event time of the newest tick the state has seen (see `TICK_EVERY_MS`). */
-  readonly tickedAt: number;
-  /** True when the hashes in force differ from the stored ones (journal a `$definitions` record). */
-  readonly definitionsChanged: boolean;
+}
+
+/** The correlation state's journaled kinds, to register with the state layer for one start-up. */
+export interface CorrelationKinds {
+  /** `corr` (groups, hosted by the current runtime) and `corr-tick` (the frontier, hosted by `frontier`). */
+  readonly kinds: readonly AnyJournaledKind[];
+  /** After `recover`: what it dropped, and whose groups, against the correlations loaded now. */
+  report(): CorrelationRecoveryReport;
+}
+
+const NOT_A_GROUP_EVENT = { unfit: 'is not a correlation group event' } as const;
+
+/** Lookups a replay needs over one runtime's correlations. */
+interface DefinitionIndex {
+  readonly runtime: CorrelationRuntime;
+  readonly byName: ReadonlyMap<string, CompiledCorrelation>;
+  /** The first loaded correlation per hash, as `carryOver` picks. */
+  readonly byHash: ReadonlyMap<string, CompiledCorrelation>;
+}
+
+function indexOf(runtime: CorrelationRuntime): DefinitionIndex {
+  const defs = runtime.definitions;
+  const byHash = new Map<string, CompiledCorrelation>();
+  for (const d of [...defs].reverse()) byHash.set(d.hash, d);
+  return { runtime, byName: new Map(defs.map((d) => [definitionGroupOf(d), d])), byHash };
 }
 
 /**
- * Start-up: the newest usable snapshot's groups, then the journal after it, reproducing what the
- * live daemon did. Like `carryOver`, state follows definition hashes: a record belongs to the loaded
- * correlation whose hash equals the one in force for its key (per the `$definitions` records), and a
- * `$definitions` record drops the groups of every hash it no longer holds, as that reload did live.
- * A record that does not fit its kind stops start-up (`fail`) or is skipped (`skip`).
- * The journal is read in slices (`slices`) so the process keeps serving HTTP meanwhile.
+ * The `corr` kind: correlation groups, hosted by `runtime()` (the runtime in force, which enforces the
+ * shared state cap and eviction order), journaled by its `record` hook. Like `carryOver`, replayed
+ * state follows definition hashes: a record belongs to the loaded correlation whose hash equals the
+ * one in force for its key (per the `$definitions` records), and a `$definitions` record drops the
+ * groups of every hash it no longer holds, as that reload did live. Groups of correlations the
+ * loaded rules cannot rebuild are tracked by key only, so the start-up can say what it drops.
  */
-export async function recoverCorrelations(
-  store: StateStore,
-  defs: readonly CompiledCorrelation[],
-  options: CorrelationRuntimeOptions,
-  mode: RecoverMode,
-  slices: ReplaySliceOptions = {},
-): Promise<RecoveredCorrelations> {
-  // replay() bypasses the `record` hook, so the live runtime can be the one that replays.
-  const runtime = new CorrelationRuntime(defs, options);
-  const current = correlationHashes(defs);
-  const byName = new Map(defs.map((d) => [definitionGroupOf(d), d]));
-  // The first loaded correlation per hash, as `carryOver` picks (a lookup per replayed record).
-  const firstByHash = new Map<string, CompiledCorrelation>();
-  for (const d of [...defs].reverse()) firstByHash.set(d.hash, d);
-  const byHash = (hash: string): CompiledCorrelation | undefined => firstByHash.get(hash);
-  const foreign = new ForeignGroups();
-  const base = store.loadSnapshotBase(mode);
-  let inForce: DefinitionHashes = base.snapshot?.header.definitions ?? {};
-  let dropped = 0;
-  const groups: GroupState[] = [];
-  let tickedAt = -1;
-  for (const chunk of base.snapshot?.chunks ?? []) {
-    if (chunk.kind === CORRELATION_TICK_KIND) for (const [, at] of chunk.entries) if (typeof at === 'number') tickedAt = at;
-    if (chunk.kind !== CORRELATION_KIND) continue;
-    for (const [, encoded] of chunk.entries) {
-      const g = decodeGroup(encoded, byHash);
-      if (g !== undefined) groups.push(g);
-      else {
-        dropped++;
-        if (isEncodedGroup.Check(encoded) && byHash(encoded.corr) === undefined) foreign.note(encoded.corr, encodeGroupKey(encoded.key), false);
-      }
-    }
-  }
-  runtime.restore(groups);
+class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupState> {
+  readonly kind = CORRELATION_KIND;
+  readonly malformed = NOT_A_GROUP_EVENT.unfit;
+  readonly codec: SnapshotCodec<GroupState>;
+  private inForce: DefinitionHashes = {};
+  private readonly foreign = new ForeignGroups();
+  private dropped = 0;
+  private cached: DefinitionIndex | undefined;
 
-  const skipped: number[] = [];
-  const unfit = (seq: number, why: string): void => {
-    if (mode === 'fail') {
-      throw new StateCorruptionError('journal_record_unreadable', seq, `journal record ${seq} ${why} (start with --state-recover skip to skip it)`);
+  constructor(private readonly runtime: () => CorrelationRuntime) {
+    this.codec = {
+      version: CORRELATION_CODEC_VERSION,
+      encode: encodeGroup,
+      decode: (encoded, version) => (version === CORRELATION_CODEC_VERSION ? decodeGroup(encoded, (h) => this.index().byHash.get(h)) : undefined),
+    };
+  }
+
+  isEvent(event: unknown): event is CorrelationEvent {
+    return isCorrelationEvent.Check(event);
+  }
+
+  restore(states: readonly GroupState[]): void {
+    this.runtime().restore(states);
+  }
+
+  replay(key: string, event: CorrelationEvent): ReplayOutcome {
+    const { runtime, byHash, byName } = this.index();
+    const name = groupOfKey(key);
+    const parts = decodeGroupKey(key.slice(name.length + 1));
+    if (parts === undefined) return NOT_A_GROUP_EVENT;
+    const hash = this.inForce[name];
+    const def = hash !== undefined ? byHash.get(hash) : byName.get(name);
+    if (def === undefined) {
+      this.dropped++;
+      if (hash !== undefined) this.foreign.note(hash, encodeGroupKey(parts), event.kind === 'evicted');
+      return 'dropped';
     }
-    skipped.push(seq);
-  };
-  let replayed = 0;
-  const stats = await replayInSlices(
-    store,
-    base.seq,
-    (r) => {
-      if (r.kind === DEFINITIONS_KIND) {
-        if (!isDefinitionsEvent(r.event)) return unfit(r.seq, 'is a malformed $definitions record');
-        const kept = new Set(Object.values(r.event.hashes));
-        runtime.dropGroups((d) => !kept.has(d.hash));
-        foreign.keepOnly(kept);
-        inForce = r.event.hashes;
-        return;
-      }
-      if (r.kind === CORRELATION_TICK_KIND) {
-        const now = (r.event as { now?: unknown } | null)?.now;
-        if (typeof now !== 'number') return unfit(r.seq, 'is a malformed correlation tick');
-        tickedAt = Math.max(tickedAt, now);
-        return;
-      }
-      if (r.kind !== CORRELATION_KIND) return unfit(r.seq, `has an unknown kind '${r.kind}'`);
-      const name = groupOfKey(r.key);
-      const parts = decodeGroupKey(r.key.slice(name.length + 1));
-      if (!isCorrelationEvent.Check(r.event) || parts === undefined) return unfit(r.seq, 'is not a correlation group event');
-      const hash = inForce[name];
-      const def = hash !== undefined ? byHash(hash) : byName.get(name);
-      if (def === undefined) {
-        dropped++;
-        if (hash !== undefined) foreign.note(hash, encodeGroupKey(parts), r.event.kind === 'evicted');
-        return;
-      }
-      if (!runtime.replay(def, parts, r.event)) return unfit(r.seq, `does not fit correlation '${correlationName(def)}'`);
-      replayed++;
-    },
-    mode,
-    slices,
-  );
+    return runtime.replay(def, parts, event) ? 'applied' : { unfit: `does not fit correlation '${correlationName(def)}'` };
+  }
+
+  *states(): Iterable<readonly [string, GroupState]> {
+    const groups = [...this.runtime().snapshot()].sort(compareGroups);
+    for (let i = 0; i < groups.length; i++) yield [`${i}`, groups[i] as GroupState];
+  }
+
+  definitions(): DefinitionHashes {
+    return correlationHashes(this.runtime().definitions);
+  }
+
+  definitionsInForce(hashes: DefinitionHashes): void {
+    const kept = new Set(Object.values(hashes));
+    this.runtime().dropGroups((d) => !kept.has(d.hash));
+    this.foreign.keepOnly(kept);
+    this.inForce = hashes;
+  }
+
+  undecodable(encoded: unknown): void {
+    this.dropped++;
+    if (isEncodedGroup.Check(encoded) && this.index().byHash.get(encoded.corr) === undefined) this.foreign.note(encoded.corr, encodeGroupKey(encoded.key), false);
+  }
+
+  report(): CorrelationRecoveryReport {
+    return { dropped: this.dropped, droppedState: this.foreign.report(this.inForce, this.definitions()) };
+  }
+
+  private index(): DefinitionIndex {
+    const runtime = this.runtime();
+    if (this.cached?.runtime !== runtime) this.cached = indexOf(runtime);
+    return this.cached;
+  }
+}
+
+/** The `corr-tick` kind: the tick frontier, so a restore resumes ticking in step. */
+function tickKind(frontier: TickFrontier): JournaledKind<CorrelationTick, number> {
   return {
-    runtime,
-    seq: Math.max(stats.lastSeq, base.seq),
-    snapshotSeq: base.seq,
-    replayed,
-    dropped,
-    droppedState: foreign.report(inForce, current),
-    skipped: [...stats.skipped, ...skipped].sort((a, b) => a - b),
-    tickedAt,
-    definitionsChanged: !sameHashes(inForce, current),
+    kind: CORRELATION_TICK_KIND,
+    malformed: 'is a malformed correlation tick',
+    isEvent: (event): event is CorrelationTick => isCorrelationTick.Check(event),
+    codec: { version: 1, encode: (at) => at, decode: (x) => (typeof x === 'number' ? x : undefined) },
+    restore(states) {
+      frontier.tickedAt = states[states.length - 1] ?? -1;
+    },
+    replay(_key, event) {
+      frontier.tickedAt = Math.max(frontier.tickedAt, event.now);
+      return 'applied';
+    },
+    states: () => [['tickedAt', frontier.tickedAt]],
   };
 }
 
-function sameHashes(a: DefinitionHashes, b: DefinitionHashes): boolean {
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
+/**
+ * The correlation state's entries for the state layer's registry, for one start-up: `recover`
+ * restores and replays into `runtime()` and `frontier`, `snapshotKinds` writes them. Build the
+ * runtime before recovery; a reload swaps it (`carryOver`) and `runtime()` follows.
+ */
+export function createCorrelationKinds(runtime: () => CorrelationRuntime, frontier: TickFrontier): CorrelationKinds {
+  const groups = new CorrelationGroupsKind(runtime);
+  const kinds: AnyJournaledKind[] = [groups, tickKind(frontier)];
+  return { kinds, report: () => groups.report() };
 }
 
 /** The `$definitions` journal record for the hashes now in force. */
@@ -191,26 +225,6 @@ export function carryOver(
     groups,
   }));
   return { runtime, dropped };
-}
-
-/** Writes a snapshot of every group as of the store's last journal sequence. */
-export function snapshotCorrelations(
-  store: StateStore,
-  runtime: CorrelationRuntime,
-  defs: readonly CompiledCorrelation[],
-  tickedAt: number,
-  at: number,
-): Promise<boolean> {
-  const encoded = encode(runtime.snapshot()).groups;
-  return store.writeSnapshot({
-    seq: store.lastSeq,
-    at,
-    kinds: [
-      { kind: CORRELATION_KIND, version: CORRELATION_CODEC_VERSION, entries: encoded.map((g, i) => [`${i}`, g] as const) },
-      { kind: CORRELATION_TICK_KIND, version: 1, entries: [['tickedAt', tickedAt]] },
-    ],
-    definitions: correlationHashes(defs),
-  });
 }
 
 export type { CorrelationEvent };

@@ -1,7 +1,15 @@
 export { BatchProcessor, TICK_EVERY_MS } from './batch-processor.js';
 export type { ActiveRules, BatchProcessorDeps, CommittedResult, EvaluatingBatch, JournalBuffer, ResultLine } from './batch-processor.js';
-export { carryOver, CORRELATION_KIND, CORRELATION_TICK_KIND, correlationHashes, definitionsRecord, recoverCorrelations, snapshotCorrelations } from './correlation-state.js';
-export type { RecoveredCorrelations } from './correlation-state.js';
+export {
+  carryOver,
+  CORRELATION_KIND,
+  CORRELATION_TICK_KIND,
+  CorrelationTickSchema,
+  correlationHashes,
+  createCorrelationKinds,
+  definitionsRecord,
+} from './correlation-state.js';
+export type { CorrelationKinds, CorrelationRecoveryReport, CorrelationTick, TickFrontier } from './correlation-state.js';
 export type { DroppedCorrelationState } from './foreign-groups.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
 export type { DecodeConfig, Decoder } from './decode-stage.js';

@@ -93,6 +93,9 @@ describe('crash recovery', () => {
     for (let i = 0; i < REQUESTS; i++) expect(await post(oracle, i)).toBe(true);
     const expected = await finish(oracle, oracleRun);
     expect(expected.ids.length).toBeGreaterThan(50);
+    // Every correlation type of the lane fires, so each has windows open across the kills.
+    const types = new Set(readNdjson(oracleRun.out).flatMap((l) => (typeof l['correlation_type'] === 'string' ? [l['correlation_type']] : [])));
+    expect([...types].sort()).toEqual(['event_count', 'temporal_ordered', 'value_count', 'value_sum']);
     expect((expected.state as unknown[]).length).toBeGreaterThan(0);
 
     const run = newRun('crashes');

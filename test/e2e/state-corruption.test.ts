@@ -5,15 +5,55 @@
 // malformed `$definitions` record) is treated the same way, named by its own sequence.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { inspectStateDir } from '../../src/state/inspect-state.js';
 import { LmdbBackend } from '../../src/state/lmdb-backend.js';
 import { JournalBatch } from '../../src/state/records.js';
 import type { JournalRecord } from '../../src/state/records.js';
 import { packValue, storedCodec } from '../../src/state/value-codec.js';
-import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir } from './harness.js';
+import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
 
 beforeAll(ensureBuilt, 180_000);
 
 describe('state corruption at start-up', () => {
+  it('falls back past a torn snapshot to the previous one plus its journal, and says so', { timeout: 60_000 }, async () => {
+    const dir = tempDir('torn');
+    const state = join(dir, 'state');
+    const args = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${join(dir, 'out.ndjson')}`, '--state-db', state, '--snapshot-every', '1'];
+    const logon = (s: number, host: string) => ({ EventID: 4625, Computer: host, '@timestamp': `2024-05-01T00:00:0${s}Z` });
+    const groups = async (d: Awaited<ReturnType<typeof startDaemon>>) => (await d.json({ method: 'GET', url: '/api/v1/correlations/state' })).body['groups'];
+
+    const first = await startDaemon(args);
+    for (const [s, host] of [[1, 'h1'], [2, 'h2'], [3, 'h1']] as const) {
+      expect((await first.request({ method: 'POST', url: '/api/v1/events', body: ndjson([logon(s, host)]) })).status).toBe(200);
+    }
+    // Each batch is followed by a snapshot (written after the answer): wait for the one of the last.
+    const last = await waitFor(async () => {
+      const r = await inspectStateDir(state);
+      return r.snapshot !== null && r.snapshot.seq === r.journal.last_seq && r.snapshot.previous_seq !== null ? r.snapshot : undefined;
+    }, 10_000, 'the last snapshot');
+    const before = await groups(first);
+    expect(before).not.toEqual([]);
+    first.kill('SIGKILL');
+    await first.exited;
+
+    // Tear the newest snapshot: flip the last byte of its first chunk (CRC-framed).
+    const lmdb = new LmdbBackend(state);
+    const [chunk] = [...lmdb.range('snapshots', { start: [last.seq, 0], end: [last.seq + 1, 0] })];
+    expect(chunk).toBeDefined();
+    const torn = Uint8Array.from(chunk?.value ?? []);
+    torn[torn.length - 1] = (torn[torn.length - 1] ?? 0) ^ 0xff;
+    await lmdb.write((w) => w.put('snapshots', chunk?.key ?? [], torn));
+    await lmdb.close();
+
+    const second = await startDaemon(args);
+    expect(await groups(second)).toEqual(before);
+    const logs = second.logs.map((l) => JSON.parse(l) as { msg?: string; snapshots?: number[]; fromSeq?: number; snapshotSeq?: number; replayed?: number });
+    expect(logs.find((l) => l.msg === 'unreadable snapshots passed over')).toMatchObject({ snapshots: [last.seq], fromSeq: last.previous_seq });
+    expect(logs.find((l) => l.msg === 'state recovered')).toMatchObject({ snapshotSeq: last.previous_seq });
+    second.kill();
+    expect(await second.exited).toBe(0);
+  });
+
   it('refuses to start on an unreadable journal record unless --state-recover skip', async () => {
     const dir = tempDir('corrupt');
     const state = join(dir, 'state');

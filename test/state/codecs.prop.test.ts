@@ -2,10 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { packChecked, packValue, storedCodec, unpackChecked } from '../../src/state/value-codec.js';
 import { JournalRecord, SnapshotChunk } from '../../src/state/index.js';
-import { counterKind, dedupKind } from './support/toy-kinds.js';
+import { createCorrelationKinds } from '../../src/streams/index.js';
+import type { AnyJournaledKind } from '../../src/state/index.js';
+import { runtimeFor } from '../actors/correlation/harness.js';
+import { correlationRule, detections } from '../sigma/correlation/rule-fixtures.js';
 
-const counterState = fc.record({ count: fc.nat({ max: 10 }), windowStart: fc.nat() });
-const dedupState = fc.record({ seen: fc.array(fc.string(), { maxLength: 4 }) });
+// Event times in seconds, inside and across the 60 s windows.
+const hits = fc.array(fc.record({ host: fc.constantFrom('a', 'b', 'c'), user: fc.constantFrom('x', 'y', null), t: fc.nat({ max: 300 }) }), { maxLength: 20 });
+const rules = [
+  correlationRule({ id: 'count', type: 'event_count', rules: ['r0'], groupBy: ['host'], condition: { ops: { gte: 4 } } }),
+  correlationRule({ id: 'users', type: 'value_count', rules: ['r0'], groupBy: ['host'], condition: { field: ['user'], ops: { gte: 3 } } }),
+];
 // Events arrive as JSON, so -0 never occurs (msgpack writes it as 0); `__proto__` keys have their own test.
 const plain = fc
   .jsonValue()
@@ -13,14 +20,18 @@ const plain = fc
   .filter((v) => !JSON.stringify(v).includes('"__proto__"'));
 
 describe('codecs', () => {
-  it('each toy kind decodes what it encodes, also after msgpack', () => {
+  it('each registered correlation kind decodes what it encodes, also after msgpack', () => {
     const chunks = storedCodec(SnapshotChunk);
     fc.assert(
-      fc.property(counterState, dedupState, (c, d) => {
-        expect(counterKind.codec.decode(counterKind.codec.encode(c), counterKind.codec.version)).toEqual(c);
-        expect(dedupKind.codec.decode(dedupKind.codec.encode(d), dedupKind.codec.version)).toEqual(d);
-        const chunk = chunks.decode(packValue({ kind: 'counter', entries: [['k', counterKind.codec.encode(c)]] }));
-        expect(counterKind.codec.decode(chunk?.entries[0]?.[1], 2)).toEqual(c);
+      fc.property(hits, fc.integer({ min: -1, max: 10_000 }), (events, tickedAt) => {
+        const runtime = runtimeFor(rules, detections(1), { timestampFields: ['t'] });
+        for (const e of [...events].sort((x, y) => x.t - y.t)) runtime.onEvent([{ name: 'r0' }], e, 0);
+        for (const kind of createCorrelationKinds(() => runtime, { tickedAt }).kinds as AnyJournaledKind[]) {
+          for (const [key, state] of kind.states()) {
+            const chunk = chunks.decode(packValue({ kind: kind.kind, entries: [[key, kind.codec.encode(state)]] }));
+            expect(kind.codec.decode(chunk?.entries[0]?.[1], kind.codec.version)).toEqual(state);
+          }
+        }
       }),
     );
   });

@@ -1,90 +1,139 @@
+// The generic start-up and snapshot driver over registered kinds. The daemon's own kinds (`corr`,
+// `corr-tick`) have their tests in test/streams/correlation-kinds.test.ts; here a minimal kind shows
+// what the driver promises any kind: codecs with versions, definition fan-out, unfit records by sequence.
 import { describe, expect, it } from 'vitest';
-import type { AnyActorKind } from '../../src/actors/index.js';
-import { ActorHost, createKindRegistry, openMemoryStateStore, recover, StateCorruptionError } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
-import { counterKind, dedupKind } from './support/toy-kinds.js';
+import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../src/state/index.js';
+import type { DefinitionHashes, JournaledKind, StateStore } from '../../src/state/index.js';
 
-const registry = createKindRegistry([counterKind, dedupKind]);
-
-async function storeWithSnapshot(kinds: { kind: string; version: number; entries: [string, unknown][] }[]): Promise<StateStore> {
-  const store = await openMemoryStateStore();
-  await store.commitBatch({ records: [{ at: 0, kind: 'dedup', key: 'd', event: { type: 'seen', fingerprint: 'z' } }] });
-  await store.writeSnapshot({ seq: 1, at: 77, kinds, definitions: { ruleA: 'h1' } });
-  return store;
+/** A kind counting `{n}` events per key, hosted in a map; it records what the driver told it. */
+function counterKind() {
+  const host = new Map<string, number>();
+  const told = { inForce: [] as DefinitionHashes[], undecodable: [] as unknown[], restores: 0 };
+  const kind: JournaledKind<{ n: number }, [string, number]> = {
+    kind: 'counter',
+    malformed: 'is not a counter event',
+    isEvent: (e): e is { n: number } => typeof e === 'object' && e !== null && 'n' in e && typeof e.n === 'number',
+    codec: {
+      version: 2,
+      encode: (s) => s,
+      // Version 1 stored `{key, count}`.
+      decode(x, version) {
+        if (version === 1 && typeof x === 'object' && x !== null && 'key' in x && 'count' in x) return [String(x.key), Number(x.count)];
+        return version === 2 && Array.isArray(x) && typeof x[0] === 'string' && typeof x[1] === 'number' ? [x[0], x[1]] : undefined;
+      },
+    },
+    restore(states) {
+      told.restores++;
+      host.clear();
+      for (const [k, n] of states) host.set(k, n);
+    },
+    replay(key, event) {
+      if (key === '') return { unfit: 'has no counter key' };
+      if (key.startsWith('gone/')) return 'dropped';
+      host.set(key, (host.get(key) ?? 0) + event.n);
+      return 'applied';
+    },
+    states: () => [...host].map(([k, n]) => [k, [k, n]] as const),
+    definitions: () => ({ counter: 'h2' }),
+    definitionsInForce: (h) => void told.inForce.push(h),
+    undecodable: (x) => void told.undecodable.push(x),
+  };
+  return { kind, host, told, registry: createKindRegistry([kind]) };
 }
 
-describe('recover', () => {
-  it('starts from initial states when nothing was stored', async () => {
-    const recovered = await recover(await openMemoryStateStore(), registry);
-    expect(recovered.seq).toBe(0);
-    expect([...recovered.states.keys()]).toEqual(['counter', 'dedup']);
-    expect(recovered.stats.replayed).toBe(0);
+async function commit(store: StateStore, ...records: { kind: string; key: string; event: unknown }[]): Promise<void> {
+  await store.commitBatch({ records: records.map((r) => ({ at: 0, ...r })) });
+}
+
+describe('recover and snapshotKinds', () => {
+  it('start every kind from no states when nothing was stored, and ask for a `$definitions` record', async () => {
+    const c = counterKind();
+    const recovered = await recover(await openMemoryStateStore(), c.registry);
+    expect(recovered).toMatchObject({ seq: 0, snapshotSeq: 0, replayed: 0, definitions: {}, definitionsChanged: true });
+    expect(c.told).toEqual({ inForce: [{}], undecodable: [], restores: 1 });
   });
 
-  it('restores snapshot entries through each codec, upgrading older versions', async () => {
-    const store = await storeWithSnapshot([
-      { kind: 'counter', version: 1, entries: [['ruleA/x', { count: 2, windowStart: 5 }]] },
-      { kind: 'dedup', version: 1, entries: [['d', ['a']]] },
-    ]);
-    const recovered = await recover(store, registry);
-    expect(recovered.states.get('counter')?.get('ruleA/x')).toEqual({ count: 2, windowStart: 5 });
-    expect(recovered.states.get('dedup')?.get('d')).toEqual({ seen: ['a'] });
-    expect(recovered.definitions).toEqual({ ruleA: 'h1' });
-    expect(recovered.stats).toMatchObject({ snapshotSeq: 1, snapshotAt: 77, undecodableStates: 0, freshKinds: [] });
-  });
-
-  it('skips and counts entries a codec rejects, and starts a kind fresh when its stored version is unknown', async () => {
-    const store = await storeWithSnapshot([
-      { kind: 'counter', version: 2, entries: [['ruleA/x', [1, 2]], ['ruleA/y', 'garbage']] },
-      { kind: 'dedup', version: 9, entries: [['d', ['a']]] },
-      { kind: 'retired-kind', version: 1, entries: [['q', 1]] },
-    ]);
-    const recovered = await recover(store, registry);
-    expect([...(recovered.states.get('counter')?.keys() ?? [])]).toEqual(['ruleA/x']);
-    expect(recovered.states.get('dedup')?.size).toBe(0);
-    expect(recovered.stats).toMatchObject({ undecodableStates: 1, freshKinds: ['dedup'], unknownKinds: ['retired-kind'] });
-  });
-
-  it('replays the journal after the snapshot and reports progress in slices', async () => {
+  it('restore snapshot entries through the codec with their stored version; count, report and skip the rest', async () => {
     const store = await openMemoryStateStore();
-    for (let i = 0; i < 10; i++) await store.commitBatch({ records: [{ at: i, kind: 'dedup', key: `d${i % 2}`, event: { type: 'seen', fingerprint: `f${i}` } }] });
+    await commit(store, { kind: 'counter', key: 'a', event: { n: 1 } });
+    await store.writeSnapshot({
+      seq: 1,
+      at: 77,
+      kinds: [
+        { kind: 'counter', version: 1, entries: [['0', { key: 'a', count: 5 }], ['1', 'garbage']] },
+        { kind: 'retired-kind', version: 1, entries: [['q', 1]] },
+      ],
+      definitions: { counter: 'h1' },
+    });
+    const c = counterKind();
+    const recovered = await recover(store, c.registry);
+    expect([...c.host]).toEqual([['a', 5]]);
+    expect(recovered).toMatchObject({ snapshotSeq: 1, snapshotAt: 77, undecodable: 1, unknownSnapshotKinds: ['retired-kind'], definitions: { counter: 'h1' } });
+    expect(c.told.undecodable).toEqual(['garbage']);
+    expect(c.told.inForce).toEqual([{ counter: 'h1' }]);
+  });
+
+  it('replay the journal after the snapshot in slices, fan `$definitions` records out to every kind, and count what was applied', async () => {
+    const store = await openMemoryStateStore();
+    for (let i = 0; i < 9; i++) await commit(store, { kind: 'counter', key: i === 4 ? 'gone/x' : `k${i % 2}`, event: { n: 1 } });
+    await commit(store, { kind: DEFINITIONS_KIND, key: '', event: { hashes: { counter: 'h2' } } });
     const progress: number[] = [];
-    const recovered = await recover(store, registry, { sliceSize: 4, onProgress: (p) => progress.push(p.replayed) });
+    const c = counterKind();
+    const recovered = await recover(store, c.registry, { sliceSize: 4, onProgress: (p) => progress.push(p.replayed) });
     expect(progress).toEqual([4, 8, 10]);
-    expect(recovered.seq).toBe(10);
-    expect(recovered.states.get('dedup')?.get('d1')).toEqual({ seen: ['f3', 'f5', 'f7', 'f9'] });
+    expect(recovered).toMatchObject({ seq: 10, replayed: 8, definitions: { counter: 'h2' }, definitionsChanged: false });
+    expect([...c.host]).toEqual([['k0', 4], ['k1', 4]]);
+    expect(c.told.inForce).toEqual([{}, { counter: 'h2' }]);
   });
 
-  it('treats an event its kind does not recognise as unreadable, naming the sequence', async () => {
+  it('stop at a record that fits no kind, naming its sequence, unless told to skip it', async () => {
     const store = await openMemoryStateStore();
-    await store.commitBatch({ records: [{ at: 0, kind: 'counter', key: 'ruleA/x', event: { type: 'bogus' } }] });
-    await expect(recover(store, registry)).rejects.toThrow(StateCorruptionError);
-    await expect(recover(store, registry)).rejects.toMatchObject({ seq: 1 });
-    const skipped = await recover(store, registry, { mode: 'skip' });
-    expect(skipped.stats.skippedRecords).toEqual([1]);
+    await commit(
+      store,
+      { kind: 'counter', key: 'a', event: { n: 'one' } },
+      { kind: 'counter', key: '', event: { n: 1 } },
+      { kind: 'nobody', key: 'a', event: {} },
+      { kind: DEFINITIONS_KIND, key: '', event: { hashes: 7 } },
+      { kind: 'counter', key: 'a', event: { n: 1 } },
+    );
+    const cases: [number, string][] = [
+      [1, 'journal record 1 is not a counter event'],
+      [2, 'journal record 2 has no counter key'],
+      [3, "journal record 3 has an unknown kind 'nobody'"],
+      [4, 'journal record 4 is a malformed $definitions record'],
+    ];
+    for (const [seq, message] of cases) {
+      const c = counterKind();
+      const error = await recover(store, c.registry).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StateCorruptionError);
+      expect(error).toMatchObject({ seq, message: expect.stringContaining(message) });
+      // Only the first one stops start-up: take it out of the way for the next case.
+      await store.writeSnapshot({ seq, at: 0, kinds: [], definitions: {} });
+    }
+    const skipping = await openMemoryStateStore();
+    await commit(skipping, { kind: 'counter', key: '', event: { n: 1 } }, { kind: 'nobody', key: 'a', event: {} }, { kind: 'counter', key: 'a', event: { n: 1 } });
+    const c = counterKind();
+    expect(await recover(skipping, c.registry, { mode: 'skip' })).toMatchObject({ skipped: [1, 2], replayed: 1 });
+    expect([...c.host]).toEqual([['a', 1]]);
   });
 
-  it('replays definition changes: a changed or removed rule loses its state, an unchanged one keeps it', async () => {
+  it('snapshot every kind’s live states with its codec version and the definitions it runs', async () => {
     const store = await openMemoryStateStore();
-    const host = new ActorHost({ store, registry, recovered: await recover(store, registry) });
-    host.updateDefinitions({ ruleA: 'a1', ruleB: 'b1', ruleC: 'c1' }, 0);
-    for (const key of ['ruleA/h', 'ruleB/h', 'ruleC/h']) host.dispatch(counterKind, key, { type: 'hit', at: 1 }, 1);
-    await host.commit();
-    const change = host.updateDefinitions({ ruleA: 'a1', ruleB: 'b2', ruleD: 'd1' }, 2);
-    expect(change).toEqual({ kept: ['ruleA'], changed: ['ruleB'], removed: ['ruleC'], added: ['ruleD'], droppedStates: 2 });
-    expect(host.updateDefinitions({ ruleA: 'a1', ruleB: 'b2', ruleD: 'd1' }, 3).droppedStates).toBe(0);
-    host.dispatch(counterKind, 'ruleB/h', { type: 'hit', at: 4 }, 4);
-    await host.commit();
-    const live = [...(host.states.get('counter')?.entries() ?? [])];
-    const recovered = await recover(store, registry);
-    expect([...(recovered.states.get('counter')?.entries() ?? [])]).toEqual(live);
-    expect(recovered.definitions).toEqual({ ruleA: 'a1', ruleB: 'b2', ruleD: 'd1' });
-    expect(recovered.stats.droppedByDefinitions).toBe(2);
+    await commit(store, { kind: 'counter', key: 'a', event: { n: 2 } }, { kind: 'counter', key: 'b', event: { n: 3 } });
+    const c = counterKind();
+    await recover(store, c.registry);
+    expect(await snapshotKinds(store, c.registry, 50)).toBe(true);
+    const snap = store.loadSnapshotBase('fail').snapshot;
+    expect(snap?.header).toMatchObject({ seq: 2, at: 50, kinds: { counter: { version: 2, count: 2 } }, definitions: { counter: 'h2' } });
+    expect(snap?.chunks.flatMap((ch) => ch.entries)).toEqual([['a', ['a', 2]], ['b', ['b', 3]]]);
+    const again = counterKind();
+    expect(await recover(store, again.registry)).toMatchObject({ snapshotSeq: 2, replayed: 0, definitionsChanged: false });
+    expect([...again.host]).toEqual([['a', 2], ['b', 3]]);
   });
 
-  it('rejects registering one kind name twice or the reserved name', () => {
-    expect(() => createKindRegistry([counterKind, counterKind])).toThrow(/twice/);
-    const reserved: AnyActorKind = { ...dedupKind, kind: '$definitions' };
-    expect(() => createKindRegistry([reserved])).toThrow(/reserved/);
+  it('refuse registering one kind name twice or the reserved name', () => {
+    const { kind } = counterKind();
+    expect(() => createKindRegistry([kind, kind])).toThrow(/twice/);
+    expect(() => createKindRegistry([{ ...kind, kind: DEFINITIONS_KIND }])).toThrow(/reserved/);
   });
 });

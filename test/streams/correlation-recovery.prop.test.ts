@@ -105,7 +105,7 @@ describe('correlation state across rule changes', () => {
       expect(await live.reload(VARIANTS[1] as RuleSet)).toEqual([{ correlation: EVENT_COUNT_ID, reason: 'changed', groups: 1 }]);
       const restored = await openHarness(VARIANTS[0] as RuleSet, backend);
       expect(restored.active().runtime.groupSnapshots()).toEqual([]);
-      expect(restored.recovered.droppedState).toEqual([]);
+      expect(restored.lost.droppedState).toEqual([]);
       // The reverted rule starts counting afresh: two more failures do not reach its threshold of 3.
       await restored.send([failedLogon('h', 3), failedLogon('h', 4)]);
       expect(restored.committed).toEqual([]);
@@ -117,8 +117,8 @@ describe('correlation state across rule changes', () => {
     const live = await openHarness(VARIANTS[0] as RuleSet, backend);
     await live.send([failedLogon('h1', 1), failedLogon('h2', 2), JSON.stringify({ EventID: 3, Bytes: 10, Computer: 'h1', '@timestamp': '2024-01-01T00:00:03Z' })]);
     const changed = await openHarness(VARIANTS[1] as RuleSet, backend);
-    expect(changed.recovered.droppedState).toEqual([{ correlation: EVENT_COUNT_ID, reason: 'changed', groups: 2 }]);
+    expect(changed.lost.droppedState).toEqual([{ correlation: EVENT_COUNT_ID, reason: 'changed', groups: 2 }]);
     const removed = await openHarness(VARIANTS[3] as RuleSet, backend);
-    expect(removed.recovered.droppedState).toEqual([{ correlation: '7c0a0000-0000-4000-8000-000000000014', reason: 'removed', groups: 1 }]);
+    expect(removed.lost.droppedState).toEqual([{ correlation: '7c0a0000-0000-4000-8000-000000000014', reason: 'removed', groups: 1 }]);
   });
 });

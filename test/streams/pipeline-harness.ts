@@ -1,8 +1,9 @@
 // A batch processor over an in-memory state store and the crash-test rules, as the daemon wires it.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryBackend, openMemoryStateStore } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
+import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
+import { createKindRegistry, MemoryBackend, openMemoryStateStore, recover, snapshotKinds } from '../../src/state/index.js';
+import type { CrashHook, Recovered, StateStore } from '../../src/state/index.js';
 import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
 import { buildRuleSet } from '../../src/sigma/rule-set.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
@@ -10,13 +11,22 @@ import {
   BatchProcessor,
   carryOver,
   createBatchDetector,
+  createCorrelationKinds,
   createDecoder,
   inlineDetector,
   definitionsRecord,
-  recoverCorrelations,
-  snapshotCorrelations,
 } from '../../src/streams/index.js';
-import type { ActiveRules, Detector, DlqWriter, DroppedCorrelationState, InputUnit, JournalBuffer, RecoveredCorrelations, ResultLine, UnitOutcome } from '../../src/streams/index.js';
+import type {
+  ActiveRules,
+  CorrelationRecoveryReport,
+  Detector,
+  DlqWriter,
+  DroppedCorrelationState,
+  InputUnit,
+  JournalBuffer,
+  ResultLine,
+  UnitOutcome,
+} from '../../src/streams/index.js';
 import { SimulatedClock, testContext } from './support.js';
 
 export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');
@@ -36,7 +46,9 @@ export interface Harness {
   readonly journal: JournalBuffer;
   readonly committed: ResultLine[];
   readonly ctx: ReturnType<typeof testContext>;
-  readonly recovered: RecoveredCorrelations;
+  readonly recovered: Recovered;
+  /** What the recovery left out of the stored correlation state. */
+  readonly lost: CorrelationRecoveryReport;
   snapshot(): Promise<boolean>;
   /** A hot reload as the daemon runs it (detection is inline, so the rules switch at once). */
   reload(ruleSet: RuleSet): Promise<readonly DroppedCorrelationState[]>;
@@ -46,23 +58,29 @@ export interface Harness {
 /** Inline detection of JSON lines, as `--detect-workers 0` wires it. */
 export const inline = (ruleSet: RuleSet): Detector => inlineDetector(ruleSet, createBatchDetector({ format: 'json', syslogTzMinutes: 0, includeEvent: false }));
 
-/** Open (or reopen, with `backend`) a store and recover into a live processor; parse errors go to `dlq` when given. */
+/**
+ * Open (or reopen, with `backend`) a store and recover into a live processor; parse errors go to
+ * `dlq` when given. `crash` is called at the named points of the batch processor and the store.
+ */
 export async function openHarness(
   ruleSet: RuleSet,
   backend = new MemoryBackend(),
   detector: Detector = inline(ruleSet),
   dlq?: (ctx: ReturnType<typeof testContext>) => DlqWriter,
+  crash: CrashHook = () => undefined,
 ): Promise<Harness> {
   const clock = new SimulatedClock();
   const ctx = testContext(clock);
-  const store = await openMemoryStateStore({ backend, sinks: ['s'] });
+  const store = await openMemoryStateStore({ backend, sinks: ['s'], crashHook: crash });
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
   const defs = ruleSet.correlations.correlations;
   const options = { record: (key: string, event: unknown) => journal.drafts.push({ at: journal.at, kind: 'corr', key, event }) };
-  const recovered = await recoverCorrelations(store, defs, options, 'fail');
-  journal.tickedAt = recovered.tickedAt;
+  // Wired as the daemon wires it: the registry's correlation kinds host groups in the runtime in force.
+  let active: ActiveRules = { ruleSet, runtime: new CorrelationRuntime(defs, options) };
+  const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
+  const kinds = createKindRegistry(correlationKinds.kinds);
+  const recovered = await recover(store, kinds, { mode: 'fail' });
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
-  let active: ActiveRules = { ruleSet, runtime: recovered.runtime };
   const committed: ResultLine[] = [];
   const processor = new BatchProcessor(ctx, {
     store,
@@ -71,7 +89,7 @@ export async function openHarness(
     rules: () => active,
     journal,
     source: 'http',
-    crash: () => undefined,
+    crash,
     sinkRoom: () => Promise.resolve(),
     committed: (r) => committed.push(...r.map((c) => JSON.parse(c.text) as ResultLine)),
   });
@@ -85,7 +103,8 @@ export async function openHarness(
     committed,
     ctx,
     recovered,
-    snapshot: () => snapshotCorrelations(store, active.runtime, active.ruleSet.correlations.correlations, journal.tickedAt, clock.now()),
+    lost: correlationKinds.report(),
+    snapshot: () => snapshotKinds(store, kinds, clock.now()),
     async reload(next) {
       // Inline detection builds from the rule set alone; the worker inputs are not read.
       await detector.prepare(next, { sources: [], pipelines: [], correlation: DEFAULT_CORRELATION_SETTINGS, emitReferenced: false });

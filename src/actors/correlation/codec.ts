@@ -52,7 +52,8 @@ export interface DecodedSnapshot {
   readonly fresh?: 'unknown_version' | 'malformed';
 }
 
-function compareGroups(a: GroupState, b: GroupState): number {
+/** Snapshot order: correlation index, then group key. */
+export function compareGroups(a: GroupState, b: GroupState): number {
   if (a.def.index !== b.def.index) return a.def.index - b.def.index;
   return compareGroupIds(a.id, b.id);
 }

@@ -1,5 +1,6 @@
 export { actorKey, correlationName, definitionGroupOf, definitionHashes, parseActorKey } from './actor-key.js';
 export {
+  compareGroups,
   CORRELATION_CODEC_VERSION,
   decode,
   decodeGroup,
@@ -15,7 +16,6 @@ export { snapshotGroup, summarize } from './introspect.js';
 export { evaluateGroup, expiresBy, transition } from './reducer.js';
 export type { EmitResult, GroupEffect, GroupEvaluation, GroupTransition, TransitionReason } from './reducer.js';
 export { buildResult, eventIdOf } from './result.js';
-export { createCorrelationActorKind } from './kind.js';
 export { CorrelationRuntime, DEFAULT_MAX_STATE_ENTRIES } from './runtime.js';
 export type { CorrelationNotice, CorrelationRuntimeOptions, GroupFilter, MatchedRule } from './runtime.js';
 export { groupLifecycle } from './spec.js';

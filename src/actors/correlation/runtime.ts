@@ -125,6 +125,11 @@ export class CorrelationRuntime {
     }
   }
 
+  /** The loaded correlations, in index order. */
+  get definitions(): readonly CompiledCorrelation[] {
+    return this.defs;
+  }
+
   /** Live groups across all correlations (`svc_correlation_state_entries`). */
   get stateEntries(): number {
     return this.live;

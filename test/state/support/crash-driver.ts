@@ -1,27 +1,44 @@
 import { appendFile } from 'node:fs/promises';
-import { ActorHost, createKindRegistry, deliverOutboxOnce, reconcileFileSink, recover, resultIdForInput } from '../../../src/state/index.js';
-import type { CrashPoint, OutboxDraft, StateStore } from '../../../src/state/index.js';
+import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
+import type { CorrelationEvent } from '../../../src/actors/correlation/index.js';
+import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
+import { createKindRegistry, deliverOutboxOnce, reconcileFileSink, recover, resultIdForInput, snapshotKinds } from '../../../src/state/index.js';
+import type { CrashPoint, JournalDraft, KindRegistry, OutboxDraft, StateStore } from '../../../src/state/index.js';
+import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds, definitionsRecord } from '../../../src/streams/index.js';
+import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 import type { Reopen } from './store-harness.js';
-import { counterKind, dedupKind } from './toy-kinds.js';
 
-/** One input item: a hit on a counter, a scheduler tick for all counters, or a dedup sighting. */
+/** One input item: an event matched by detection rule `rule` on `host` at second `at`, or a tick to second `now`. */
 export type Input =
-  | { readonly t: 'hit'; readonly key: string; readonly at: number }
-  | { readonly t: 'tick'; readonly now: number }
-  | { readonly t: 'seen'; readonly key: string; readonly fingerprint: string };
+  | { readonly t: 'hit'; readonly rule: 'r0' | 'r1'; readonly host: string; readonly user: string; readonly at: number }
+  | { readonly t: 'tick'; readonly now: number };
 
-export const registry = createKindRegistry([counterKind, dedupKind]);
+const DEFS = (() => {
+  const set = compileCorrelations(
+    [
+      correlationRule({ id: 'burst', type: 'event_count', rules: ['r0'], groupBy: ['host'], condition: { ops: { gte: 3 } } }),
+      correlationRule({ id: 'users', type: 'value_count', rules: ['r1'], groupBy: ['host'], condition: { field: ['user'], ops: { gte: 2 } } }),
+    ],
+    detections(2),
+  );
+  if (set.errors.length > 0) throw new Error(set.errors.map(String).join('\n'));
+  return set.correlations;
+})();
 const SINK = 'file';
 
 /**
- * A miniature daemon over the real state layer: batches inputs through an `ActorHost`, commits
- * results to the outbox with deterministic ids, delivers them to an NDJSON file, snapshots on
- * request, and, after a crash, restarts the way the daemon does (recover, reconcile the file sink,
- * re-read the input from the committed position).
+ * A miniature daemon over the real state path: correlation groups in a `CorrelationRuntime` whose
+ * `record` hook journals them, the `corr`/`corr-tick` kinds registered with the state layer,
+ * `recover` at start-up and `snapshotKinds` on request, results committed to the outbox with
+ * deterministic ids and delivered to an NDJSON file. After a crash it restarts the way the daemon
+ * does (recover, reconcile the file sink, re-read the input from the committed position).
  */
 export class CrashDriver {
   private store!: StateStore;
-  private host!: ActorHost;
+  private runtime!: CorrelationRuntime;
+  private registry!: KindRegistry;
+  private readonly frontier = { tickedAt: -1 };
+  private drafts: JournalDraft[] = [];
   /** How far the input has been read, committed or not. */
   private cursor = 0;
   private armed: CrashPoint | undefined;
@@ -54,7 +71,7 @@ export class CrashDriver {
   }
 
   async snapshot(now: number): Promise<void> {
-    await this.survive(() => this.host.snapshot(now));
+    await this.survive(() => snapshotKinds(this.store, this.registry, now));
   }
 
   /** Graceful restart: snapshot at shutdown, then start again. */
@@ -69,15 +86,9 @@ export class CrashDriver {
     while ((await deliverOutboxOnce(this.store, SINK, (entries) => appendFile(this.sinkPath, entries.map((e) => JSON.stringify(e) + '\n').join('')), { limit: 50 })) > 0);
   }
 
-  /** Live states, encoded and sorted, for comparison. */
-  encodedStates(): Record<string, [string, unknown][]> {
-    const out: Record<string, [string, unknown][]> = {};
-    for (const [name, byKey] of this.host.states) {
-      const kind = registry.get(name);
-      if (kind === undefined) continue;
-      out[name] = [...byKey].map(([k, s]): [string, unknown] => [k, kind.codec.encode(s)]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    }
-    return out;
+  /** Live states as a snapshot would encode them, for comparison. */
+  encodedStates(): Record<string, unknown[]> {
+    return encodedStates(this.registry);
   }
 
   get inputOrdinal(): number {
@@ -96,8 +107,10 @@ export class CrashDriver {
 
   private async open(): Promise<void> {
     this.store = await this.reopen({ sinks: [SINK], crashHook: this.hook, snapshotChunkSize: 3 });
-    const recovered = await recover(this.store, registry);
-    this.host = new ActorHost({ store: this.store, registry, recovered, crashHook: this.hook });
+    const state = await recoverInto(this.store, this.frontier, (key, event) => this.drafts.push({ at: 0, kind: CORRELATION_KIND, key, event }));
+    this.runtime = state.runtime;
+    this.registry = state.registry;
+    this.drafts = state.recovered.definitionsChanged ? [definitionsRecord(DEFS, 0)] : [];
     await reconcileFileSink(this.store, SINK, this.sinkPath);
     // The source redelivers what was read but never committed.
     const target = this.cursor;
@@ -110,23 +123,27 @@ export class CrashDriver {
     const start = this.cursor;
     const outbox: OutboxDraft[] = [];
     for (let i = start; i < end; i++) {
-      const effects = this.apply(this.inputs[i] as Input);
-      effects.forEach((payload, j) => outbox.push({ result_id: resultIdForInput(base + i - start, j), payload }));
+      const results = this.apply(this.inputs[i] as Input);
+      results.forEach((r, j) => outbox.push({ result_id: resultIdForInput(base + i - start, j), payload: JSON.stringify(r) }));
     }
     this.cursor = end;
-    await this.host.commit({ outbox, input: { count: end - start, source: 'input', position: end } });
+    const records = this.drafts;
+    this.drafts = [];
+    this.hook('after-eval');
+    await this.store.commitBatch({ records, outbox, input: { count: end - start, source: 'input', position: end } });
   }
 
   private apply(input: Input): readonly unknown[] {
     switch (input.t) {
       case 'hit':
-        return this.host.dispatch(counterKind, input.key, { type: 'hit', at: input.at }, input.at).map((e) => ({ key: input.key, ...e }));
-      case 'seen':
-        return this.host.dispatch(dedupKind, input.key, { type: 'seen', fingerprint: input.fingerprint }, 0).map((e) => ({ key: input.key, ...e }));
-      case 'tick': {
-        const keys = [...(this.host.states.get(counterKind.kind)?.keys() ?? [])];
-        return keys.flatMap((k) => this.host.dispatch(counterKind, k, { type: 'tick', now: input.now }, input.now));
-      }
+        return this.runtime.onEvent([{ name: input.rule }], { t: input.at, host: input.host, user: input.user }, 0);
+      case 'tick':
+        // As the batch processor ticks: only forward, the frontier journaled before the groups' ticks.
+        if (input.now <= this.frontier.tickedAt) return [];
+        this.frontier.tickedAt = input.now;
+        this.drafts.push({ at: 0, kind: CORRELATION_TICK_KIND, key: '', event: { now: input.now } });
+        this.runtime.tick(input.now);
+        return [];
     }
   }
 
@@ -137,10 +154,26 @@ export class CrashDriver {
       if (!(e instanceof SimulatedCrash)) throw e;
       this.crashes++;
       // The process died: everything in memory is gone; the disk (or memory backend) remains.
+      this.drafts = [];
       await this.store.close();
       await this.open();
     }
   }
+}
+
+/** Start-up as the daemon runs it: a fresh runtime and frontier, registered, recovered from `store`. */
+export async function recoverInto(store: StateStore, frontier = { tickedAt: -1 }, record?: (key: string, event: CorrelationEvent) => void) {
+  const runtime = new CorrelationRuntime(DEFS, { timestampFields: ['t'], ...(record !== undefined ? { record } : {}) });
+  const registry = createKindRegistry(createCorrelationKinds(() => runtime, frontier).kinds);
+  const recovered = await recover(store, registry);
+  return { runtime, registry, recovered, frontier };
+}
+
+/** Every registered kind's live states, encoded by its codec as a snapshot would write them. */
+export function encodedStates(registry: KindRegistry): Record<string, unknown[]> {
+  const out: Record<string, unknown[]> = {};
+  for (const kind of registry.values()) out[kind.kind] = [...kind.states()].map(([key, s]) => [key, kind.codec.encode(s)]);
+  return out;
 }
 
 class SimulatedCrash extends Error {

@@ -2,7 +2,7 @@ import { batchFirst } from './batch-keys.js';
 import type { KvBackend } from './kv-backend.js';
 import { JournalBatch } from './records.js';
 import type { JournalDraft, JournalRecord } from './records.js';
-import { packValue, storedCodec } from './value-codec.js';
+import { packRows, storedCodec } from './value-codec.js';
 
 /**
  * Journal layout: one value per committed batch at `journal[last seq]` (see `JournalBatch`).
@@ -14,7 +14,7 @@ const batchCodec = storedCodec(JournalBatch);
 
 /** Packs a batch's records, numbered from `first`. */
 export function encodeJournalBatch(first: number, drafts: readonly JournalDraft[]): Uint8Array {
-  return packValue({ first, records: drafts.map((r, i) => ({ seq: first + i, at: r.at, kind: r.kind, key: r.key, event: r.event })) });
+  return packRows({ first, records: drafts.map((r, i) => ({ seq: first + i, at: r.at, kind: r.kind, key: r.key, event: r.event })) });
 }
 
 export interface StoredJournalBatch {

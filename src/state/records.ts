@@ -50,9 +50,13 @@ export const PrunedFloor = Type.Object({ through: Seq });
 
 /**
  * Layout version of a state directory, in `meta["format"]`. 1 (no key): a value per journal record
- * and per outbox entry. 2: a value per committed batch in both tables, plus pruned floors.
+ * and per outbox entry. 2: a value per committed batch in both tables, plus pruned floors. 3: as 2,
+ * with journal batches in msgpackr's record encoding (`packRows`). A format 2 directory reads as it is
+ * (its plain maps decode the same) and is marked 3 when opened for writing.
  */
-export const STATE_FORMAT = 2;
+export const STATE_FORMAT = 3;
+/** Older formats this build reads without conversion. */
+export const READABLE_FORMATS: readonly number[] = [2, STATE_FORMAT];
 export const StateFormat = Type.Object({ version: Type.Integer({ minimum: 1 }) });
 
 /** Monotonic counters, rewritten by every commit so they survive pruning of the tables they count. */

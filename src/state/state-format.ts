@@ -1,6 +1,6 @@
 import { firstNumberKey } from './batch-keys.js';
 import type { KvBackend, KvWriter } from './kv-backend.js';
-import { STATE_FORMAT, StateFormat } from './records.js';
+import { READABLE_FORMATS, STATE_FORMAT, StateFormat } from './records.js';
 import { packValue, storedCodec } from './value-codec.js';
 
 const FORMAT_KEY = 'format';
@@ -13,7 +13,7 @@ export class StateFormatError extends Error {
     readonly found: number,
     readonly expected: number,
   ) {
-    super(`the state directory has format ${Number.isInteger(found) ? found : '(unreadable)'}; this sigmad reads format ${expected} (start with an empty --state-db directory, or use the sigmad that wrote it)`);
+    super(`the state directory has format ${Number.isInteger(found) ? found : '(unreadable)'}; this sigmad reads format${READABLE_FORMATS.length > 1 ? 's' : ''} ${READABLE_FORMATS.join(' and ')} (start with an empty --state-db directory, or use the sigmad that wrote it)`);
   }
 }
 
@@ -28,12 +28,16 @@ export function storedFormat(backend: KvBackend): number | undefined {
   return used ? 1 : undefined;
 }
 
-/** Throws `StateFormatError` unless the environment is fresh or in the current format. */
-export function checkFormat(backend: KvBackend): 'fresh' | 'current' {
+/**
+ * Throws `StateFormatError` unless the environment is fresh or in a format this build reads;
+ * `older` means readable but to be marked current before anything new is written.
+ */
+export function checkFormat(backend: KvBackend): 'fresh' | 'current' | 'older' {
   const found = storedFormat(backend);
   if (found === undefined) return 'fresh';
-  if (found !== STATE_FORMAT) throw new StateFormatError(found, STATE_FORMAT);
-  return 'current';
+  if (found === STATE_FORMAT) return 'current';
+  if (READABLE_FORMATS.includes(found)) return 'older';
+  throw new StateFormatError(found, STATE_FORMAT);
 }
 
 export function writeFormat(w: KvWriter): void {

@@ -133,11 +133,11 @@ export class StateStore {
     const format = checkFormat(backend);
     const store = new StateStore(backend, options);
     const fresh = store.sinks.filter((s) => !store.watermarks.has(s));
-    if (fresh.length > 0 || format === 'fresh') {
+    if (fresh.length > 0 || format !== 'current') {
       const floor = store.firstOutboxSeq() - 1;
       for (const s of fresh) store.watermarks.set(s, floor);
       await backend.write((w) => {
-        if (format === 'fresh') writeFormat(w);
+        if (format !== 'current') writeFormat(w);
         for (const s of fresh) w.put('meta', SINK_PREFIX + s, packValue({ oseq: floor }));
       });
     }

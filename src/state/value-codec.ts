@@ -3,11 +3,21 @@ import { Packr } from 'msgpackr';
 import Compile from 'typebox/compile';
 import type { Static, TSchema } from 'typebox';
 
-// Plain msgpack maps (no msgpackr record extension), so any msgpack tool can read the journal.
+// Plain msgpack maps (no msgpackr record extension), so any msgpack tool can read what they hold.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+// msgpackr's record extension: a value lists each object shape's keys once and its objects as rows.
+// Journal batches repeat one record shape a thousand times; rows decode about 3.5x faster than maps
+// and are a third smaller, which is what start-up replay spends its time on. Every value carries its
+// own shapes (no shared structures), and the one unpacker reads both encodings.
+const recordPackr = new Packr({ useRecords: true, mapsAsObjects: true });
 
 export function packValue(value: unknown): Uint8Array {
   return packr.pack(value);
+}
+
+/** For values holding many objects of one shape (journal batches); see `recordPackr`. */
+export function packRows(value: unknown): Uint8Array {
+  return recordPackr.pack(value);
 }
 
 /** A schema compiled once, decoding stored bytes into its type or `undefined` when unreadable. */

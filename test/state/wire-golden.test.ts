@@ -13,11 +13,11 @@ const golden = (name: string): string => readFileSync(join(import.meta.dirname, 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 describe('stored formats', () => {
-  it('is format 2', () => {
-    expect(STATE_FORMAT).toBe(2);
+  it('is format 3', () => {
+    expect(STATE_FORMAT).toBe(3);
   });
 
-  it('a journal batch is plain msgpack {first, records: [{seq, at, kind, key, event}]}', () => {
+  it('a journal batch is msgpack {first, records: [{seq, at, kind, key, event}]} in msgpackr record encoding', () => {
     const record = { at: 1_767_225_600_000, kind: 'corr', key: 'corr:r1:host=a', event: { type: 'matched', n: 1 } };
     const bytes = encodeJournalBatch(42, [record, { ...record, event: { type: 'matched', n: 2 } }]);
     expect(hex(bytes)).toBe(golden('journal-batch.hex'));

@@ -34,6 +34,18 @@ describe('start-up failures', () => {
     expect(await (await start(['--rules', join(FIXTURES, 'rules'), '--batch-size', 'many'])).exited).toBe(3);
   });
 
+  it('exits 3 naming a flag given without its value (a negative number reads as another flag)', async () => {
+    const { code, stderr } = await failure(['--rules', RULES, '--batch-size', '-5']);
+    expect(code).toBe(3);
+    oneLine(stderr, /^sigmad: .*--batch-size/);
+  });
+
+  it('exits 3 naming the variable of a bad SVC_<SECTION>__<KEY> value', async () => {
+    const daemon = await startDaemon(['--api-addr', '127.0.0.1:0', '--rules', RULES], { noWait: true, env: { SVC_INPUT__BATCH_SIZE: 'abc' } });
+    expect(await daemon.exited).toBe(3);
+    oneLine(daemon.logs.filter((l) => l.trim() !== ''), /^sigmad: invalid config daemon\.input\.batch_size \(from env SVC_INPUT__BATCH_SIZE\)/);
+  });
+
   it('exits 3 on an unusable listen address', async () => {
     expect(await (await start(['--rules', join(FIXTURES, 'rules'), '--api-addr', 'localhost:1'])).exited).toBe(3);
   });

@@ -1,5 +1,5 @@
 // The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
-// signals and the process kept to `listen()` and the command action.
+// signals and the process kept to the command action.
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { availableParallelism, homedir } from 'node:os';
@@ -12,7 +12,7 @@ import { createActor } from 'xstate';
 import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
-import type { HttpApp, HttpServer, ListenAddress } from '../http/index.js';
+import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
 import type { SigmaError } from '../sigma/errors.js';
@@ -399,13 +399,6 @@ function apiApp(daemon: Daemon, log: Logger): HttpApp {
   });
 }
 
-/** Bind the API on `address` (uWS when its native binary loads, else node:http). */
-async function listen(app: HttpApp, address: ListenAddress, log: Logger): Promise<HttpServer> {
-  const server = await listenHttp(app, address);
-  log.child({ component: 'http' }).debug({ adapter: server.adapter }, 'http adapter chosen');
-  return server;
-}
-
 const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
 
 /**
@@ -482,14 +475,15 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     phase: () => phase,
     metrics: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   });
-  let server: HttpServer;
+  let server: Awaited<ReturnType<typeof listenHttp>>;
   try {
-    server = await listen(app, addr, log);
+    server = await listenHttp(app, addr, config.api.adapter);
   } catch (error) {
     log.error({ err: error }, 'cannot bind the API address');
     return 3;
   }
-  log.info({ component: 'http', addr: formatListenAddress(server.address) }, 'listening');
+  // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
+  log.info({ component: 'http', adapter: server.adapter, addr: formatListenAddress(server.address) }, 'listening');
   const building = buildDaemon(config, {
     log,
     registry,

@@ -520,8 +520,12 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   app.open(apiApp(daemon, log));
   log.info({ component: 'daemon' }, 'daemon ready');
   const shutdown = async (): Promise<number> => {
-    await server.close(1000);
+    // The listener stops accepting at once; open responses get until the drain deadline. Stopping
+    // the daemon meanwhile ends tail sessions with their summary line and refuses the unadmitted
+    // rest of a POST (503 with what it committed): both are answered before connections are cut.
+    const closing = server.close(config.output.drain_timeout * 1000);
     const drained = await daemon.stop();
+    await closing;
     if (!drained) log.warn('drain timeout passed; some events may be lost');
     log.info('stopped');
     return 0;

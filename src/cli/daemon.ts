@@ -45,7 +45,6 @@ import {
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, RecoveredCorrelations, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
-import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -431,17 +430,13 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
     if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
     const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
-    const discovered = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
-    // No config anywhere: the bundled defaults `npm start` promises (daemon-defaults.ts).
-    const files = discovered.length > 0 ? discovered : [BUNDLED_CONFIG_PATH];
-    const loaded = loadDaemonConfig({
-      files,
-      env: process.env,
-      flags: options,
-      readFile: (path) => (path === BUNDLED_CONFIG_PATH ? bundledConfigYaml() : readFileSync(path, 'utf8')),
-    });
+    // No config anywhere means the schema defaults (the contract's); `npm start` names its profile.
+    const files = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
+    const loaded = loadDaemonConfig({ files, env: process.env, flags: options, readFile: (path) => readFileSync(path, 'utf8') });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;
+    // Before anything binds: a daemon without rules has nothing to serve.
+    if (options['dryRun'] !== true) requireRules(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`sigmad: ${error.message}\n`);

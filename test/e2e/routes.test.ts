@@ -4,6 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../src/protocol/metrics.js';
 import { send } from '../http/client.js';
 import { checkCase } from '../http/route-suite.js';
 import type { RouteCase } from '../http/route-suite.js';
@@ -90,6 +91,11 @@ describe.each([
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/^svc_events_processed_total \d+$/m);
+    // Every family rendered from the start is served, with its catalogue type.
+    for (const [name, decl] of Object.entries(METRICS)) {
+      if (decl.group !== 'always' || decl.labels.length > 0) continue;
+      expect(res.text, name).toContain(`# TYPE ${name} ${decl.type}\n`);
+    }
   });
 
   it('creates, lists and deletes a silence', async () => {

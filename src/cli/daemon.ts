@@ -474,7 +474,8 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   try {
     server = await listenHttp(app, addr, config.api.adapter);
   } catch (error) {
-    log.error({ err: error }, 'cannot bind the API address');
+    // One line naming the flag, as for every start-up error of a setting.
+    process.stderr.write(`sigmad: ${settingName('api.addr')} ${config.api.addr}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
     return 3;
   }
   // `addr` stays last before `msg`: the bench and tests read the bound port from this line.

@@ -54,6 +54,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('-r, --rules <path>', 'rules', 'value', 'Rule file or directory'),
   f('-p, --pipeline <pipeline>', 'pipelines', 'list', 'Processing pipeline (builtin name or YAML path), repeatable'),
   f('--api-addr <addr>', 'api.addr', 'value', 'API listen address: IP:port or unix:///path (default 0.0.0.0:9090)'),
+  f('--http-adapter <adapter>', 'api.adapter', 'value', 'HTTP server: auto (uWebSockets.js when it loads, else node:http), uws or node'),
   f('--input <source>', 'input.source', 'value', 'Event input: stdin or http (default stdin)'),
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout or file://PATH[?on_full=block|drop], repeatable'),

@@ -1,5 +1,5 @@
 // The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
-// signals and the process kept to `listen()` and the command action.
+// signals and the process kept to the command action.
 import { readFileSync } from 'node:fs';
 import { appendFile, mkdir, open, stat } from 'node:fs/promises';
 import { availableParallelism, homedir } from 'node:os';
@@ -13,7 +13,7 @@ import { CorrelationRuntime } from '../actors/correlation/index.js';
 import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
-import type { HttpApp, HttpServer, ListenAddress } from '../http/index.js';
+import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
 import type { SigmaError } from '../sigma/errors.js';
@@ -45,7 +45,6 @@ import {
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
-import { BUNDLED_CONFIG_PATH, bundledConfigYaml } from './daemon-defaults.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -406,13 +405,6 @@ function apiApp(daemon: Daemon, log: Logger): HttpApp {
   });
 }
 
-/** Bind the API on `address` (uWS when its native binary loads, else node:http). */
-async function listen(app: HttpApp, address: ListenAddress, log: Logger): Promise<HttpServer> {
-  const server = await listenHttp(app, address);
-  log.child({ component: 'http' }).debug({ adapter: server.adapter }, 'http adapter chosen');
-  return server;
-}
-
 const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
 
 /**
@@ -445,17 +437,13 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
     if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
     const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
-    const discovered = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
-    // No config anywhere: the bundled defaults `npm start` promises (daemon-defaults.ts).
-    const files = discovered.length > 0 ? discovered : [BUNDLED_CONFIG_PATH];
-    const loaded = loadDaemonConfig({
-      files,
-      env: process.env,
-      flags: options,
-      readFile: (path) => (path === BUNDLED_CONFIG_PATH ? bundledConfigYaml() : readFileSync(path, 'utf8')),
-    });
+    // No config anywhere means the schema defaults (the contract's); `npm start` names its profile.
+    const files = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
+    const loaded = loadDaemonConfig({ files, env: process.env, flags: options, readFile: (path) => readFileSync(path, 'utf8') });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;
+    // Before anything binds: a daemon without rules has nothing to serve.
+    if (options['dryRun'] !== true) requireRules(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`sigmad: ${error.message}\n`);
@@ -489,14 +477,16 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     phase: () => phase,
     metrics: async () => ({ contentType: registry.contentType, text: await registry.metrics() }),
   });
-  let server: HttpServer;
+  let server: Awaited<ReturnType<typeof listenHttp>>;
   try {
-    server = await listen(app, addr, log);
+    server = await listenHttp(app, addr, config.api.adapter);
   } catch (error) {
-    log.error({ err: error }, 'cannot bind the API address');
+    // One line naming the flag, as for every start-up error of a setting.
+    process.stderr.write(`sigmad: ${settingName('api.addr')} ${config.api.addr}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
     return 3;
   }
-  log.info({ component: 'http', addr: formatListenAddress(server.address) }, 'listening');
+  // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
+  log.info({ component: 'http', adapter: server.adapter, addr: formatListenAddress(server.address) }, 'listening');
   const building = buildDaemon(config, {
     log,
     registry,
@@ -533,8 +523,12 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   app.open(apiApp(daemon, log));
   log.info({ component: 'daemon' }, 'daemon ready');
   const shutdown = async (): Promise<number> => {
-    await server.close(1000);
+    // The listener stops accepting at once; open responses get until the drain deadline. Stopping
+    // the daemon meanwhile ends tail sessions with their summary line and refuses the unadmitted
+    // rest of a POST (503 with what it committed): both are answered before connections are cut.
+    const closing = server.close(config.output.drain_timeout * 1000);
     const drained = await daemon.stop();
+    await closing;
     if (!drained) log.warn('drain timeout passed; some events may be lost');
     log.info('stopped');
     return 0;

@@ -39,5 +39,13 @@ try {
   await cli.runMatchedCommand();
 } catch (e) {
   process.stderr.write(`sigmad: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : 2;
+  process.exitCode = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : usageExitCode();
+}
+
+/**
+ * cac's own errors (a flag given without its value, e.g. `--batch-size -5` read as two flags) are bad
+ * flags: the daemon's code for those is 3 (daemon-semantics §2.3), the other commands' is 2.
+ */
+function usageExitCode(): number {
+  return cli.matchedCommand?.name === 'daemon' ? 3 : 2;
 }

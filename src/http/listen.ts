@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import type { DaemonConfig } from '../protocol/config.js';
 import type { HttpApp } from './handler.js';
 import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenNode } from './node-server.js';
 import { listenUws } from './uws-server.js';
 
-export type AdapterChoice = 'auto' | 'uws' | 'node';
+export type AdapterChoice = DaemonConfig['api']['adapter'];
 
 /**
  * True when uWebSockets.js ships a native binary for this platform and Node ABI. Without one the

@@ -5,7 +5,7 @@ import type { Chunk, HttpApp, Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
-import { prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
+import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
 
 /** The node:http adapter: used where uWS cannot load, and the base for mTLS and gRPC fronts. */
 export async function listenNode(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
@@ -18,7 +18,7 @@ export async function listenNode(app: HttpApp, address: ListenAddress): Promise<
       server.off('error', reject);
       resolve();
     };
-    if (address.kind === 'unix') server.listen(address.path, done);
+    if (address.kind === 'unix') bindOwnerOnly(() => server.listen(address.path, done));
     else server.listen(address.port, address.host, done);
   });
   if (address.kind === 'unix') await restrictUnixSocket(address.path);

@@ -1,18 +1,35 @@
+import type { Stats } from 'node:fs';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 
 /**
  * Before binding a unix socket: a live listener at the path is an error; a stale socket file
- * (nobody answers) is removed, since a crash leaves it behind.
+ * (nobody answers) is removed, since a crash leaves it behind. Anything else at the path is an
+ * error too: a mistyped address must not delete the operator's file.
  */
 export async function prepareUnixSocketPath(path: string): Promise<void> {
+  let stats: Stats;
   try {
-    await lstat(path);
+    stats = await lstat(path);
   } catch {
     return;
   }
+  if (!stats.isSocket()) throw new Error(`${path} exists and is not a unix socket`);
   if (await answers(path)) throw new Error(`unix socket ${path} is in use by another process`);
   await unlink(path);
+}
+
+/**
+ * Run a synchronous bind with a umask that creates the socket file owner-only, so no other user can
+ * connect between the bind and `restrictUnixSocket` (both adapters bind before `listen` returns).
+ */
+export function bindOwnerOnly<T>(bind: () => T): T {
+  const previous = process.umask(0o177);
+  try {
+    return bind();
+  } finally {
+    process.umask(previous);
+  }
 }
 
 /** Owner-only access: the API has no authentication, so the file mode is the access control. */

@@ -6,7 +6,7 @@ import type { Chunk, HttpApp, Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
-import { prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
+import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
 
 type Uws = typeof import('uWebSockets.js');
 
@@ -70,15 +70,24 @@ async function bind(
 ): Promise<{ socket: us_listen_socket; address: ListenAddress }> {
   if (address.kind === 'unix') {
     await prepareUnixSocketPath(address.path);
-    const socket = await new Promise<us_listen_socket | false>((resolve) => uApp.listen_unix(resolve, address.path));
+    const socket = await new Promise<us_listen_socket | false>((resolve) => bindOwnerOnly(() => uApp.listen_unix(resolve, address.path)));
     if (socket === false) throw new Error(`cannot listen on unix://${address.path}`);
     await restrictUnixSocket(address.path);
     return { socket, address };
   }
-  const socket = await new Promise<us_listen_socket | false>((resolve) => uApp.listen(address.host, address.port, resolve));
+  const listen = uApp.listen as unknown as ListenWithOptions;
+  const socket = await new Promise<us_listen_socket | false>((resolve) => listen.call(uApp, address.host, address.port, LIBUS_LISTEN_EXCLUSIVE_PORT, resolve));
   if (socket === false) throw new Error(`cannot listen on ${address.host}:${address.port}`);
   return { socket, address: { kind: 'tcp', host: address.host, port: uws.us_socket_local_port(socket) } };
 }
+
+/**
+ * uWS binds TCP with SO_REUSEPORT unless told otherwise: a second daemon on the same port would then
+ * start without error and take a share of the connections. The native `listen(host, port, options,
+ * cb)` form exists but is missing from the type declarations, as is the constant's value export.
+ */
+const LIBUS_LISTEN_EXCLUSIVE_PORT = 1;
+type ListenWithOptions = (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
 
 /** `close()` exists on the native app of this build but not in its type declarations. */
 function closeApp(uApp: TemplatedApp): void {

@@ -6,11 +6,12 @@ import Type from 'typebox';
  * to write the same keys (see `cli/config.ts`).
  */
 
-const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number]) =>
-  Type.Union(
-    values.map((v) => Type.Literal(v)),
-    { default: fallback },
-  );
+/** One literal schema per value, as a tuple: typebox derives a union's static type from a tuple only. */
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: Type.TLiteral<T[K] & string> };
+
+/** `map` loses the tuple (the static type would be `never`): the cast restores it. */
+const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number]): Type.TUnion<Literals<T>> =>
+  Type.Union(values.map((v) => Type.Literal(v)), { default: fallback }) as unknown as Type.TUnion<Literals<T>>;
 
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });
@@ -31,6 +32,7 @@ const LogsourceMap = Type.Object({
 });
 export type LogsourceMap = Type.Static<typeof LogsourceMap>;
 
+export const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
 export const INPUT_SOURCES = ['stdin', 'http'] as const;
 export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
 
@@ -43,6 +45,8 @@ export const DaemonConfig = Type.Object({
     {
       /** `IP:port` or `unix:///path`. */
       addr: Type.String({ default: '0.0.0.0:9090' }),
+      /** `auto`: uWebSockets.js when its native binary loads, else node:http (ARCHITECTURE.md, HTTP). */
+      adapter: enumOf(HTTP_ADAPTERS, 'auto'),
     },
     { default: {} },
   ),

@@ -115,7 +115,7 @@ export interface StartOptions {
   /** Return once the listener is up, before start-up (rule load, state replay) has ended. */
   readonly listeningOnly?: boolean;
   readonly stdin?: 'pipe';
-  /** Start on the bundled defaults (what `npm start` runs) instead of an empty config. */
+  /** Start on the bundled profile (what `npm start` runs) instead of an empty config. */
   readonly bundled?: boolean;
 }
 
@@ -129,10 +129,13 @@ export class DaemonStartError extends Error {
   }
 }
 
-/** `daemon` with `args` after an empty `--config` (schema defaults), or on the bundled defaults. */
+/** The config file `npm start` passes (package.json `start`), relative to the package root. */
+export const BUNDLED_CONFIG = 'config/bundled.yaml';
+
+/** `daemon` with `args` after an empty `--config` (schema defaults), or on the bundled profile. */
 export async function startDaemon(args: readonly string[], options: StartOptions = {}): Promise<RunningDaemon> {
   await ensureBuilt();
-  const config = options.bundled === true ? [] : ['--config', join(FIXTURES, 'empty.yaml')];
+  const config = ['--config', options.bundled === true ? BUNDLED_CONFIG : join(FIXTURES, 'empty.yaml')];
   const proc = spawn(process.execPath, [MAIN, 'daemon', ...config, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...options.env },

@@ -46,6 +46,23 @@ describe('HTTP ingest into a file sink', () => {
     expect(lines[2]).toMatchObject({ correlation_type: 'event_count', aggregated_value: 3, group_key: [['Computer', 'h1']] });
   });
 
+  it('lists live correlation groups, filtered by correlation (id, name or title) and by group substring', async () => {
+    const logons = ['h2', 'web-h3', 'web-h3'].map((c, i) => ({ EventID: 4625, Computer: c, '@timestamp': `2024-01-01T00:01:0${i}Z` }));
+    await daemon.json({ method: 'POST', url: '/api/v1/events', body: ndjson(logons) });
+    const state = async (query: string) => (await daemon.json({ method: 'GET', url: `/api/v1/correlations/state${query}` })).body;
+    const all = await waitFor(async () => {
+      const body = await state('');
+      return (body['groups'] as unknown[]).length >= 2 ? body : undefined;
+    });
+    expect(all['count']).toBe((all['groups'] as unknown[]).length);
+    const web = await state('?id=many_failed_logons&group=web');
+    expect(web['groups']).toEqual([expect.objectContaining({ correlation_title: 'Many Failed Logons On One Host', group_key_display: 'Computer=web-h3', entries: 2, met: false })]);
+    expect(web['count']).toBe(1);
+    expect((await state('?id=Many%20Failed%20Logons%20On%20One%20Host&group=h2'))['groups']).toHaveLength(1);
+    expect(await state('?id=no-such-correlation')).toMatchObject({ correlations: [], groups: [], count: 0 });
+    expect(await state('?group=no-such-host')).toMatchObject({ groups: [], count: 0 });
+  });
+
   it('answers a repeated Idempotency-Key with the first answer and commits nothing again', async () => {
     const body = ndjson([{ CommandLine: 'whoami /all' }, 'not an object']);
     const headers = { 'idempotency-key': 'batch-7' };

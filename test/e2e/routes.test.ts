@@ -1,8 +1,10 @@
 // Every contract route against the real daemon, over TCP and over a unix socket, including each
 // error status a request can provoke from outside.
+import { existsSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { METRICS } from '../../src/protocol/metrics.js';
 import { send } from '../http/client.js';
 import { checkCase } from '../http/route-suite.js';
 import type { RouteCase } from '../http/route-suite.js';
@@ -39,7 +41,11 @@ const CASES: readonly RouteCase[] = [
   { name: 'schema reset is 503 while disabled', request: { method: 'DELETE', url: '/api/v1/schemas' }, status: 503 },
   { name: 'suggestions are 503 while disabled', request: { method: 'GET', url: '/api/v1/schemas/suggestions' }, status: 503 },
   { name: 'tap is 503 while disabled', request: { method: 'GET', url: '/api/v1/tap' }, status: 503, body: { error: 'event tap disabled' } },
-  { name: 'tail with a bad level is 400', request: { method: 'GET', url: '/api/v1/detections/stream?level=loud' }, status: 400 },
+  { name: 'tail with a bad level is 400', request: { method: 'GET', url: '/api/v1/detections/stream?level=loud' }, status: 400, body: { error: 'invalid detection tail parameters' } },
+  { name: 'tail with a bad duration is 400', request: { method: 'GET', url: '/api/v1/detections/stream?duration=soon' }, status: 400, body: { error: 'invalid detection tail parameters' } },
+  { name: 'tail with a negative limit is 400', request: { method: 'GET', url: '/api/v1/detections/stream?limit=-1' }, status: 400, body: { error: 'invalid detection tail parameters' } },
+  { name: 'tail with a non-numeric limit is 400', request: { method: 'GET', url: '/api/v1/detections/stream?limit=many' }, status: 400, body: { error: 'invalid detection tail parameters' } },
+  { name: 'garbage bytes are counted as parse errors, not a crash', request: { method: 'POST', url: '/api/v1/events', body: Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x0a, 0xc3, 0x28, 0x0a]) }, status: 200, body: { accepted: 0, parse_errors: 2 } },
   { name: 'OTLP is 503 in this build', request: { method: 'POST', url: '/v1/logs', body: '{}' }, status: 503 },
   { name: 'an unknown route is 404 JSON', request: { method: 'GET', url: '/nope' }, status: 404, body: { error: 'no such route' } },
   { name: 'a wrong method is 405 JSON', request: { method: 'PUT', url: '/api/v1/status' }, status: 405 },
@@ -50,18 +56,30 @@ const CASES: readonly RouteCase[] = [
 // Build dist/ (when stale) outside the tests' own time budgets.
 beforeAll(ensureBuilt, 180_000);
 
+// The same suite on both HTTP adapters (ARCHITECTURE.md), each over TCP and over a unix socket.
 describe.each([
-  ['tcp', () => '127.0.0.1:0'],
-  ['unix socket', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
-] as const)('the API over %s', (_kind, addr) => {
+  ['tcp', 'uws', () => '127.0.0.1:0'],
+  ['unix socket', 'uws', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
+  ['tcp', 'node', () => '127.0.0.1:0'],
+  ['unix socket', 'node', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
+] as const)('the API over %s (%s adapter)', (kind, adapter, addr) => {
   let daemon: RunningDaemon;
   beforeAll(async () => {
     const out = join(tempDir('routes'), 'out.ndjson');
-    daemon = await startDaemon(['--rules', RULES, '--input', 'http', '--enable-tail', '--api-addr', addr(), '--output', `file://${out}`]);
+    daemon = await startDaemon(['--rules', RULES, '--input', 'http', '--enable-tail', '--api-addr', addr(), '--output', `file://${out}`, '--http-adapter', adapter]);
   });
   afterAll(async () => {
     daemon.kill();
-    await daemon.exited;
+    expect(await daemon.exited).toBe(0);
+    if (daemon.address.kind === 'unix') expect(existsSync(daemon.address.path), 'socket unlinked on exit').toBe(false);
+  });
+
+  it('runs on the adapter asked for', () => {
+    expect(daemon.logs.some((l) => l.includes(`"adapter":"${adapter}"`) && l.includes('"listening"'))).toBe(true);
+  });
+
+  it.runIf(kind === 'unix socket')('creates the socket with mode 0600', () => {
+    expect(daemon.address.kind === 'unix' && statSync(daemon.address.path).mode & 0o777).toBe(0o600);
   });
 
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
@@ -73,6 +91,11 @@ describe.each([
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     expect(res.text).toMatch(/^svc_events_processed_total \d+$/m);
+    // Every family rendered from the start is served, with its catalogue type.
+    for (const [name, decl] of Object.entries(METRICS)) {
+      if (decl.group !== 'always' || decl.labels.length > 0) continue;
+      expect(res.text, name).toContain(`# TYPE ${name} ${decl.type}\n`);
+    }
   });
 
   it('creates, lists and deletes a silence', async () => {

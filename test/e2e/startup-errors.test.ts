@@ -1,6 +1,6 @@
 // Exit codes at start-up: 3 for bad flags or config (one `sigmad: ...` line naming the flag), 2 when
 // the rule load fails (no rule, or a rule file with a parse or compile error).
-import { cpSync, existsSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, FIXTURES, startDaemon, tempDir } from './harness.js';
@@ -34,8 +34,43 @@ describe('start-up failures', () => {
     expect(await (await start(['--rules', join(FIXTURES, 'rules'), '--batch-size', 'many'])).exited).toBe(3);
   });
 
+  it('exits 3 naming a flag given without its value (a negative number reads as another flag)', async () => {
+    const { code, stderr } = await failure(['--rules', RULES, '--batch-size', '-5']);
+    expect(code).toBe(3);
+    oneLine(stderr, /^sigmad: .*--batch-size/);
+  });
+
+  it('exits 3 naming the variable of a bad SVC_<SECTION>__<KEY> value', async () => {
+    const daemon = await startDaemon(['--api-addr', '127.0.0.1:0', '--rules', RULES], { noWait: true, env: { SVC_INPUT__BATCH_SIZE: 'abc' } });
+    expect(await daemon.exited).toBe(3);
+    oneLine(daemon.logs.filter((l) => l.trim() !== ''), /^sigmad: invalid config daemon\.input\.batch_size \(from env SVC_INPUT__BATCH_SIZE\)/);
+  });
+
   it('exits 3 on an unusable listen address', async () => {
     expect(await (await start(['--rules', join(FIXTURES, 'rules'), '--api-addr', 'localhost:1'])).exited).toBe(3);
+  });
+
+  // uWS would share the port (SO_REUSEPORT) unless it binds exclusively.
+  it.each(['uws', 'node'])('exits 3 naming --api-addr when another daemon holds the port (%s adapter)', async (adapter) => {
+    const first = await startDaemon(['--rules', RULES, '--input', 'http', '--api-addr', '127.0.0.1:0', '--http-adapter', adapter]);
+    try {
+      const addr = first.address.kind === 'tcp' ? `127.0.0.1:${first.address.port}` : '';
+      const { code, stderr } = await failure(['--rules', RULES, '--input', 'http', '--api-addr', addr, '--http-adapter', adapter]);
+      expect(code).toBe(3);
+      oneLine(stderr, /^sigmad: --api-addr \(daemon\.api\.addr\) 127\.0\.0\.1:\d+: cannot listen/);
+    } finally {
+      first.kill();
+      await first.exited;
+    }
+  });
+
+  it('exits 3 and leaves the file alone when a unix --api-addr names a file that is not a socket', async () => {
+    const path = join(tempDir('sock'), 'notes.txt');
+    writeFileSync(path, 'keep me');
+    const { code, stderr } = await failure(['--rules', RULES, '--api-addr', `unix://${path}`]);
+    expect(code).toBe(3);
+    oneLine(stderr, /^sigmad: --api-addr .*notes\.txt: cannot listen: .*not a unix socket/);
+    expect(readFileSync(path, 'utf8')).toBe('keep me');
   });
 
   it('exits 2 when no rule loads', async () => {

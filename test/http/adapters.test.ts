@@ -1,4 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { lstat, readFile, stat, writeFile } from 'node:fs/promises';
+import { bindOwnerOnly } from '../../src/http/unix-socket.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,16 +172,37 @@ for (const [name, listen] of ADAPTERS) {
       await expect(stat(path)).rejects.toThrow(/ENOENT/);
     });
 
-    it('refuses a path where another process listens and replaces a stale file', async () => {
+    it('refuses a path where another process listens and replaces a stale socket file', async () => {
       const path = join(dir, 'busy.sock');
       const first = await listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path });
       await expect(listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path })).rejects.toThrow(/in use/);
       await first.close(100);
-      const { writeFile } = await import('node:fs/promises');
-      await writeFile(path, '');
+      // A crash leaves the socket file behind: a process that binds it and is killed.
+      spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+      expect((await lstat(path)).isSocket()).toBe(true);
       const second = await listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path });
       expect((await send(second.address, { method: 'GET', url: '/healthz' })).status).toBe(200);
       await second.close(100);
+    });
+
+    it('refuses to replace a file that is not a socket, and leaves it alone', async () => {
+      const path = join(dir, 'notes.txt');
+      await writeFile(path, 'keep me');
+      await expect(listen(createHttpApp(ROUTES, new FakeDaemonFacade()), { kind: 'unix', path })).rejects.toThrow(/not a unix socket/);
+      expect(await readFile(path, 'utf8')).toBe('keep me');
+    });
+
+    it('creates the socket owner-only even under a permissive umask (no window before the chmod)', () => {
+      const path = join(dir, 'umask.sock');
+      const previous = process.umask(0);
+      try {
+        const probe = createServer();
+        bindOwnerOnly(() => probe.listen(path));
+        expect(statSync(path).mode & 0o777).toBe(0o600);
+        probe.close();
+      } finally {
+        process.umask(previous);
+      }
     });
   });
 }

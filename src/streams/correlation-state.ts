@@ -104,6 +104,11 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   private readonly foreign = new ForeignGroups();
   private dropped = 0;
   private cached: DefinitionIndex | undefined;
+  /**
+   * Which loaded correlation each definition group's records replay into under the hashes in force,
+   * resolved once per group instead of once per record.
+   */
+  private readonly resolved = new Map<string, { readonly hash: string | undefined; readonly def: CompiledCorrelation | undefined }>();
 
   constructor(private readonly runtime: () => CorrelationRuntime) {
     this.codec = {
@@ -122,12 +127,11 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   }
 
   replay(key: string, event: CorrelationEvent): ReplayOutcome {
-    const { runtime, byHash, byName } = this.index();
+    const { runtime } = this.index();
     const name = groupOfKey(key);
     const parts = decodeGroupKey(key.slice(name.length + 1));
     if (parts === undefined) return NOT_A_GROUP_EVENT;
-    const hash = this.inForce[name];
-    const def = hash !== undefined ? byHash.get(hash) : byName.get(name);
+    const { hash, def } = this.resolve(name);
     if (def === undefined) {
       this.dropped++;
       if (hash !== undefined) this.foreign.note(hash, encodeGroupKey(parts), event.kind === 'evicted');
@@ -150,6 +154,7 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
     this.runtime().dropGroups((d) => !kept.has(d.hash));
     this.foreign.keepOnly(kept);
     this.inForce = hashes;
+    this.resolved.clear();
   }
 
   undecodable(encoded: unknown): void {
@@ -163,8 +168,22 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
 
   private index(): DefinitionIndex {
     const runtime = this.runtime();
-    if (this.cached?.runtime !== runtime) this.cached = indexOf(runtime);
+    if (this.cached?.runtime !== runtime) {
+      this.cached = indexOf(runtime);
+      this.resolved.clear();
+    }
     return this.cached;
+  }
+
+  private resolve(name: string): { readonly hash: string | undefined; readonly def: CompiledCorrelation | undefined } {
+    let r = this.resolved.get(name);
+    if (r === undefined) {
+      const { byHash, byName } = this.index();
+      const hash = this.inForce[name];
+      r = { hash, def: hash !== undefined ? byHash.get(hash) : byName.get(name) };
+      this.resolved.set(name, r);
+    }
+    return r;
   }
 }
 

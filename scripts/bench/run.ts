@@ -6,7 +6,9 @@ import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
+// The journal first: its replay and snapshot figures are heap-sensitive, and the engine lanes leave
+// compiled corpora behind for the collector to walk.
+printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
-printRows('Journal (LMDB)', await runJournalBench());

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../src/state/index.js';
 import type { CrashPoint } from '../../src/state/index.js';
-import { CRASH_RULES, inline, openHarness, ruleSetFrom } from './pipeline-harness.js';
+import { CRASH_RULES, crashLaneEvent, crashLaneLines, inline, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import type { Harness } from './pipeline-harness.js';
 
 const RULES = ruleSetFrom(CRASH_RULES);
@@ -112,35 +112,14 @@ const command = (label: string, step: (r: Run, isReference: boolean) => Promise<
   toString: () => label,
 });
 
-/** Event kinds of the crash rules (see test/fixtures/daemon/crash-rules) on two hosts, seconds apart. */
-const arbEvent = fc.record({ host: fc.constantFrom('h1', 'h2'), gap: fc.integer({ min: 0, max: 50 }), kind: fc.constantFrom('fail', 'ok', 'recon', 'disc', 'xfer') });
-type LaneEvent = typeof arbEvent extends fc.Arbitrary<infer T> ? T : never;
-
-/** Event time only moves forward across the whole sequence, like the e2e lane. */
-function linesOf(events: readonly LaneEvent[], clock: { s: number }): string[] {
-  return events.map((e) => {
-    clock.s += e.gap;
-    const base = { Computer: e.host, '@timestamp': new Date(Date.UTC(2024, 0, 1) + clock.s * 1000).toISOString() };
-    const body =
-      e.kind === 'fail'
-        ? { EventID: 4625 }
-        : e.kind === 'ok'
-          ? { EventID: 4624, TargetUserName: `u${clock.s % 4}` }
-          : e.kind === 'recon'
-            ? { EventID: 1, CommandLine: 'whoami' }
-            : e.kind === 'disc'
-              ? { EventID: 1, CommandLine: 'net view' }
-              : { EventID: 3, Bytes: (clock.s * 97) % 3000 };
-    return JSON.stringify({ ...base, ...body });
-  });
-}
+const arbEvent = crashLaneEvent(50);
 
 function commandsArb(): fc.Arbitrary<Cmd[]> {
   const clock = { s: 0 };
   const send = fc.array(arbEvent, { minLength: 1, maxLength: 6 }).map((events) => {
     // Lines are fixed when the command is built, so both runs (and a re-send) see the same ones.
     let lines: string[] | undefined;
-    return command(`send(${events.length})`, (r) => r.send((lines ??= linesOf(events, clock))));
+    return command(`send(${events.length})`, (r) => r.send((lines ??= crashLaneLines(events, clock))));
   });
   return fc.commands(
     [

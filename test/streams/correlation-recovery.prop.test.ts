@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../src/state/index.js';
 import type { RuleSet } from '../../src/sigma/rule-set.js';
-import { CRASH_RULES, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
-import type { Harness } from './pipeline-harness.js';
+import { CRASH_RULES, crashLaneEvent, crashLaneLines, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
+import type { CrashLaneEvent, Harness } from './pipeline-harness.js';
 
 const EVENT_COUNT_ID = '7c0a0000-0000-4000-8000-000000000011';
 const edit = (file: string, from: string, to: string) => ruleSetFrom(CRASH_RULES, (f, t) => (f === file ? t.replace(from, to) : t));
@@ -21,12 +21,12 @@ const VARIANTS: readonly RuleSet[] = [
 ];
 
 type Op =
-  | { readonly op: 'send'; readonly events: readonly { readonly host: string; readonly gap: number; readonly kind: string }[] }
+  | { readonly op: 'send'; readonly events: readonly CrashLaneEvent[] }
   | { readonly op: 'snapshot' }
   | { readonly op: 'reload'; readonly variant: number }
   | { readonly op: 'restart'; readonly variant: number };
 
-const arbEvent = fc.record({ host: fc.constantFrom('h1', 'h2'), gap: fc.integer({ min: 0, max: 40 }), kind: fc.constantFrom('fail', 'ok', 'recon', 'disc', 'xfer') });
+const arbEvent = crashLaneEvent(40);
 const arbVariant = fc.integer({ min: 0, max: VARIANTS.length - 1 });
 const arbOp: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant('send' as const), events: fc.array(arbEvent, { minLength: 1, maxLength: 5 }) }) },
@@ -34,25 +34,6 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('reload' as const), variant: arbVariant }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('restart' as const), variant: arbVariant }) },
 );
-
-function lines(events: Extract<Op, { op: 'send' }>['events'], clock: { s: number }): string[] {
-  return events.map((e) => {
-    clock.s += e.gap;
-    const at = new Date(Date.UTC(2024, 0, 1) + clock.s * 1000).toISOString();
-    const base = { Computer: e.host, '@timestamp': at };
-    const body =
-      e.kind === 'fail'
-        ? { EventID: 4625 }
-        : e.kind === 'ok'
-          ? { EventID: 4624, TargetUserName: `u${clock.s % 4}` }
-          : e.kind === 'recon'
-            ? { EventID: 1, CommandLine: 'whoami' }
-            : e.kind === 'disc'
-              ? { EventID: 1, CommandLine: 'net view' }
-              : { EventID: 3, Bytes: (clock.s * 97) % 3000 };
-    return JSON.stringify({ ...base, ...body });
-  });
-}
 
 /** What a run ends with: its groups, tick frontier and every result it committed (id and title). */
 interface Outcome {
@@ -68,7 +49,7 @@ async function runOps(ops: readonly Op[], restarts: boolean): Promise<Outcome> {
   const clock = { s: 0 };
   const keep = (x: Harness) => results.push(...x.committed.map((r) => `${String(r.result_id)} ${String(r.rule_title)}`));
   for (const op of ops) {
-    if (op.op === 'send') await h.send(lines(op.events, clock));
+    if (op.op === 'send') await h.send(crashLaneLines(op.events, clock));
     else if (op.op === 'snapshot') await h.snapshot();
     else if (op.op === 'reload' || !restarts) await h.reload(VARIANTS[op.variant] as RuleSet);
     else {

@@ -1,5 +1,6 @@
 // A batch processor over an in-memory state store and the crash-test rules, as the daemon wires it.
 import { readFileSync, readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
 import { createKindRegistry, MemoryBackend, openMemoryStateStore, recover, snapshotKinds } from '../../src/state/index.js';
@@ -128,4 +129,34 @@ export async function openHarness(
 /** A failed-logon event on `host` at second `s` of the lane. */
 export function failedLogon(host: string, s: number): string {
   return JSON.stringify({ EventID: 4625, Computer: host, '@timestamp': new Date(Date.UTC(2024, 0, 1) + s * 1000).toISOString() });
+}
+
+/** One event of the crash rules' lane (see CRASH_RULES): which rule it feeds, on which host, how many seconds later. */
+export interface CrashLaneEvent {
+  readonly host: string;
+  readonly gap: number;
+  readonly kind: 'fail' | 'ok' | 'recon' | 'disc' | 'xfer';
+}
+
+export function crashLaneEvent(maxGap: number): fc.Arbitrary<CrashLaneEvent> {
+  return fc.record({ host: fc.constantFrom('h1', 'h2'), gap: fc.integer({ min: 0, max: maxGap }), kind: fc.constantFrom('fail', 'ok', 'recon', 'disc', 'xfer') });
+}
+
+/** NDJSON lines of `events`; event time only moves forward (`clock.s`), across calls too, like the e2e lane. */
+export function crashLaneLines(events: readonly CrashLaneEvent[], clock: { s: number }): string[] {
+  return events.map((e) => {
+    clock.s += e.gap;
+    const base = { Computer: e.host, '@timestamp': new Date(Date.UTC(2024, 0, 1) + clock.s * 1000).toISOString() };
+    const body =
+      e.kind === 'fail'
+        ? { EventID: 4625 }
+        : e.kind === 'ok'
+          ? { EventID: 4624, TargetUserName: `u${clock.s % 4}` }
+          : e.kind === 'recon'
+            ? { EventID: 1, CommandLine: 'whoami' }
+            : e.kind === 'disc'
+              ? { EventID: 1, CommandLine: 'net view' }
+              : { EventID: 3, Bytes: (clock.s * 97) % 3000 };
+    return JSON.stringify({ ...base, ...body });
+  });
 }

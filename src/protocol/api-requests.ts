@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { literalUnion } from './literal-union.js';
 import { SilenceMatcher } from './api-records.js';
 
 /** Request shapes of the HTTP API: path parameters, query strings and JSON bodies. */
@@ -26,7 +27,7 @@ export const TapQuery = Type.Object({
 });
 
 export const TAIL_LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
-export const TailLevel = Type.Union(TAIL_LEVELS.map((l) => Type.Literal(l)));
+export const TailLevel = literalUnion(TAIL_LEVELS);
 export type TailLevel = Type.Static<typeof TailLevel>;
 
 export const TailQuery = Type.Object({

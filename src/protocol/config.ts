@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { literalUnion } from './literal-union.js';
 
 /**
  * The `daemon` section of the config file: one schema for every setting of the daemon command
@@ -6,12 +7,7 @@ import Type from 'typebox';
  * to write the same keys (see `cli/config.ts`).
  */
 
-/** One literal schema per value, as a tuple: typebox derives a union's static type from a tuple only. */
-type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: Type.TLiteral<T[K] & string> };
-
-/** `map` loses the tuple (the static type would be `never`): the cast restores it. */
-const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number]): Type.TUnion<Literals<T>> =>
-  Type.Union(values.map((v) => Type.Literal(v)), { default: fallback }) as unknown as Type.TUnion<Literals<T>>;
+const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number]) => literalUnion(values, { default: fallback });
 
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });

@@ -1,5 +1,6 @@
 // Correlation documents (sigma-semantics §6.1–6.6): shape checked by schema, then per-type rules.
 import Type from 'typebox';
+import { literalUnion } from '../../protocol/literal-union.js';
 import { CORRELATION_TYPES } from '../../protocol/correlation-result.js';
 import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
@@ -33,7 +34,7 @@ export const CorrelationConditionSchema = Type.Object(
 );
 
 export const CorrelationSectionSchema = Type.Object({
-  type: Type.Union(CORRELATION_TYPES.map((t) => Type.Literal(t))),
+  type: literalUnion(CORRELATION_TYPES),
   rules: Type.Optional(Names),
   'group-by': Type.Optional(Names),
   timespan: Type.Optional(Type.String()),

@@ -1,6 +1,7 @@
 // Attributes every document kind shares (sigma-semantics §1.2–1.4): validated, normalised, and the
 // non-standard keys collected as custom attributes.
 import Type from 'typebox';
+import { literalUnion } from '../../protocol/literal-union.js';
 import Compile from 'typebox/compile';
 import type { Level, RuleMeta } from '../ast.js';
 import type { DocumentContext } from './document-context.js';
@@ -18,7 +19,7 @@ export const RuleAttributesSchema = Type.Object({
     Type.Array(
       Type.Object({
         id: Type.String({ minLength: 1 }),
-        type: Type.Union(RELATION_TYPES.map((t) => Type.Literal(t))),
+        type: literalUnion(RELATION_TYPES),
       }),
     ),
   ),

@@ -55,6 +55,8 @@ export class FakeLiveStream<R> implements LiveStream<R> {
 /** An in-memory DaemonFacade with observable state, for route and adapter tests. */
 export class FakeDaemonFacade implements DaemonFacade {
   ready = true;
+  /** Why the last reload failed, while not ready after one. */
+  reloadError: string | undefined;
   reloadPending = false;
   reloads = 0;
   statusRecord: StatusRecord = {
@@ -105,8 +107,8 @@ export class FakeDaemonFacade implements DaemonFacade {
     if (features.tail === true) this.tail = new FakeLiveStream<TailRequest>(2);
   }
 
-  readiness(): { ready: boolean } {
-    return { ready: this.ready };
+  readiness(): { ready: boolean; reloadError?: string } {
+    return this.ready || this.reloadError === undefined ? { ready: this.ready } : { ready: false, reloadError: this.reloadError };
   }
   status(): StatusRecord {
     return this.statusRecord;

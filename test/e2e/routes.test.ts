@@ -58,10 +58,10 @@ beforeAll(ensureBuilt, 180_000);
 
 // The same suite on both HTTP adapters (ARCHITECTURE.md), each over TCP and over a unix socket.
 describe.each([
-  ['tcp', 'uws', () => '127.0.0.1:0'],
-  ['unix socket', 'uws', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
-  ['tcp', 'node', () => '127.0.0.1:0'],
-  ['unix socket', 'node', () => `unix://${join(tempDir('sock'), 'api.sock')}`],
+  ['tcp', 'uws', (): string => '127.0.0.1:0'],
+  ['unix socket', 'uws', (): string => `unix://${join(tempDir('sock'), 'api.sock')}`],
+  ['tcp', 'node', (): string => '127.0.0.1:0'],
+  ['unix socket', 'node', (): string => `unix://${join(tempDir('sock'), 'api.sock')}`],
 ] as const)('the API over %s (%s adapter)', (kind, adapter, addr) => {
   let daemon: RunningDaemon;
   beforeAll(async () => {

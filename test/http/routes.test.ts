@@ -55,7 +55,7 @@ describe('route table with features on', () => {
     ];
     const group = (display: string) => ({
       correlation_index: 0, correlation_title: 'Brute', type: 'event_count' as const, group_key: [{ field: 'user', value: display }],
-      group_key_display: `user=${display}`, threshold: '>= 3', met: false, entries: 1, timespan_secs: 60, window: {},
+      group_key_display: `user=${display}`, threshold: '>= 3', met: false, entries: 1, timespan_secs: 60, window: { EventCount: { timestamps: [] } },
     });
     facade.groupList = [group('alice'), group('bob')];
     const res = await send({ method: 'GET', url: '/api/v1/correlations/state?id=c1&group=ali' });

@@ -33,7 +33,7 @@ describe('start-up listener', () => {
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toBe('application/json');
       expect(res.json()).toMatchObject({ error: 'daemon starting', status: 'starting', phase: 'replaying state' });
-      expect(typeof res.json()['hint']).toBe('string');
+      expect(typeof (res.json() as Record<string, unknown>)['hint']).toBe('string');
     }
     expect((await inject(app, { method: 'GET', url: '/api/v2/nothing' })).status).toBe(404);
   });

@@ -108,7 +108,7 @@ describe('decode stage', () => {
     const dlq = createDlqWriter(ctx, (t) => {
       written.push(t);
       return Promise.resolve();
-    });
+    }, 8);
     createDecoder({ format: 'json', syslog_tz_minutes: 0 }, ctx, dlq).rejected([{ ok: false, reason: 'too_long', bytes: 2_000_000, lineNo: 1, head: '{"a":"é' }]);
     await dlq.flush();
     expect(await metricValue(ctx.registry, 'svc_events_parse_errors_total')).toBe(1);

@@ -61,7 +61,7 @@ describe('readiness machine', () => {
     fc.assert(
       fc.property(commands, (cmds) => {
         fc.modelRun(
-          () => ({ model: { loaded: false, recovered: false, state: 'starting', now: 0 }, real: createActor(readinessMachine, { input: { at: 0 } }).start() }),
+          () => ({ model: { loaded: false, recovered: false, state: 'starting' as ReadinessState, now: 0 }, real: createActor(readinessMachine, { input: { at: 0 } }).start() }),
           cmds,
         );
       }),

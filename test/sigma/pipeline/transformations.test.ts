@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { SigmaValue } from '../../../src/sigma/ast.js';
+import type { DetectionItem, SigmaValue } from '../../../src/sigma/ast.js';
 import { applyPipelines, parsePipelineText } from '../../../src/sigma/pipeline/index.js';
 import { renderPlain } from '../../../src/sigma/pipeline/plain-string.js';
 import { fieldsOf, itemsOf, loadPipeline, loadRule, matches, okTransform, simpleRule, transform } from './helpers.js';
@@ -146,7 +146,7 @@ describe('add_condition', () => {
   test('one pipeline gives every rule equal condition items, each located in its own rule', () => {
     const pipeline = loadPipeline("transformations: [{type: add_condition, conditions: {'Image|endswith': '\\x.exe'}}]");
     const other = loadRule('title: u\nid: 0b5e8a4c-1f0e-4a3b-9a1f-2e6f3c1d9b77\nlogsource: {product: windows}\ndetection:\n  sel: {G: 2}\n  condition: sel\n');
-    const [a, b] = [rule, other].map((r) => applyPipelines(r, [pipeline]).doc.detections.get('_cond_1')?.children[0]);
+    const [a, b] = [rule, other].map((r) => applyPipelines(r, [pipeline]).doc.detections.get('_cond_1')?.children[0] as DetectionItem | undefined);
     expect(a).toMatchObject({ field: 'Image', modifiers: ['endswith'] });
     expect(b && { ...b, loc: undefined }).toEqual(a && { ...a, loc: undefined });
     expect([a?.loc, b?.loc]).toEqual([

@@ -33,6 +33,8 @@ export interface JournaledKind<E, S> {
   definitionsInForce?(hashes: DefinitionHashes): void;
   /** A snapshot entry `codec.decode` could not rebuild (already counted by the driver). */
   undecodable?(encoded: unknown): void;
+  /** Recovery is over: let go of what only restore and replay needed (the kind lives on for snapshots). */
+  recovered?(): void;
 }
 
 /** What replaying one record did; `unfit` completes "journal record N …" and stops start-up (`fail`). */

@@ -55,7 +55,7 @@ export const PrunedFloor = Type.Object({ through: Seq });
  * (its plain maps decode the same) and is marked 3 when opened for writing.
  */
 export const STATE_FORMAT = 3;
-/** Older formats this build reads without conversion. */
+/** Formats this build reads (older ones as they are, without conversion). */
 export const READABLE_FORMATS: readonly number[] = [2, STATE_FORMAT];
 export const StateFormat = Type.Object({ version: Type.Integer({ minimum: 1 }) });
 

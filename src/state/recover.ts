@@ -79,6 +79,7 @@ export async function recover(store: StateStore, registry: KindRegistry, options
     else if (outcome !== 'dropped') unfit(r.seq, outcome.unfit);
   };
   const stats = await replayInSlices(store, base.seq, visit, mode, options);
+  for (const k of registry.values()) k.recovered?.();
   return {
     seq: Math.max(stats.lastSeq, base.seq),
     snapshotSeq: base.seq,

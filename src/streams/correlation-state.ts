@@ -9,6 +9,7 @@ import {
   decode,
   decodeGroup,
   definitionGroupOf,
+  definitionHashes,
   encode,
   encodeGroup,
   EncodedGroupSchema,
@@ -32,21 +33,14 @@ export const CORRELATION_TICK_KIND = 'corr-tick';
 const isCorrelationEvent = Compile(CorrelationEventSchema);
 const isEncodedGroup = Compile(EncodedGroupSchema);
 
-/** Compiled definition hash per definition group, for the `$definitions` journal records. */
-export function correlationHashes(defs: readonly CompiledCorrelation[]): DefinitionHashes {
-  const out: DefinitionHashes = {};
-  for (const d of defs) out[definitionGroupOf(d)] = d.hash;
-  return out;
-}
-
 function groupOfKey(actorKey: string): string {
   const second = actorKey.indexOf(':', CORRELATION_KIND.length + 1);
   return second === -1 ? actorKey : actorKey.slice(0, second);
 }
 
 /** A `corr-tick` record's event: the correlation groups were ticked to event time `now`. */
-export const CorrelationTickSchema = Type.Object({ now: Type.Number() });
-export type CorrelationTick = Type.Static<typeof CorrelationTickSchema>;
+const CorrelationTickSchema = Type.Object({ now: Type.Number() });
+type CorrelationTick = Type.Static<typeof CorrelationTickSchema>;
 const isCorrelationTick = Compile(CorrelationTickSchema);
 
 /** Where the tick frontier lives between batches (the daemon's `JournalBuffer`). */
@@ -63,11 +57,14 @@ export interface CorrelationRecoveryReport {
   readonly droppedState: readonly DroppedCorrelationState[];
 }
 
-/** The correlation state's journaled kinds, to register with the state layer for one start-up. */
+/**
+ * The correlation state's journaled kinds, registered with the state layer for the process's life:
+ * `recover` restores and replays into them once, `snapshotKinds` writes them at every snapshot.
+ */
 export interface CorrelationKinds {
   /** `corr` (groups, hosted by the current runtime) and `corr-tick` (the frontier, hosted by `frontier`). */
   readonly kinds: readonly AnyJournaledKind[];
-  /** After `recover`: what it dropped, and whose groups, against the correlations loaded now. */
+  /** After `recover`: what it dropped, and whose groups, against the correlations loaded then. */
   report(): CorrelationRecoveryReport;
 }
 
@@ -101,8 +98,10 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   readonly malformed = NOT_A_GROUP_EVENT.unfit;
   readonly codec: SnapshotCodec<GroupState>;
   private inForce: DefinitionHashes = {};
-  private readonly foreign = new ForeignGroups();
+  private foreign = new ForeignGroups();
   private dropped = 0;
+  /** What recovery dropped, fixed when it ends (the groups it tracked by key are let go then). */
+  private final: CorrelationRecoveryReport | undefined;
   private cached: DefinitionIndex | undefined;
   /**
    * Which loaded correlation each definition group's records replay into under the hashes in force,
@@ -129,12 +128,13 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   replay(key: string, event: CorrelationEvent): ReplayOutcome {
     const { runtime } = this.index();
     const name = groupOfKey(key);
-    const parts = decodeGroupKey(key.slice(name.length + 1));
+    const encodedParts = key.slice(name.length + 1);
+    const parts = decodeGroupKey(encodedParts);
     if (parts === undefined) return NOT_A_GROUP_EVENT;
     const { hash, def } = this.resolve(name);
     if (def === undefined) {
       this.dropped++;
-      if (hash !== undefined) this.foreign.note(hash, encodeGroupKey(parts), event.kind === 'evicted');
+      if (hash !== undefined) this.foreign.note(hash, encodedParts, event.kind === 'evicted');
       return 'dropped';
     }
     return runtime.replay(def, parts, event) ? 'applied' : { unfit: `does not fit correlation '${correlationName(def)}'` };
@@ -146,7 +146,7 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   }
 
   definitions(): DefinitionHashes {
-    return correlationHashes(this.runtime().definitions);
+    return definitionHashes(this.runtime().definitions);
   }
 
   definitionsInForce(hashes: DefinitionHashes): void {
@@ -162,8 +162,16 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
     if (isEncodedGroup.Check(encoded) && this.index().byHash.get(encoded.corr) === undefined) this.foreign.note(encoded.corr, encodeGroupKey(encoded.key), false);
   }
 
+  recovered(): void {
+    this.final = { dropped: this.dropped, droppedState: this.foreign.report(this.inForce, this.definitions()) };
+    // The runtime recovery replayed into is swapped at the first reload: no index may keep it alive.
+    this.foreign = new ForeignGroups();
+    this.cached = undefined;
+    this.resolved.clear();
+  }
+
   report(): CorrelationRecoveryReport {
-    return { dropped: this.dropped, droppedState: this.foreign.report(this.inForce, this.definitions()) };
+    return this.final ?? { dropped: this.dropped, droppedState: this.foreign.report(this.inForce, this.definitions()) };
   }
 
   private index(): DefinitionIndex {
@@ -206,9 +214,9 @@ function tickKind(frontier: TickFrontier): JournaledKind<CorrelationTick, number
 }
 
 /**
- * The correlation state's entries for the state layer's registry, for one start-up: `recover`
- * restores and replays into `runtime()` and `frontier`, `snapshotKinds` writes them. Build the
- * runtime before recovery; a reload swaps it (`carryOver`) and `runtime()` follows.
+ * The correlation state's entries for the state layer's registry: `recover` restores and replays into
+ * `runtime()` and `frontier` once, `snapshotKinds` writes them at every snapshot. Build the runtime
+ * before recovery; a reload swaps it (`carryOver`) and `runtime()` follows.
  */
 export function createCorrelationKinds(runtime: () => CorrelationRuntime, frontier: TickFrontier): CorrelationKinds {
   const groups = new CorrelationGroupsKind(runtime);
@@ -218,7 +226,7 @@ export function createCorrelationKinds(runtime: () => CorrelationRuntime, fronti
 
 /** The `$definitions` journal record for the hashes now in force. */
 export function definitionsRecord(defs: readonly CompiledCorrelation[], at: number): JournalDraft {
-  return { at, kind: DEFINITIONS_KIND, key: '', event: { hashes: correlationHashes(defs) } };
+  return { at, kind: DEFINITIONS_KIND, key: '', event: { hashes: definitionHashes(defs) } };
 }
 
 /**

@@ -199,6 +199,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     stateLog.warn({ snapshots: recovered.unreadableSnapshots, fromSeq: recovered.snapshotSeq }, 'unreadable snapshots passed over');
   }
   if (recovered.skipped.length > 0) stateLog.warn({ records: recovered.skipped }, 'journal records skipped (--state-recover skip)');
+  if (recovered.undecodable > 0 || recovered.unknownSnapshotKinds.length > 0) {
+    stateLog.warn({ undecodable: recovered.undecodable, unknownKinds: recovered.unknownSnapshotKinds }, 'snapshot entries left out');
+  }
   const lost = correlationKinds.report();
   stateLog.info(
     { replayed: recovered.replayed, snapshotSeq: recovered.snapshotSeq, dropped: lost.dropped, groups: active.runtime.stateEntries },
@@ -522,17 +525,20 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   reload = daemon.reload;
   app.open(apiApp(daemon, log));
   log.info({ component: 'daemon' }, 'daemon ready');
-  const shutdown = async (): Promise<number> => {
-    // The listener stops accepting at once; open responses get until the drain deadline. Stopping
-    // the daemon meanwhile ends tail sessions with their summary line and refuses the unadmitted
-    // rest of a POST (503 with what it committed): both are answered before connections are cut.
-    const closing = server.close(config.output.drain_timeout * 1000);
-    const drained = await daemon.stop();
-    await closing;
-    if (!drained) log.warn('drain timeout passed; some events may be lost');
-    log.info('stopped');
-    return 0;
-  };
+  // Once, whichever comes first: a signal or the end of stdin (closing the listener twice is unsafe).
+  let stopping: Promise<number> | undefined;
+  const shutdown = (): Promise<number> =>
+    (stopping ??= (async () => {
+      // The listener stops accepting at once; open responses get until the drain deadline. Stopping
+      // the daemon meanwhile ends tail sessions with their summary line and refuses the unadmitted
+      // rest of a POST (503 with what it committed): both are answered before connections are cut.
+      const closing = server.close(config.output.drain_timeout * 1000);
+      const drained = await daemon.stop();
+      await closing;
+      if (!drained) log.warn('drain timeout passed; some events may be lost');
+      log.info('stopped');
+      return 0;
+    })());
   return new Promise<number>((done) => {
     void stopSignal.then((signal) => {
       log.info({ signal }, 'shutting down');

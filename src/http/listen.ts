@@ -31,6 +31,9 @@ export async function listenHttp(
   choice: AdapterChoice = 'auto',
 ): Promise<HttpServer & { readonly adapter: 'uws' | 'node' }> {
   const adapter = choice === 'auto' ? (uwsNativeAvailable() ? 'uws' : 'node') : choice;
+  if (choice === 'uws' && !uwsNativeAvailable()) {
+    throw new Error('--http-adapter uws: uWebSockets.js has no native binary for this platform and Node version (use auto or node)');
+  }
   const server = adapter === 'uws' ? await listenUws(app, address) : await listenNode(app, address);
   return { adapter, address: server.address, close: (graceMs?: number) => server.close(graceMs) };
 }

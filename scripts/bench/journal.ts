@@ -31,11 +31,11 @@ const REPLAY_SLICE = 10_000;
 
 const T0 = 1_767_225_600_000;
 
-/** About 190 bytes of msgpack each, like a correlation match record. */
+/** About 190 bytes of msgpack each, the size of a correlation record (append only: never replayed). */
 function draft(i: number, groups: number): JournalDraft {
   return {
     at: T0 + i,
-    kind: CORRELATION_KIND,
+    kind: 'bench-append',
     key: `corr:4f1d1a0b-5e3c-4d2e-9a7b-1c2d3e4f5a6b:host=WS-FIN-${(i % groups).toString().padStart(6, '0')}`,
     event: { at: T0 + i, user: `CORP\\user${i % 97}`, rule: 'proc_creation_win_susp_whoami', level: 'high' },
   };

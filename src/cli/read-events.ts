@@ -22,7 +22,9 @@ export async function* readEvents(
   format: InputFormat,
   onParseError: (reason: string) => void,
 ): AsyncGenerator<JsonEvent> {
-  const decode = (line: string) => decodeLine(line, format, { now: Date.now(), tzOffsetMinutes: 0 });
+  // `now` only anchors syslog timestamps without a year: the start of the read is close enough.
+  const options = { now: Date.now(), tzOffsetMinutes: 0 };
+  const decode = (line: string) => decodeLine(line, format, options);
   const jsonish = format === 'auto' || format === 'json' || format === 'evtx-json';
   const splitter = new LineSplitter();
   let mode = (jsonish ? 'undecided' : 'lines') as 'undecided' | 'lines' | 'objects';

@@ -7,11 +7,9 @@ export { compactStateDir } from './compact-state-dir.js';
 export type { CompactionResult } from './compact-state-dir.js';
 export { noCrash } from './crash-points.js';
 export type { CrashHook, CrashPoint } from './crash-points.js';
-export { isDefinitionsEvent } from './definitions.js';
-export type { DefinitionsEvent } from './definitions.js';
 export { lastResultIdInFile, scanFileTail } from './file-tail.js';
 export type { FileTail } from './file-tail.js';
-export { createKindRegistry, currentDefinitions, DEFINITIONS_KIND } from './journaled-kind.js';
+export { createKindRegistry, DEFINITIONS_KIND } from './journaled-kind.js';
 export type { AnyJournaledKind, JournaledKind, KindRegistry, ReplayOutcome, SnapshotCodec } from './journaled-kind.js';
 export { inspectStateDir, inspectStore, StateReport } from './inspect-state.js';
 export { MemoryBackend } from './memory-backend.js';
@@ -22,10 +20,9 @@ export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk, SnapshotHe
 export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover, snapshotKinds } from './recover.js';
 export type { Recovered, RecoverOptions } from './recover.js';
-export { replayInSlices } from './replay-slices.js';
-export type { RecoverProgress, ReplaySliceOptions } from './replay-slices.js';
+export type { RecoverProgress } from './replay-slices.js';
 export { resultIdForInput, resultIdForTimer } from './result-id.js';
-export { decideSnapshot, DEFAULT_SNAPSHOT_POLICY } from './snapshot-policy.js';
+export { decideSnapshot } from './snapshot-policy.js';
 export type { SnapshotPolicy, SnapshotReason } from './snapshot-policy.js';
 export type { SnapshotInput, SnapshotKindInput } from './snapshot-tables.js';
 export { StateCorruptionError } from './state-errors.js';
@@ -37,7 +34,6 @@ export type {
   CommitResult,
   IdempotencyLookup,
   IdempotencyRetention,
-  RecoverMode,
   ReplayStats,
   SnapshotBase,
   StateStoreOptions,

@@ -5,8 +5,6 @@ export interface SnapshotPolicy {
   readonly intervalMs: number;
 }
 
-export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { every: 100_000, intervalMs: 60_000 };
-
 export type SnapshotReason = 'records' | 'interval';
 
 /** Whether a snapshot is due, and why; nothing new since the last one means none is. */

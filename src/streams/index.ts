@@ -4,12 +4,10 @@ export {
   carryOver,
   CORRELATION_KIND,
   CORRELATION_TICK_KIND,
-  CorrelationTickSchema,
-  correlationHashes,
   createCorrelationKinds,
   definitionsRecord,
 } from './correlation-state.js';
-export type { CorrelationKinds, CorrelationRecoveryReport, CorrelationTick, TickFrontier } from './correlation-state.js';
+export type { CorrelationRecoveryReport, TickFrontier } from './correlation-state.js';
 export type { DroppedCorrelationState } from './foreign-groups.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
 export type { DecodeConfig, Decoder } from './decode-stage.js';

@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decideSnapshot, DEFAULT_SNAPSHOT_POLICY } from '../../src/state/index.js';
+import { decideSnapshot } from '../../src/state/index.js';
 
 describe('snapshot policy', () => {
-  it('defaults to every 100000 records or 60 s', () => {
-    expect(DEFAULT_SNAPSHOT_POLICY).toEqual({ every: 100_000, intervalMs: 60_000 });
-  });
-
   it('gives the reason a snapshot is due, and none without new records', () => {
     const p = { every: 10, intervalMs: 100 };
     expect(decideSnapshot(10, 0, p)).toBe('records');

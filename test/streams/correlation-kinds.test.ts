@@ -6,7 +6,7 @@ import type { CorrelationEvent } from '../../src/actors/correlation/index.js';
 import { compileCorrelations } from '../../src/sigma/correlation/index.js';
 import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../src/state/index.js';
 import type { AnyJournaledKind, JournalDraft, StateStore } from '../../src/state/index.js';
-import { CORRELATION_KIND, CORRELATION_TICK_KIND, correlationHashes, createCorrelationKinds } from '../../src/streams/index.js';
+import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds } from '../../src/streams/index.js';
 import { correlationRule, detections } from '../sigma/correlation/rule-fixtures.js';
 
 const rules = [
@@ -36,7 +36,7 @@ async function liveJournal(store: StateStore): Promise<CorrelationRuntime> {
   live.onEvent([{ name: 'r0' }], { t: 3, host: 'a', user: 'x' }, 0);
   live.onEvent([{ name: 'r0' }], { t: 4, host: 'c', user: 'y' }, 0);
   drafts.push({ at: 0, kind: CORRELATION_TICK_KIND, key: '', event: { now: 4 } });
-  await store.commitBatch({ records: [{ at: 0, kind: DEFINITIONS_KIND, key: '', event: { hashes: correlationHashes(defs) } }, ...drafts] });
+  await store.commitBatch({ records: [{ at: 0, kind: DEFINITIONS_KIND, key: '', event: { hashes: definitionHashes(defs) } }, ...drafts] });
   return live;
 }
 
@@ -86,7 +86,7 @@ describe('correlation kinds in the state registry', () => {
     expect(await snapshotKinds(store, first.registry, 77)).toBe(true);
     const header = store.loadSnapshotBase('fail').snapshot?.header;
     expect(header).toMatchObject({ seq: 9, at: 77, kinds: { corr: { version: CORRELATION_CODEC_VERSION, count: 3 }, 'corr-tick': { version: 1, count: 1 } } });
-    expect(header?.definitions).toEqual(correlationHashes(defs));
+    expect(header?.definitions).toEqual(definitionHashes(defs));
     const second = wired();
     const recovered = await recover(store, second.registry);
     expect(recovered).toMatchObject({ snapshotSeq: 9, snapshotAt: 77, replayed: 0, undecodable: 0 });
@@ -101,7 +101,7 @@ describe('correlation kinds in the state registry', () => {
     const w = wired(changed.correlations);
     const recovered = await recover(store, w.registry);
     expect(recovered.definitionsChanged).toBe(true);
-    expect(recovered.definitions).toEqual(correlationHashes(defs));
+    expect(recovered.definitions).toEqual(definitionHashes(defs));
     expect(w.runtime.stateEntries).toBe(1);
     expect(w.correlation.report()).toEqual({ dropped: 3, droppedState: [{ correlation: 'cid', reason: 'changed', groups: 2 }] });
   });

@@ -17,6 +17,7 @@ import type { RuleSetTest } from './temporal-expression.js';
 import { compileRuleSetTest } from './temporal-expression.js';
 import type { Thresholds } from './threshold.js';
 import { renderThresholds } from './threshold.js';
+import { documentLoc } from '../rule/document-loc.js';
 
 /** Chains deeper than this load with a warning; the runtime stops propagating at this depth. */
 export const MAX_CHAIN_DEPTH = 10;
@@ -64,7 +65,7 @@ function ruleLabel(r: CorrelationRule): string {
 }
 
 function errorFor(r: CorrelationRule, e: unknown): SigmaError {
-  const loc = { file: r.file, doc: r.doc, ruleId: r.id ?? r.title, path: ['correlation'] };
+  const loc = documentLoc(r, ['correlation']);
   if (e instanceof SigmaError) return new SigmaError('correlation', e.code, e.message, e.loc ?? loc, { cause: e });
   return new SigmaError('correlation', 'invalid', String(e), loc, { cause: e });
 }

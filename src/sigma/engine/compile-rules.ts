@@ -13,6 +13,7 @@ import { FieldPath } from './field-path.js';
 import { KeywordLiterals } from './keyword-literals.js';
 import { LogsourceRouter } from './logsource-router.js';
 import { chooseRuleSetWitnesses, type RuleConditions } from './witness.js';
+import { documentLoc } from '../rule/document-loc.js';
 
 export interface CompileOptions {
   /** Restrict keyword (field-less) search to these fields instead of the whole event (§5.8). */
@@ -23,10 +24,6 @@ export interface CompileResult {
   readonly engine: Engine;
   readonly errors: SigmaError[];
   readonly warnings: SigmaWarning[];
-}
-
-function ruleLoc(rule: DetectionRule, path: readonly (string | number)[]): SourceLoc {
-  return { file: rule.file, doc: rule.doc, ruleId: rule.id ?? rule.title, path };
 }
 
 /** Give an error without a location the rule's, keeping code and message. */
@@ -47,7 +44,7 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
   const names = [...rule.detections.keys()];
   const conditions: ConditionNode[] = [];
   rule.condition.forEach((text, i) => {
-    const loc = ruleLoc(rule, rule.condition.length === 1 ? ['detection', 'condition'] : ['detection', 'condition', i]);
+    const loc = documentLoc(rule, rule.condition.length === 1 ? ['detection', 'condition'] : ['detection', 'condition', i]);
     try {
       const resolved = resolveSelectors(parseCondition(text), names);
       if (resolved !== null) conditions.push(resolved);
@@ -59,7 +56,7 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
   const detections = names.map((name) => {
     const d = rule.detections.get(name);
     if (d === undefined) throw new Error(`identifier ${name} vanished`);
-    return compileDetection(d, { fields, keywords, loc: ruleLoc(rule, ['detection', name]) });
+    return compileDetection(d, { fields, keywords, loc: documentLoc(rule, ['detection', name]) });
   });
   const readsLiterals = keywords.uses > uses;
   if (conditions.length === 0) {
@@ -68,7 +65,7 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
       warnings.push({
         code: 'ConditionPruned',
         message: 'the whole condition was pruned (empty selectors or dropped items): the rule never matches',
-        loc: ruleLoc(rule, ['detection', 'condition']),
+        loc: documentLoc(rule, ['detection', 'condition']),
       });
     }
     return { program: new RuleProgram(detections, names, [], null), readsLiterals, conditions: null };
@@ -97,7 +94,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
     try {
       parts = compileRule(rule, fields, keywords, warnings);
     } catch (e) {
-      errors.push(located(e, ruleLoc(rule, ['detection'])));
+      errors.push(located(e, documentLoc(rule, ['detection'])));
       continue;
     }
     compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });

@@ -4,6 +4,7 @@ import type { SigmaError, SigmaWarning } from '../errors.js';
 import { pruneConditions } from './prune-conditions.js';
 import { runItems } from './run-items.js';
 import type { AnyRule, Pipeline, ProcessingItem, RunState, VarValue } from './types.js';
+import { documentLoc } from '../rule/document-loc.js';
 
 export interface PipelineResult<D extends AnyRule = AnyRule> {
   readonly doc: D;
@@ -84,7 +85,7 @@ export function applyPipelines<D extends AnyRule>(
     run.warnings.push({
       code: 'pipeline_condition_pruned',
       message: 'the pipeline dropped detection items until no condition was left; the rule never matches',
-      loc: { file: out.file, doc: out.doc, ruleId: out.id ?? out.title, path: ['detection'] },
+      loc: documentLoc(out, ['detection']),
     });
   }
   return {

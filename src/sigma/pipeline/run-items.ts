@@ -3,6 +3,7 @@
 import type { DetectionItem } from '../ast.js';
 import { SigmaError } from '../errors.js';
 import type { AnyRule, ApplyContext, FieldPredicate, ProcessingItem, RunState } from './types.js';
+import { documentLoc } from '../rule/document-loc.js';
 
 /** Runs `items` on `doc`; stops at the first item that fails the rule (its error is in `run.errors`). */
 export function runItems(items: readonly ProcessingItem[], doc: AnyRule, run: RunState): AnyRule {
@@ -39,10 +40,5 @@ function fieldHolds(p: FieldPredicate, di: DetectionItem, run: RunState): boolea
 
 function ruleError(doc: AnyRule, item: ProcessingItem, code: string, message: string): SigmaError {
   const at = item.loc.line !== undefined ? `${item.loc.file}:${item.loc.line}` : item.loc.file;
-  return new SigmaError('pipeline', code, `${message} (processing item '${item.id}' of type ${item.type} at ${at})`, {
-    file: doc.file,
-    doc: doc.doc,
-    ruleId: doc.id ?? doc.title,
-    path: [],
-  });
+  return new SigmaError('pipeline', code, `${message} (processing item '${item.id}' of type ${item.type} at ${at})`, documentLoc(doc, []));
 }

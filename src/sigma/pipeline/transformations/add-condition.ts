@@ -3,10 +3,11 @@
 // rule's logsource. Correlation rules have no detection and are left alone.
 import Type from 'typebox';
 import type { Static } from 'typebox';
-import type { Detection, DetectionItem, DetectionRule, Scalar, SourceLoc } from '../../ast.js';
+import type { Detection, DetectionItem, DetectionRule, Scalar } from '../../ast.js';
 import { SigmaError } from '../../errors.js';
 import { buildDetectionItem } from '../../value/index.js';
 import type { ApplyContext, Transformation } from '../types.js';
+import { documentLoc } from '../../rule/document-loc.js';
 
 export const type = 'add_condition';
 
@@ -65,10 +66,6 @@ function freeName(doc: DetectionRule): string {
   return `_cond_${n}`;
 }
 
-function itemLoc(doc: DetectionRule, key: string): SourceLoc {
-  return { file: doc.file, doc: doc.doc, ruleId: doc.id ?? doc.title, path: ['detection', key] };
-}
-
 function buildItems(doc: DetectionRule, p: Params): Built {
   const substitute = (v: Scalar): Scalar =>
     p.template === true && typeof v === 'string'
@@ -79,7 +76,7 @@ function buildItems(doc: DetectionRule, p: Params): Built {
     const [field = '', ...modifiers] = key.split('|');
     const values = (Array.isArray(raw) ? raw : [raw]).map(substitute);
     try {
-      items.push({ key, item: buildDetectionItem(field === '' ? null : field, modifiers, values, itemLoc(doc, key)).item });
+      items.push({ key, item: buildDetectionItem(field === '' ? null : field, modifiers, values, documentLoc(doc, ['detection', key])).item });
     } catch (e) {
       return { error: e instanceof SigmaError ? e.message : String(e) };
     }
@@ -90,5 +87,5 @@ function buildItems(doc: DetectionRule, p: Params): Built {
 /** The shared items with their locations moved to `doc`. */
 function relocate(built: Built, doc: DetectionRule): Built {
   if ('error' in built) return built;
-  return { items: built.items.map(({ key, item }) => ({ key, item: { ...item, loc: itemLoc(doc, key) } })) };
+  return { items: built.items.map(({ key, item }) => ({ key, item: { ...item, loc: documentLoc(doc, ['detection', key]) } })) };
 }

@@ -85,6 +85,12 @@ function indexOf(runtime: CorrelationRuntime): DefinitionIndex {
   return { runtime, byName: new Map(defs.map((d) => [definitionGroupOf(d), d])), byHash };
 }
 
+/** The hash in force for a definition group, and the loaded correlation holding it (none: dropped). */
+interface Resolution {
+  readonly hash: string | undefined;
+  readonly def: CompiledCorrelation | undefined;
+}
+
 /**
  * The `corr` kind: correlation groups, hosted by `runtime()` (the runtime in force, which enforces the
  * shared state cap and eviction order), journaled by its `record` hook. Like `carryOver`, replayed
@@ -107,7 +113,7 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
    * Which loaded correlation each definition group's records replay into under the hashes in force,
    * resolved once per group instead of once per record.
    */
-  private readonly resolved = new Map<string, { readonly hash: string | undefined; readonly def: CompiledCorrelation | undefined }>();
+  private readonly resolved = new Map<string, Resolution>();
 
   constructor(private readonly runtime: () => CorrelationRuntime) {
     this.codec = {
@@ -163,7 +169,7 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   }
 
   recovered(): void {
-    this.final = { dropped: this.dropped, droppedState: this.foreign.report(this.inForce, this.definitions()) };
+    this.final = this.report();
     // The runtime recovery replayed into is swapped at the first reload: no index may keep it alive.
     this.foreign = new ForeignGroups();
     this.cached = undefined;
@@ -183,7 +189,7 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
     return this.cached;
   }
 
-  private resolve(name: string): { readonly hash: string | undefined; readonly def: CompiledCorrelation | undefined } {
+  private resolve(name: string): Resolution {
     let r = this.resolved.get(name);
     if (r === undefined) {
       const { byHash, byName } = this.index();

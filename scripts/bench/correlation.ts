@@ -2,9 +2,9 @@
 // Run after `npm run build`: `node --expose-gc dist/scripts/bench/correlation.js` (without
 // --expose-gc the heap rows are less precise: garbage is not collected before measuring).
 import { isMain, printRows, type BenchRow } from './bench-row.js';
-import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
-import type { CorrelationRule, CorrelationType } from '../../src/sigma/ast.js';
-import { compileCorrelations } from '../../src/sigma/correlation/index.js';
+import { CorrelationRuntime } from '../../actors/correlation/index.js';
+import type { CorrelationRule, CorrelationType } from '../../sigma/ast.js';
+import { compileCorrelations } from '../../sigma/correlation/index.js';
 
 
 const T0 = 1_767_225_600_000;

@@ -2,8 +2,8 @@
 // (the ingest floor), each the median of several runs measured back to back in one process.
 import { performance } from 'node:perf_hooks';
 import { builtin, loadCorpus } from '../conformance/conformance.js';
-import type { EventLogsource } from '../../src/sigma/engine/index.js';
-import type { RuleSet } from '../../src/sigma/rule-set.js';
+import type { EventLogsource } from '../../sigma/engine/index.js';
+import type { RuleSet } from '../../sigma/rule-set.js';
 import { median, type BenchRow } from './bench-row.js';
 import { allLanes, type Lane } from './lanes.js';
 

@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { runDaemonBench } from './daemon.js';
-import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
-import type { CorrelationRuntimeOptions } from '../../src/actors/correlation/index.js';
-import type { CorrelationRule, CorrelationType } from '../../src/sigma/ast.js';
-import { compileCorrelations } from '../../src/sigma/correlation/index.js';
-import type { CompiledCorrelation } from '../../src/sigma/correlation/index.js';
-import { createKindRegistry, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../../src/state/index.js';
-import type { CommitResult, JournalDraft, OutboxDraft, StateStore } from '../../src/state/index.js';
-import { CORRELATION_KIND, createCorrelationKinds } from '../../src/streams/index.js';
+import { CorrelationRuntime } from '../../actors/correlation/index.js';
+import type { CorrelationRuntimeOptions } from '../../actors/correlation/index.js';
+import type { CorrelationRule, CorrelationType } from '../../sigma/ast.js';
+import { compileCorrelations } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
+import { createKindRegistry, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../../state/index.js';
+import type { CommitResult, JournalDraft, OutboxDraft, StateStore } from '../../state/index.js';
+import { CORRELATION_KIND, createCorrelationKinds } from '../../streams/index.js';
 
 
 const APPEND_RECORDS = 200_000;

@@ -1,12 +1,12 @@
 // Rule-load speed over the full SigmaHQ corpus, by stage: YAML → AST (`loadRules`), the `sysmon`
 // pipeline over every document (`applyPipelines`) and compilation (`compileRules`); median of 3 each.
 import { performance } from 'node:perf_hooks';
-import { readRuleSources } from '../../src/cli/rule-files.js';
-import type { DetectionRule } from '../../src/sigma/ast.js';
-import { compileRules } from '../../src/sigma/engine/index.js';
-import { applyPipelines, resolvePipeline, type AnyRule, type Pipeline } from '../../src/sigma/pipeline/index.js';
-import { buildRuleIndex, findRule, loadRules } from '../../src/sigma/rule/index.js';
-import { buildRuleSet } from '../../src/sigma/rule-set.js';
+import { readRuleSources } from '../../cli/rule-files.js';
+import type { DetectionRule } from '../../sigma/ast.js';
+import { compileRules } from '../../sigma/engine/index.js';
+import { applyPipelines, resolvePipeline, type AnyRule, type Pipeline } from '../../sigma/pipeline/index.js';
+import { buildRuleIndex, findRule, loadRules } from '../../sigma/rule/index.js';
+import { buildRuleSet } from '../../sigma/rule-set.js';
 import { RULE_DIRS } from '../conformance/regression-cases.js';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 

@@ -3,12 +3,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import type { JsonEvent } from '../../src/protocol/decode/index.js';
-import type { EventLogsource } from '../../src/sigma/engine/index.js';
-import type { SigmaError } from '../../src/sigma/errors.js';
-import { resolvePipeline, type Pipeline } from '../../src/sigma/pipeline/index.js';
-import { buildRuleSet, type RuleSet } from '../../src/sigma/rule-set.js';
-import { readRuleSources } from '../../src/cli/rule-files.js';
+import type { JsonEvent } from '../../protocol/decode/index.js';
+import type { EventLogsource } from '../../sigma/engine/index.js';
+import type { SigmaError } from '../../sigma/errors.js';
+import { resolvePipeline, type Pipeline } from '../../sigma/pipeline/index.js';
+import { buildRuleSet, type RuleSet } from '../../sigma/rule-set.js';
+import { readRuleSources } from '../../cli/rule-files.js';
 import { RULE_DIRS, type RegressionCase } from './regression-cases.js';
 
 export interface CorpusLoad {

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
-import { decodeEvent, decodePlain, readJsonObjects, type JsonEvent } from '../../src/protocol/decode/index.js';
+import { decodeEvent, decodePlain, readJsonObjects, type JsonEvent } from '../../protocol/decode/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** `shared/` beside the project (CI clones the project next to it); works from src and dist alike. */

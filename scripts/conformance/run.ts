@@ -1,8 +1,8 @@
 // `npm run conformance`: corpus compile rate, regression cases (plain, with the sysmon pipeline and
 // logsource routing, and unflattened with evtx-nested), printed as a short report.
 import { builtin, groupErrors, loadCorpus, placeholderValues, runCases, type CaseOutcome } from './conformance.js';
-import { errorsByRule } from '../../src/sigma/errors.js';
-import { parsePipelineText } from '../../src/sigma/pipeline/index.js';
+import { errorsByRule } from '../../sigma/errors.js';
+import { parsePipelineText } from '../../sigma/pipeline/index.js';
 import { loadRegressionCases, type RegressionCase } from './regression-cases.js';
 
 function summarise(name: string, outcomes: readonly CaseOutcome[]): void {

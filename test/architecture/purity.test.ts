@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+const ROOT = resolve(import.meta.dirname, '../..');
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -31,20 +31,20 @@ const ALLOWED: Readonly<Record<Folder, readonly Folder[]>> = {
 };
 
 function folderOf(file: string): Folder {
-  return relative(SRC, file).split('/')[0] as Folder;
+  return relative(ROOT, file).split('/')[0] as Folder;
 }
 
 describe('architecture', () => {
   it('keeps sigma/ and actors/ free of I/O, clocks, randomness and process', () => {
     const offenders: string[] = [];
     for (const folder of ['sigma', 'actors']) {
-      for (const file of files(join(SRC, folder))) {
+      for (const file of files(join(ROOT, folder))) {
         const text = readFileSync(file, 'utf8').replace(/\/\/.*$/gm, '').replace(/\/\*[\s\S]*?\*\//g, '');
         for (const spec of imports(file)) {
-          if (/^node:|^(fs|path|os|rxjs|lmdb|pino|uWebSockets\.js|undici)(\/|$)/.test(spec)) offenders.push(`${relative(SRC, file)} imports ${spec}`);
+          if (/^node:|^(fs|path|os|rxjs|lmdb|pino|uWebSockets\.js|undici)(\/|$)/.test(spec)) offenders.push(`${relative(ROOT, file)} imports ${spec}`);
         }
         for (const g of [/\bDate\.now\(/, /\bMath\.random\(/, /\bnew Date\(\)/, /\bperformance\.now\(/, /(?<!['"`.\w])process\.(env|argv|exit|pid|std\w+|hrtime|nextTick|cwd|on|kill|platform|memoryUsage)\b/]) {
-          if (g.test(text)) offenders.push(`${relative(SRC, file)} uses ${g.source}`);
+          if (g.test(text)) offenders.push(`${relative(ROOT, file)} uses ${g.source}`);
         }
       }
     }
@@ -55,12 +55,12 @@ describe('architecture', () => {
     const offenders: string[] = [];
     let checked = 0;
     for (const folder of FOLDERS) {
-      for (const file of files(join(SRC, folder))) {
+      for (const file of files(join(ROOT, folder))) {
         for (const spec of imports(file)) {
           if (!spec.startsWith('.')) continue;
           const target = folderOf(resolve(file, '..', spec));
           checked++;
-          if (target !== folder && !ALLOWED[folder].includes(target)) offenders.push(`${relative(SRC, file)} → ${spec}`);
+          if (target !== folder && !ALLOWED[folder].includes(target)) offenders.push(`${relative(ROOT, file)} → ${spec}`);
         }
       }
     }

@@ -9,9 +9,9 @@ import {
   renderEffectiveConfig,
   requireRules,
   type ConfigInputs,
-} from '../../src/cli/config.js';
-import { detectWorkerCount } from '../../src/cli/daemon.js';
-import { DaemonConfig } from '../../src/protocol/config.js';
+} from '../../cli/config.js';
+import { detectWorkerCount } from '../../cli/daemon.js';
+import { DaemonConfig } from '../../protocol/config.js';
 
 const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>
   loadDaemonConfig({

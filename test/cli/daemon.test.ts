@@ -2,9 +2,9 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loadDaemonConfig } from '../../src/cli/config.js';
-import { buildDaemon, DaemonExit } from '../../src/cli/daemon.js';
-import { createHttpApp, inject, ROUTES } from '../../src/http/index.js';
+import { loadDaemonConfig } from '../../cli/config.js';
+import { buildDaemon, DaemonExit } from '../../cli/daemon.js';
+import { createHttpApp, inject, ROUTES } from '../../http/index.js';
 
 const RULES = join(import.meta.dirname, '../fixtures/daemon/rules');
 

@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readEvents } from '../../src/cli/read-events.js';
-import { decodeEvent, readJsonObjects, type InputFormat, type JsonEvent } from '../../src/protocol/decode/index.js';
+import { readEvents } from '../../cli/read-events.js';
+import { decodeEvent, readJsonObjects, type InputFormat, type JsonEvent } from '../../protocol/decode/index.js';
 import { CORPUS_DIR } from '../../scripts/conformance/regression-cases.js';
 
 async function* chunked(text: string, cuts: readonly number[] = []): AsyncGenerator<Uint8Array> {

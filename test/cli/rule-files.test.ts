@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRuleSources } from '../../src/cli/rule-files.js';
+import { readRuleSources } from '../../cli/rule-files.js';
 
 let root: string;
 

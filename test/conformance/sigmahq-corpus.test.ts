@@ -2,8 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { builtin, groupErrors, loadCorpus, placeholderValues, runCases, type CorpusLoad } from '../../scripts/conformance/conformance.js';
 import { loadRegressionCases, type RegressionCase } from '../../scripts/conformance/regression-cases.js';
 import { allLanes } from '../../scripts/bench/lanes.js';
-import { errorsByRule } from '../../src/sigma/errors.js';
-import { parsePipelineText } from '../../src/sigma/pipeline/index.js';
+import { errorsByRule } from '../../sigma/errors.js';
+import { parsePipelineText } from '../../sigma/pipeline/index.js';
 
 let corpus: CorpusLoad;
 let cases: RegressionCase[];

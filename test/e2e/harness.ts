@@ -1,5 +1,5 @@
 // Runs the real daemon as a child process: builds dist/ once per run (a lock directory serialises
-// parallel test files), starts `node dist/src/cli/main.js daemon ...`, reads the bound address from
+// parallel test files), starts `node dist/cli/main.js daemon ...`, reads the bound address from
 // its `listening` log line (the listener is up before start-up ends), waits for `daemon ready`, and
 // offers HTTP helpers and polling with deadlines.
 import { execFile, spawn } from 'node:child_process';
@@ -8,13 +8,13 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import type { ListenAddress } from '../../src/http/listen-address.js';
-import type { InjectRequest } from '../../src/http/inject.js';
+import type { ListenAddress } from '../../http/listen-address.js';
+import type { InjectRequest } from '../../http/inject.js';
 import { send } from '../http/client.js';
 import type { SuiteResponse } from '../http/route-suite.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-export const MAIN = join(ROOT, 'dist/src/cli/main.js');
+export const MAIN = join(ROOT, 'dist/cli/main.js');
 export const FIXTURES = join(ROOT, 'test/fixtures/daemon');
 const LOCK = join(ROOT, 'dist/.e2e-build.lock');
 const STALE_LOCK_MS = 5 * 60_000;
@@ -43,8 +43,11 @@ function builtAt(): number {
   return mtime(MAIN) === 0 ? 0 : Math.max(mtime(MAIN), mtime(MARKER));
 }
 
+/** The folders tsc builds (tsconfig.json's include). */
+const SOURCE_FOLDERS = ['sigma', 'actors', 'state', 'streams', 'protocol', 'http', 'cli', 'scripts'];
+
 function isStale(): boolean {
-  return builtAt() < Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'scripts')));
+  return builtAt() < Math.max(...SOURCE_FOLDERS.map((f) => newestMtime(join(ROOT, f))));
 }
 
 function tryLock(): boolean {

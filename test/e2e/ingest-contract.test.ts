@@ -3,7 +3,7 @@
 // router's counters stay zero without --logsource-routing.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES } from '../../src/protocol/decode/index.js';
+import { MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES } from '../../protocol/decode/index.js';
 import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 

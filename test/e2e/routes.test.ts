@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { METRICS } from '../../src/protocol/metrics.js';
+import { METRICS } from '../../protocol/metrics.js';
 import { send } from '../http/client.js';
 import { checkCase } from '../http/route-suite.js';
 import type { RouteCase } from '../http/route-suite.js';

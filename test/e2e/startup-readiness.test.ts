@@ -2,8 +2,8 @@
 // answers 503 `starting` and ingest 503 `daemon starting` until replay ends, and progress is logged.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openLmdbStateStore } from '../../src/state/index.js';
-import type { JournalRecord } from '../../src/state/index.js';
+import { openLmdbStateStore } from '../../state/index.js';
+import type { JournalRecord } from '../../state/index.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
 
 /** Journal records appended behind the daemon's back: enough for a replay that logs progress. */

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openLmdbStateStore } from '../../src/state/index.js';
+import { openLmdbStateStore } from '../../state/index.js';
 import { ensureBuilt, MAIN, tempDir } from './harness.js';
 
 const run = (args: readonly string[]) =>

@@ -5,11 +5,11 @@
 // malformed `$definitions` record) is treated the same way, named by its own sequence.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { inspectStateDir } from '../../src/state/inspect-state.js';
-import { LmdbBackend } from '../../src/state/lmdb-backend.js';
-import { JournalBatch } from '../../src/state/records.js';
-import type { JournalRecord } from '../../src/state/records.js';
-import { packValue, storedCodec } from '../../src/state/value-codec.js';
+import { inspectStateDir } from '../../state/inspect-state.js';
+import { LmdbBackend } from '../../state/lmdb-backend.js';
+import { JournalBatch } from '../../state/records.js';
+import type { JournalRecord } from '../../state/records.js';
+import { packValue, storedCodec } from '../../state/value-codec.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
 
 beforeAll(ensureBuilt, 180_000);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { announcedBody, BodyBuffer } from '../../src/http/body-buffer.js';
+import { announcedBody, BodyBuffer } from '../../http/body-buffer.js';
 
 describe('request body buffer', () => {
   it('holds exactly the bytes pushed while under the limit and refuses the chunk that crosses it', () => {

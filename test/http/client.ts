@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
-import type { ListenAddress } from '../../src/http/listen-address.js';
-import type { InjectRequest } from '../../src/http/inject.js';
+import type { ListenAddress } from '../../http/listen-address.js';
+import type { InjectRequest } from '../../http/inject.js';
 import type { SuiteResponse } from './route-suite.js';
 
 /** A plain node:http client for either a TCP or a unix listen address. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { IngestClosedError, IngestTooLargeError } from '../../src/http/facade.js';
-import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
-import { inject, type InjectRequest } from '../../src/http/inject.js';
-import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import type { HttpApp } from '../../src/http/handler.js';
-import { createStartupApp } from '../../src/http/startup-app.js';
-import { ROUTES } from '../../src/http/routes.js';
-import { API_ERRORS, type ApiErrorCode } from '../../src/protocol/errors.js';
+import { IngestClosedError, IngestTooLargeError } from '../../http/facade.js';
+import { FakeDaemonFacade, type FakeFeatures } from '../../http/fake-facade.js';
+import { inject, type InjectRequest } from '../../http/inject.js';
+import { MAX_LINE_BYTES } from '../../protocol/decode/index.js';
+import { createHttpApp } from '../../http/http-app.js';
+import type { HttpApp } from '../../http/handler.js';
+import { createStartupApp } from '../../http/startup-app.js';
+import { ROUTES } from '../../http/routes.js';
+import { API_ERRORS, type ApiErrorCode } from '../../protocol/errors.js';
 
 interface ErrorCase {
   readonly features?: FakeFeatures;

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
-import type { Chunk, Res } from '../../src/http/handler.js';
-import { inject } from '../../src/http/inject.js';
-import { createNdjsonStream } from '../../src/http/ndjson-stream.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import { ROUTES } from '../../src/http/routes.js';
+import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import type { Chunk, Res } from '../../http/handler.js';
+import { inject } from '../../http/inject.js';
+import { createNdjsonStream } from '../../http/ndjson-stream.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { ROUTES } from '../../http/routes.js';
 
 /** A response whose transport takes `capacity` chunks, then backs up until `drain()`. */
 class SlowRes implements Res {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDispositionBody } from '../../src/http/disposition-body.js';
-import { splitIngestLines } from '../../src/http/ingest-lines.js';
-import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
-import { formatListenAddress, parseListenAddress } from '../../src/http/listen-address.js';
+import { parseDispositionBody } from '../../http/disposition-body.js';
+import { splitIngestLines } from '../../http/ingest-lines.js';
+import { MAX_LINE_BYTES } from '../../protocol/decode/index.js';
+import { formatListenAddress, parseListenAddress } from '../../http/listen-address.js';
 
 const encode = (s: string) => new TextEncoder().encode(s);
 

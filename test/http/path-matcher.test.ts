@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compilePathMatcher } from '../../src/http/path-matcher.js';
+import { compilePathMatcher } from '../../http/path-matcher.js';
 
 describe('path matcher', () => {
   const matcher = compilePathMatcher([

@@ -1,9 +1,9 @@
 import Compile from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
-import { inject, type InjectRequest } from '../../src/http/inject.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import { ROUTES } from '../../src/http/routes.js';
+import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { inject, type InjectRequest } from '../../http/inject.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { ROUTES } from '../../http/routes.js';
 
 /** A request that succeeds for each route, against the populated fake below. */
 const SUCCESS: Readonly<Record<string, InjectRequest>> = {

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { InjectRequest } from '../../src/http/inject.js';
+import type { InjectRequest } from '../../http/inject.js';
 
 /** A response as every adapter reports it, so one suite runs against inject, uWS and node:http. */
 export interface SuiteResponse {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
-import { inject } from '../../src/http/inject.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import { ROUTES } from '../../src/http/routes.js';
+import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { inject } from '../../http/inject.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { ROUTES } from '../../http/routes.js';
 import { section, tableRows } from '../protocol/contract-tables.js';
 
 /** (method, path) pairs of the contract's endpoint summary table; gRPC is not an HTTP route. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { IngestClosedError } from '../../src/http/facade.js';
-import { FakeDaemonFacade, type FakeFeatures } from '../../src/http/fake-facade.js';
-import { inject, type InjectRequest } from '../../src/http/inject.js';
-import { MAX_LINE_BYTES } from '../../src/protocol/decode/index.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import { ROUTES } from '../../src/http/routes.js';
+import { IngestClosedError } from '../../http/facade.js';
+import { FakeDaemonFacade, type FakeFeatures } from '../../http/fake-facade.js';
+import { inject, type InjectRequest } from '../../http/inject.js';
+import { MAX_LINE_BYTES } from '../../protocol/decode/index.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { ROUTES } from '../../http/routes.js';
 import { checkCase, DISABLED_CASES } from './route-suite.js';
 
 function setup(features: FakeFeatures = {}) {

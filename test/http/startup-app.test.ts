@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../src/http/fake-facade.js';
-import { createHttpApp } from '../../src/http/http-app.js';
-import { inject } from '../../src/http/inject.js';
-import { ROUTES } from '../../src/http/routes.js';
-import { createStartupApp } from '../../src/http/startup-app.js';
+import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { createHttpApp } from '../../http/http-app.js';
+import { inject } from '../../http/inject.js';
+import { ROUTES } from '../../http/routes.js';
+import { createStartupApp } from '../../http/startup-app.js';
 
 function startingApp(phase = 'loading rules') {
   return createStartupApp(ROUTES, { phase: () => phase, metrics: () => Promise.resolve({ contentType: 'text/plain; version=0.0.4', text: 'svc_up 1\n' }) });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../src/protocol/duration.js';
+import { parseDuration } from '../../protocol/duration.js';
 
 const UNITS: readonly [string, number][] = [
   ['ms', 1],

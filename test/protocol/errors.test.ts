@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_ERRORS, apiError, type ApiErrorCode, type ApiErrorSpec } from '../../src/protocol/errors.js';
+import { API_ERRORS, apiError, type ApiErrorCode, type ApiErrorSpec } from '../../protocol/errors.js';
 import { section, tableRows } from './contract-tables.js';
 
 const rows = tableRows(section('Errors')).map(([status, endpoint, condition]) => ({

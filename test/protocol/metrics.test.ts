@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { bindZeroed, createMetrics, DEFAULT_BUCKETS, METRICS, type MetricName } from '../../src/protocol/metrics.js';
+import { bindZeroed, createMetrics, DEFAULT_BUCKETS, METRICS, type MetricName } from '../../protocol/metrics.js';
 import { section, tableRows } from './contract-tables.js';
 
 interface ContractMetric {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { errorsByRule, SigmaError } from '../../src/sigma/errors.js';
-import { parsePipelineText } from '../../src/sigma/pipeline/index.js';
-import { buildRuleSet } from '../../src/sigma/rule-set.js';
+import { errorsByRule, SigmaError } from '../../sigma/errors.js';
+import { parsePipelineText } from '../../sigma/pipeline/index.js';
+import { buildRuleSet } from '../../sigma/rule-set.js';
 
 describe('SigmaError', () => {
   it('prints file, line, rule and path before the message', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packChecked, packValue, storedCodec, unpackChecked } from '../../src/state/value-codec.js';
-import { JournalRecord, SnapshotChunk } from '../../src/state/index.js';
-import { createCorrelationKinds } from '../../src/streams/index.js';
-import type { AnyJournaledKind } from '../../src/state/index.js';
+import { packChecked, packValue, storedCodec, unpackChecked } from '../../state/value-codec.js';
+import { JournalRecord, SnapshotChunk } from '../../state/index.js';
+import { createCorrelationKinds } from '../../streams/index.js';
+import type { AnyJournaledKind } from '../../state/index.js';
 import { runtimeFor } from '../actors/correlation/harness.js';
 import { correlationRule, detections } from '../sigma/correlation/rule-fixtures.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactStateDir, openLmdbStateStore } from '../../src/state/index.js';
+import { compactStateDir, openLmdbStateStore } from '../../state/index.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 describe('state compaction', () => {

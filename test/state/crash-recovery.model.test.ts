@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CrashPoint } from '../../src/state/index.js';
+import type { CrashPoint } from '../../state/index.js';
 import { CrashDriver, encodedStates, recoverInto } from './support/crash-driver.js';
 import type { Input } from './support/crash-driver.js';
 import { STORE_FLAVOURS } from './support/store-harness.js';

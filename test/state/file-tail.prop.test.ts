@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lastResultIdInFile, scanFileTail } from '../../src/state/index.js';
+import { lastResultIdInFile, scanFileTail } from '../../state/index.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 /** The obvious reading: split everything, walk complete lines from the back. */

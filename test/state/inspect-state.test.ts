@@ -1,6 +1,6 @@
 import Compile from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
-import { inspectStateDir, inspectStore, openLmdbStateStore, openMemoryStateStore, StateReport } from '../../src/state/index.js';
+import { inspectStateDir, inspectStore, openLmdbStateStore, openMemoryStateStore, StateReport } from '../../state/index.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 describe('state inspect', () => {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { KvBackend, KvKey } from '../../src/state/kv-backend.js';
-import { compareKvKeys } from '../../src/state/kv-key-order.js';
-import { LmdbBackend } from '../../src/state/lmdb-backend.js';
-import { MemoryBackend } from '../../src/state/memory-backend.js';
+import type { KvBackend, KvKey } from '../../state/kv-backend.js';
+import { compareKvKeys } from '../../state/kv-key-order.js';
+import { LmdbBackend } from '../../state/lmdb-backend.js';
+import { MemoryBackend } from '../../state/memory-backend.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 type Op =

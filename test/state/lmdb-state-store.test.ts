@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { LmdbBackend } from '../../src/state/lmdb-backend.js';
-import { openLmdbStateStore } from '../../src/state/index.js';
-import type { CommitResult } from '../../src/state/index.js';
+import { LmdbBackend } from '../../state/lmdb-backend.js';
+import { openLmdbStateStore } from '../../state/index.js';
+import type { CommitResult } from '../../state/index.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 describe('lmdb state store', () => {

@@ -3,8 +3,8 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deliverOutboxOnce, openMemoryStateStore, reconcileFileSink, StateStore } from '../../src/state/index.js';
-import type { OutboxEntry } from '../../src/state/index.js';
+import { deliverOutboxOnce, openMemoryStateStore, reconcileFileSink, StateStore } from '../../state/index.js';
+import type { OutboxEntry } from '../../state/index.js';
 import { FailingBackend, LossyBackend } from './support/faulty-backends.js';
 import { useTempDirs } from './support/temp-dirs.js';
 

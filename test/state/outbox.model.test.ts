@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inspectStore } from '../../src/state/index.js';
-import type { StateStore } from '../../src/state/index.js';
+import { inspectStore } from '../../state/index.js';
+import type { StateStore } from '../../state/index.js';
 import { STORE_FLAVOURS } from './support/store-harness.js';
 import type { Reopen } from './support/store-harness.js';
 import { useTempDirs } from './support/temp-dirs.js';

@@ -2,8 +2,8 @@
 // `corr-tick`) have their tests in test/streams/correlation-kinds.test.ts; here a minimal kind shows
 // what the driver promises any kind: codecs with versions, definition fan-out, unfit records by sequence.
 import { describe, expect, it } from 'vitest';
-import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../src/state/index.js';
-import type { DefinitionHashes, JournaledKind, StateStore } from '../../src/state/index.js';
+import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../state/index.js';
+import type { DefinitionHashes, JournaledKind, StateStore } from '../../state/index.js';
 
 /** A kind counting `{n}` events per key, hosted in a map; it records what the driver told it. */
 function counterKind() {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { resultIdForInput, resultIdForTimer } from '../../src/state/index.js';
+import { resultIdForInput, resultIdForTimer } from '../../state/index.js';
 
 describe('result ids', () => {
   it('encodes input position and result index in a documented format', () => {

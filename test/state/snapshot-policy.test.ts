@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideSnapshot } from '../../src/state/index.js';
+import { decideSnapshot } from '../../state/index.js';
 
 describe('snapshot policy', () => {
   it('gives the reason a snapshot is due, and none without new records', () => {

@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LmdbBackend } from '../../src/state/lmdb-backend.js';
-import { inspectStateDir, MemoryBackend, openLmdbStateStore, openMemoryStateStore, StateFormatError } from '../../src/state/index.js';
-import { packValue } from '../../src/state/value-codec.js';
-import { storedFormat } from '../../src/state/state-format.js';
+import { LmdbBackend } from '../../state/lmdb-backend.js';
+import { inspectStateDir, MemoryBackend, openLmdbStateStore, openMemoryStateStore, StateFormatError } from '../../state/index.js';
+import { packValue } from '../../state/value-codec.js';
+import { storedFormat } from '../../state/state-format.js';
 import { useTempDirs } from './support/temp-dirs.js';
 
 /** A directory as format 1 left it: a value per journal record and per outbox entry, no format key. */

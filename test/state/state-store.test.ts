@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inspectStore, StateCorruptionError } from '../../src/state/index.js';
-import type { JournalDraft, StateStore } from '../../src/state/index.js';
+import { inspectStore, StateCorruptionError } from '../../state/index.js';
+import type { JournalDraft, StateStore } from '../../state/index.js';
 import { STORE_FLAVOURS } from './support/store-harness.js';
 import { useTempDirs } from './support/temp-dirs.js';
 

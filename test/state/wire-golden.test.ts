@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeJournalBatch } from '../../src/state/journal-table.js';
-import { encodeOutboxBatch } from '../../src/state/outbox-table.js';
-import { STATE_FORMAT } from '../../src/state/records.js';
-import { encodeSnapshot } from '../../src/state/snapshot-tables.js';
+import { encodeJournalBatch } from '../../state/journal-table.js';
+import { encodeOutboxBatch } from '../../state/outbox-table.js';
+import { STATE_FORMAT } from '../../state/records.js';
+import { encodeSnapshot } from '../../state/snapshot-tables.js';
 
 // Stored bytes are a compatibility contract with every existing state directory: a change here is
 // deliberate, shows up in the diff of these files, and needs a format or codec version bump

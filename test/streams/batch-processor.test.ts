@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../src/state/index.js';
+import { MemoryBackend } from '../../state/index.js';
 import { CRASH_RULES, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import { metricValue } from './support.js';
 

@@ -3,13 +3,13 @@
 import Compile from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import * as decodeStage from '../../src/streams/decode-stage.js';
-import * as dlqWriter from '../../src/streams/dlq-writer.js';
-import * as fileSink from '../../src/streams/sinks/file-sink.js';
-import * as stdoutSink from '../../src/streams/sinks/stdout-sink.js';
-import * as httpSource from '../../src/streams/sources/http-source.js';
-import * as stdinSource from '../../src/streams/sources/stdin-source.js';
-import * as tailFanout from '../../src/streams/tail-fanout.js';
+import * as decodeStage from '../../streams/decode-stage.js';
+import * as dlqWriter from '../../streams/dlq-writer.js';
+import * as fileSink from '../../streams/sinks/file-sink.js';
+import * as stdoutSink from '../../streams/sinks/stdout-sink.js';
+import * as httpSource from '../../streams/sources/http-source.js';
+import * as stdinSource from '../../streams/sources/stdin-source.js';
+import * as tailFanout from '../../streams/tail-fanout.js';
 
 const COMPONENTS: readonly [string, { kind: string; configSchema: TSchema; create: unknown }, Record<string, unknown>][] = [
   ['stdin source', stdinSource, {}],

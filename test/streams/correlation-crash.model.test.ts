@@ -7,8 +7,8 @@
 // final recovery.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../src/state/index.js';
-import type { CrashPoint } from '../../src/state/index.js';
+import { MemoryBackend } from '../../state/index.js';
+import type { CrashPoint } from '../../state/index.js';
 import { CRASH_RULES, crashLaneEvent, crashLaneLines, inline, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import type { Harness } from './pipeline-harness.js';
 

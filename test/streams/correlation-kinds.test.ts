@@ -1,12 +1,12 @@
 // The correlation state's entries in the state layer's registry (`corr` groups hosted by the runtime,
 // `corr-tick` frontier): their event checks and codecs, and `recover`/`snapshotKinds` over them.
 import { describe, expect, it } from 'vitest';
-import { actorKey, CORRELATION_CODEC_VERSION, CorrelationRuntime, definitionHashes } from '../../src/actors/correlation/index.js';
-import type { CorrelationEvent } from '../../src/actors/correlation/index.js';
-import { compileCorrelations } from '../../src/sigma/correlation/index.js';
-import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../src/state/index.js';
-import type { AnyJournaledKind, JournalDraft, StateStore } from '../../src/state/index.js';
-import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds } from '../../src/streams/index.js';
+import { actorKey, CORRELATION_CODEC_VERSION, CorrelationRuntime, definitionHashes } from '../../actors/correlation/index.js';
+import type { CorrelationEvent } from '../../actors/correlation/index.js';
+import { compileCorrelations } from '../../sigma/correlation/index.js';
+import { createKindRegistry, DEFINITIONS_KIND, openMemoryStateStore, recover, snapshotKinds, StateCorruptionError } from '../../state/index.js';
+import type { AnyJournaledKind, JournalDraft, StateStore } from '../../state/index.js';
+import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds } from '../../streams/index.js';
 import { correlationRule, detections } from '../sigma/correlation/rule-fixtures.js';
 
 const rules = [

@@ -3,8 +3,8 @@
 // run applies some of them as restarts (no graceful snapshot) and must end in the same state.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../src/state/index.js';
-import type { RuleSet } from '../../src/sigma/rule-set.js';
+import { MemoryBackend } from '../../state/index.js';
+import type { RuleSet } from '../../sigma/rule-set.js';
 import { CRASH_RULES, crashLaneEvent, crashLaneLines, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import type { CrashLaneEvent, Harness } from './pipeline-harness.js';
 

@@ -2,8 +2,8 @@
 // so results, ids, correlations and commits are those of inline detection.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EventPipeline, InputQueue } from '../../src/streams/index.js';
-import type { Detector } from '../../src/streams/index.js';
+import { EventPipeline, InputQueue } from '../../streams/index.js';
+import type { Detector } from '../../streams/index.js';
 import { CRASH_RULES, failedLogon, inline, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import type { Harness } from './pipeline-harness.js';
 

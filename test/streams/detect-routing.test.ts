@@ -1,9 +1,9 @@
 // The logsource router's counters (svc_rules_pruned_by_logsource_total, svc_events_without_logsource_total)
 // move only with --logsource-routing: the contract renders them zero unless the feature is on.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
-import { buildRuleSetFrom, createBatchDetector, detectRules } from '../../src/streams/index.js';
-import type { DetectSettings } from '../../src/streams/index.js';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/correlation/index.js';
+import { buildRuleSetFrom, createBatchDetector, detectRules } from '../../streams/index.js';
+import type { DetectSettings } from '../../streams/index.js';
 
 const RULE = `title: Whoami
 logsource: {product: windows, category: process_creation}

@@ -1,9 +1,9 @@
 // The hand-built detection text must be byte-identical to stringifying the result object.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildRuleSet } from '../../src/sigma/rule-set.js';
-import { toDetectionResult } from '../../src/streams/index.js';
-import { DetectionText } from '../../src/streams/detect/detection-text.js';
+import { buildRuleSet } from '../../sigma/rule-set.js';
+import { toDetectionResult } from '../../streams/index.js';
+import { DetectionText } from '../../streams/detect/detection-text.js';
 
 const RULES = [
   `title: Full "Quoted" Rule \\ with escapes

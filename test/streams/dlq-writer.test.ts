@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createDlqWriter } from '../../src/streams/index.js';
-import type { DlqEntry, DlqWriter, UnitOutcome } from '../../src/streams/index.js';
+import { createDlqWriter } from '../../streams/index.js';
+import type { DlqEntry, DlqWriter, UnitOutcome } from '../../streams/index.js';
 import { CRASH_RULES, inline, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import { flush, metricValue, testContext } from './support.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBackend } from '../../src/state/index.js';
-import type { KvWriter } from '../../src/state/kv-backend.js';
-import { EventPipeline, InputQueue } from '../../src/streams/index.js';
-import type { UnitOutcome } from '../../src/streams/index.js';
+import { MemoryBackend } from '../../state/index.js';
+import type { KvWriter } from '../../state/kv-backend.js';
+import { EventPipeline, InputQueue } from '../../streams/index.js';
+import type { UnitOutcome } from '../../streams/index.js';
 import { CRASH_RULES, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import { flush } from './support.js';
 import type { SimulatedClock } from './support.js';

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { openMemoryStateStore } from '../../src/state/index.js';
-import { createFileSink } from '../../src/streams/index.js';
+import { openMemoryStateStore } from '../../state/index.js';
+import { createFileSink } from '../../streams/index.js';
 import { testContext } from './support.js';
 
 const line = (id: string) => `${JSON.stringify({ result_id: id, rule_title: 't' })}\n`;

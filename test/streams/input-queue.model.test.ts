@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { InputQueue, QueueClosedError, UnitTooLargeError } from '../../src/streams/index.js';
-import type { RejectedLine } from '../../src/protocol/decode/index.js';
-import type { InputUnit, UnitOutcome } from '../../src/streams/index.js';
+import { InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
+import type { RejectedLine } from '../../protocol/decode/index.js';
+import type { InputUnit, UnitOutcome } from '../../streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
 const CAPACITY = 10;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { logsourceOf } from '../../src/streams/index.js';
+import { logsourceOf } from '../../streams/index.js';
 
 describe('logsource for routing', () => {
   it('uses a fixed event logsource for every event', () => {

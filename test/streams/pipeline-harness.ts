@@ -2,12 +2,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { join } from 'node:path';
-import { CorrelationRuntime } from '../../src/actors/correlation/index.js';
-import { createKindRegistry, MemoryBackend, openMemoryStateStore, recover, snapshotKinds } from '../../src/state/index.js';
-import type { CrashHook, Recovered, StateStore } from '../../src/state/index.js';
-import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
-import { buildRuleSet } from '../../src/sigma/rule-set.js';
-import type { RuleSet } from '../../src/sigma/rule-set.js';
+import { CorrelationRuntime } from '../../actors/correlation/index.js';
+import { createKindRegistry, MemoryBackend, openMemoryStateStore, recover, snapshotKinds } from '../../state/index.js';
+import type { CrashHook, Recovered, StateStore } from '../../state/index.js';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/correlation/index.js';
+import { buildRuleSet } from '../../sigma/rule-set.js';
+import type { RuleSet } from '../../sigma/rule-set.js';
 import {
   BatchProcessor,
   carryOver,
@@ -16,7 +16,7 @@ import {
   createDecoder,
   inlineDetector,
   definitionsRecord,
-} from '../../src/streams/index.js';
+} from '../../streams/index.js';
 import type {
   ActiveRules,
   CorrelationRecoveryReport,
@@ -27,7 +27,7 @@ import type {
   JournalBuffer,
   ResultLine,
   UnitOutcome,
-} from '../../src/streams/index.js';
+} from '../../streams/index.js';
 import { SimulatedClock, testContext } from './support.js';
 
 export const CRASH_RULES = join(import.meta.dirname, '../fixtures/daemon/crash-rules');

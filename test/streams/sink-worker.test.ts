@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { openMemoryStateStore } from '../../src/state/index.js';
-import { backoffMs, createDlqWriter, SinkQueueDepths, SinkWorker } from '../../src/streams/index.js';
-import type { DeliveryOptions, SinkTarget } from '../../src/streams/index.js';
+import { openMemoryStateStore } from '../../state/index.js';
+import { backoffMs, createDlqWriter, SinkQueueDepths, SinkWorker } from '../../streams/index.js';
+import type { DeliveryOptions, SinkTarget } from '../../streams/index.js';
 import { flush, metricValue, SimulatedClock, testContext } from './support.js';
 
 const OPTIONS: DeliveryOptions = { capacity: 4, retryMax: 3, backoffBaseMs: 100, backoffMaxMs: 250, batchMax: 2 };

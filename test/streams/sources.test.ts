@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { OVERSIZED_HEAD_BYTES } from '../../src/protocol/decode/index.js';
-import { openMemoryStateStore } from '../../src/state/index.js';
-import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../src/streams/index.js';
+import { OVERSIZED_HEAD_BYTES } from '../../protocol/decode/index.js';
+import { openMemoryStateStore } from '../../state/index.js';
+import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
 function queueFor(ctx: ReturnType<typeof testContext>, capacity = 100): InputQueue {

@@ -1,9 +1,9 @@
 // Test doubles for stream components: a simulated clock, a silent logger and fresh metrics.
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { createMetrics } from '../../src/protocol/metrics.js';
-import type { Metrics } from '../../src/protocol/metrics.js';
-import type { Clock, StageContext } from '../../src/streams/index.js';
+import { createMetrics } from '../../protocol/metrics.js';
+import type { Metrics } from '../../protocol/metrics.js';
+import type { Clock, StageContext } from '../../streams/index.js';
 
 /** Time moves only when the test says so; due timers fire in order. */
 export class SimulatedClock implements Clock {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createTailFanout } from '../../src/streams/index.js';
-import type { CommittedResult, ResultLine, TailSink } from '../../src/streams/index.js';
+import { createTailFanout } from '../../streams/index.js';
+import type { CommittedResult, ResultLine, TailSink } from '../../streams/index.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
 
 function sink(room = Infinity): TailSink & { lines: string[]; summary?: string } {

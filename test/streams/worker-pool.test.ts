@@ -5,14 +5,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pino from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildRuleSetFrom, createBatchDetector, detectRules, startWorkerPool } from '../../src/streams/index.js';
-import type { DetectedBatch, DetectSettings, RuleInputs } from '../../src/streams/index.js';
-import { DEFAULT_CORRELATION_SETTINGS } from '../../src/sigma/correlation/index.js';
+import { buildRuleSetFrom, createBatchDetector, detectRules, startWorkerPool } from '../../streams/index.js';
+import type { DetectedBatch, DetectSettings, RuleInputs } from '../../streams/index.js';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/correlation/index.js';
 import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
 
 beforeAll(ensureBuilt, 180_000);
 
-const SCRIPT = pathToFileURL(join(ROOT, 'dist/src/streams/detect/detect-worker.js'));
+const SCRIPT = pathToFileURL(join(ROOT, 'dist/streams/detect/detect-worker.js'));
 const SETTINGS: DetectSettings = { format: 'json', syslogTzMinutes: 0, includeEvent: true };
 const log = pino({ level: 'silent' });
 

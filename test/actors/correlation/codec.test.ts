@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { GroupState } from '../../../src/actors/correlation/index.js';
-import { CORRELATION_CODEC_VERSION, decode, encode } from '../../../src/actors/correlation/index.js';
-import { compareGroupIds } from '../../../src/sigma/correlation/index.js';
+import type { GroupState } from '../../../actors/correlation/index.js';
+import { CORRELATION_CODEC_VERSION, decode, encode } from '../../../actors/correlation/index.js';
+import { compareGroupIds } from '../../../sigma/correlation/index.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf } from './scenario.js';
 
 function groupsAfter(s: Parameters<typeof buildScenario>[0]) {

@@ -1,9 +1,9 @@
-import type { CorrelationRule } from '../../../src/sigma/ast.js';
-import type { CorrelationRuntimeOptions } from '../../../src/actors/correlation/index.js';
-import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import type { CompileCorrelationsOptions, RuleIdentity } from '../../../src/sigma/correlation/index.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
-import type { CorrelationResult } from '../../../src/protocol/correlation-result.js';
+import type { CorrelationRule } from '../../../sigma/ast.js';
+import type { CorrelationRuntimeOptions } from '../../../actors/correlation/index.js';
+import { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import type { CompileCorrelationsOptions, RuleIdentity } from '../../../sigma/correlation/index.js';
+import { compileCorrelations } from '../../../sigma/correlation/index.js';
+import type { CorrelationResult } from '../../../protocol/correlation-result.js';
 
 /** A runtime over rules that must all load. */
 export function runtimeFor(

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CorrelationRule, DetectionRule } from '../../../src/sigma/ast.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
-import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
+import type { CorrelationRule, DetectionRule } from '../../../sigma/ast.js';
+import { compileCorrelations } from '../../../sigma/correlation/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
+import { CorrelationRuntime } from '../../../actors/correlation/index.js';
 
 // The specification's closing example (failed logins followed by a success), as one multi-document
 // file, plus extension options written both ways the loader accepts.

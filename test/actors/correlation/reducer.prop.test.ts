@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expiresBy, transition } from '../../../src/actors/correlation/index.js';
+import { expiresBy, transition } from '../../../actors/correlation/index.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf, TYPES } from './scenario.js';
 
 describe('group reducer', () => {

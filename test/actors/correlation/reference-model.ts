@@ -1,8 +1,8 @@
 // A deliberately naive model of correlation semantics for property tests: it keeps every hit a group
 // ever accepted and recomputes each aggregate from the full list by filtering, sorting and brute
 // force. It shares no code with the reducer (only the compiled definition's settings).
-import type { HitValue } from '../../../src/actors/correlation/index.js';
-import type { CompiledCorrelation } from '../../../src/sigma/correlation/index.js';
+import type { HitValue } from '../../../actors/correlation/index.js';
+import type { CompiledCorrelation } from '../../../sigma/correlation/index.js';
 
 interface RefHit {
   readonly seq: number;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CorrelationEvent, CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import { decode, encode, parseActorKey } from '../../../src/actors/correlation/index.js';
-import type { CorrelationType } from '../../../src/sigma/ast.js';
+import type { CorrelationEvent, CorrelationRuntime } from '../../../actors/correlation/index.js';
+import { decode, encode, parseActorKey } from '../../../actors/correlation/index.js';
+import type { CorrelationType } from '../../../sigma/ast.js';
 import type { Op, Scenario } from './scenario.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf, TYPES } from './scenario.js';
 

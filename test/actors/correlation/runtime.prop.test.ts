@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import type { CorrelationResult } from '../../../src/protocol/correlation-result.js';
-import type { CompiledCorrelation } from '../../../src/sigma/correlation/index.js';
-import { compareGroupIds } from '../../../src/sigma/correlation/index.js';
+import type { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import type { CorrelationResult } from '../../../protocol/correlation-result.js';
+import type { CompiledCorrelation } from '../../../sigma/correlation/index.js';
+import { compareGroupIds } from '../../../sigma/correlation/index.js';
 import type { RefFiring } from './reference-model.js';
 import { RefCorrelation } from './reference-model.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf, type Op, TYPES } from './scenario.js';

@@ -1,12 +1,12 @@
 import Compile from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
-import type { CorrelationEvent, CorrelationNotice } from '../../../src/actors/correlation/index.js';
+import type { CorrelationEvent, CorrelationNotice } from '../../../actors/correlation/index.js';
 import {
   CorrelationGroupSnapshotSchema,
   CorrelationResultSchema,
   CorrelationSummarySchema,
-} from '../../../src/protocol/correlation-result.js';
-import type { CorrelationRule } from '../../../src/sigma/ast.js';
+} from '../../../protocol/correlation-result.js';
+import type { CorrelationRule } from '../../../sigma/ast.js';
 import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 import { feed, runtimeFor, T_FIELD } from './harness.js';
 

@@ -1,16 +1,16 @@
 import fc from 'fast-check';
-import { CORRELATION_TYPES } from '../../../src/protocol/correlation-result.js';
+import { CORRELATION_TYPES } from '../../../protocol/correlation-result.js';
 import { expect } from 'vitest';
-import type { CorrelationRuntimeOptions } from '../../../src/actors/correlation/index.js';
-import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import type { ConditionOp, CorrelationType } from '../../../src/sigma/ast.js';
+import type { CorrelationRuntimeOptions } from '../../../actors/correlation/index.js';
+import { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import type { ConditionOp, CorrelationType } from '../../../sigma/ast.js';
 import type {
   CompiledCorrelation,
   CorrelationAction,
   CorrelationEventMode,
   WindowMode,
-} from '../../../src/sigma/correlation/index.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
+} from '../../../sigma/correlation/index.js';
+import { compileCorrelations } from '../../../sigma/correlation/index.js';
 import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 
 

@@ -1,7 +1,7 @@
 import Compile from 'typebox/compile';
 import { describe, expect, it } from 'vitest';
-import { CorrelationResultSchema } from '../../../src/protocol/correlation-result.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
+import { CorrelationResultSchema } from '../../../protocol/correlation-result.js';
+import { compileCorrelations } from '../../../sigma/correlation/index.js';
 import { correlationRule } from '../../sigma/correlation/rule-fixtures.js';
 import { feed, runtimeFor, T_FIELD } from './harness.js';
 

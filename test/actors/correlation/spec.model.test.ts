@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, type Actor } from 'xstate';
-import type { GroupState } from '../../../src/actors/correlation/index.js';
-import { groupLifecycle, initial, markOf, transition } from '../../../src/actors/correlation/index.js';
-import type { CompiledCorrelation } from '../../../src/sigma/correlation/index.js';
+import type { GroupState } from '../../../actors/correlation/index.js';
+import { groupLifecycle, initial, markOf, transition } from '../../../actors/correlation/index.js';
+import type { CompiledCorrelation } from '../../../sigma/correlation/index.js';
 import { RefGroup } from './reference-model.js';
 import { arbScenario, buildScenario, TYPES } from './scenario.js';
 

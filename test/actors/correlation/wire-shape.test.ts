@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { CorrelationEvent } from '../../../src/actors/correlation/index.js';
-import { encode } from '../../../src/actors/correlation/index.js';
+import type { CorrelationEvent } from '../../../actors/correlation/index.js';
+import { encode } from '../../../actors/correlation/index.js';
 import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 import { feed, runtimeFor } from './harness.js';
 

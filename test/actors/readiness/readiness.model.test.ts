@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, type Actor } from 'xstate';
-import { readinessMachine } from '../../../src/actors/readiness/index.js';
-import type { ReadinessEvent, ReadinessState } from '../../../src/actors/readiness/index.js';
+import { readinessMachine } from '../../../actors/readiness/index.js';
+import type { ReadinessEvent, ReadinessState } from '../../../actors/readiness/index.js';
 
 /** The reference: two flags and a verdict, written the obvious way. */
 interface Model {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createActor, type Actor } from 'xstate';
-import { RELOAD_DEBOUNCE_MS, reloadMachine } from '../../../src/actors/reload/index.js';
+import { RELOAD_DEBOUNCE_MS, reloadMachine } from '../../../actors/reload/index.js';
 
 /**
  * The reference: "wait for a trigger, sleep 500 ms, drain, run once, repeat" (daemon-semantics

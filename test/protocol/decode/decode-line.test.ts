@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLine } from '../../../src/protocol/decode/index.js';
+import { decodeLine } from '../../../protocol/decode/index.js';
 
 const syslog = { now: Date.UTC(2026, 1, 20), tzOffsetMinutes: 0 };
 const evtx = JSON.stringify({ Event: { System: { EventID: '1', Channel: 'c' }, EventData: { Image: 'a.exe' } } });

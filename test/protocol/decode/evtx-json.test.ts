@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEvent, detectFormat, flattenEvtx } from '../../../src/protocol/decode/index.js';
+import { decodeEvent, detectFormat, flattenEvtx } from '../../../protocol/decode/index.js';
 
 const system = {
   Provider: { '#attributes': { Name: 'Microsoft-Windows-Security-Auditing', Guid: '54849625-5478' } },

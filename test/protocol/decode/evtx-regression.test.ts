@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { decodeEvent, readJsonObjects, type JsonEvent } from '../../../src/protocol/decode/index.js';
+import { decodeEvent, readJsonObjects, type JsonEvent } from '../../../protocol/decode/index.js';
 
 const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus/sigmahq');
 const REGRESSION = join(CORPUS, 'regression_data');

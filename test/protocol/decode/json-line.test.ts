@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJsonLine } from '../../../src/protocol/decode/index.js';
+import { decodeJsonLine } from '../../../protocol/decode/index.js';
 
 describe('decodeJsonLine', () => {
   it('decodes a JSON object', () => {

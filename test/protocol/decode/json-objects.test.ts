@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readJsonObjects, type JsonObjectItem } from '../../../src/protocol/decode/index.js';
+import { readJsonObjects, type JsonObjectItem } from '../../../protocol/decode/index.js';
 
 const read = (text: string): JsonObjectItem[] => [...readJsonObjects(text)];
 const events = (text: string): unknown[] => read(text).flatMap((i) => (i.ok ? [i.event] : []));

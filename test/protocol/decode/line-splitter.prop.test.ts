@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, type LineFrame } from '../../../src/protocol/decode/index.js';
+import { LineSplitter, type LineFrame } from '../../../protocol/decode/index.js';
 
 const MAX = 12;
 /** Smaller than some oversized lines, so heads are cut (inside characters too). */

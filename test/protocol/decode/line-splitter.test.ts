@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines, type LineFrame } from '../../../src/protocol/decode/index.js';
+import { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines, type LineFrame } from '../../../protocol/decode/index.js';
 
 const lines = (frames: readonly LineFrame[]): string[] => frames.flatMap((f) => (f.ok ? [f.line] : []));
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeSyslog, parseSyslogHeader } from '../../../src/protocol/decode/index.js';
+import { decodeSyslog, parseSyslogHeader } from '../../../protocol/decode/index.js';
 
 const clock = { now: Date.UTC(2026, 5, 15), tzOffsetMinutes: 0 };
 const FACILITY_NAMES = ['kern', 'user', 'mail', 'daemon', 'auth', 'syslog', 'lpr', 'news', 'uucp', 'cron', 'authpriv', 'ftp'];

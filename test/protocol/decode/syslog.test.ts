@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSyslog, parseSyslogTz } from '../../../src/protocol/decode/index.js';
+import { decodeSyslog, parseSyslogTz } from '../../../protocol/decode/index.js';
 
 const clock = { now: Date.UTC(2026, 1, 20, 12, 0, 0), tzOffsetMinutes: 0 };
 

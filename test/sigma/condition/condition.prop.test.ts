@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ConditionNode } from '../../../src/sigma/ast.js';
-import { SigmaError } from '../../../src/sigma/errors.js';
+import type { ConditionNode } from '../../../sigma/ast.js';
+import { SigmaError } from '../../../sigma/errors.js';
 import {
   conditionIdentifiers,
   evaluateCondition,
@@ -9,7 +9,7 @@ import {
   printCondition,
   resolveSelectors,
   selectorMatches,
-} from '../../../src/sigma/condition/index.js';
+} from '../../../sigma/condition/index.js';
 
 const NAMES = ['sel', 'sel_a', 'sel_b', 'filter', 'filter_1', '_helper', 'not_x', 'andy', 'or-2', '1st'];
 const PATTERNS = ['them', 'sel*', '*', 'filter_*', '_*', '*_*', 'nothing*', 'sel_a', 'x*y'];

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { parseCondition, printCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
+import { parseCondition, printCondition, resolveSelectors } from '../../../sigma/condition/index.js';
 
 const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus/sigmahq');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ConditionNode } from '../../../src/sigma/ast.js';
-import { SigmaError } from '../../../src/sigma/errors.js';
-import { MAX_CONDITION_DEPTH, MAX_CONDITION_LENGTH, parseCondition } from '../../../src/sigma/condition/index.js';
+import type { ConditionNode } from '../../../sigma/ast.js';
+import { SigmaError } from '../../../sigma/errors.js';
+import { MAX_CONDITION_DEPTH, MAX_CONDITION_LENGTH, parseCondition } from '../../../sigma/condition/index.js';
 
 const id = (name: string): ConditionNode => ({ kind: 'id', name });
 const and = (...args: ConditionNode[]): ConditionNode => ({ kind: 'and', args });

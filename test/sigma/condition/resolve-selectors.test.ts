@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConditionNode } from '../../../src/sigma/ast.js';
-import { SigmaError } from '../../../src/sigma/errors.js';
+import type { ConditionNode } from '../../../sigma/ast.js';
+import { SigmaError } from '../../../sigma/errors.js';
 import {
   conditionIdentifiers,
   evaluateCondition,
@@ -8,7 +8,7 @@ import {
   printCondition,
   resolveSelectors,
   selectorMatches,
-} from '../../../src/sigma/condition/index.js';
+} from '../../../sigma/condition/index.js';
 
 const resolved = (cond: string, ids: readonly string[], absent?: ReadonlySet<string>): string | null => {
   const node = resolveSelectors(parseCondition(cond), ids, absent);

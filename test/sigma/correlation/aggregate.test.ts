@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { orderedPrefix, percentileOf, popcount } from '../../../src/sigma/correlation/index.js';
+import { orderedPrefix, percentileOf, popcount } from '../../../sigma/correlation/index.js';
 
 /** Brute force: is there an entry per rule 0..k-1 with non-decreasing timestamps? */
 function orderedExists(entries: readonly { ts: number; mask: number }[], k: number, rule = 0, from = -Infinity): boolean {

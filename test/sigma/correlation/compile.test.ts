@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CorrelationRule } from '../../../src/sigma/ast.js';
-import { compileCorrelations, MAX_CHAIN_DEPTH } from '../../../src/sigma/correlation/index.js';
+import type { CorrelationRule } from '../../../sigma/ast.js';
+import { compileCorrelations, MAX_CHAIN_DEPTH } from '../../../sigma/correlation/index.js';
 import { correlationRule, detections } from './rule-fixtures.js';
 
 const count = (p: Partial<CorrelationRule> = {}): CorrelationRule =>

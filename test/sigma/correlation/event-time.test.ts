@@ -6,7 +6,7 @@ import {
   DEFAULT_TIMESTAMP_FIELDS,
   extractEventTime,
   parseTimestamp,
-} from '../../../src/sigma/correlation/index.js';
+} from '../../../sigma/correlation/index.js';
 
 const readField = createFieldReader();
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFieldReader, numericValue, renderScalar } from '../../../src/sigma/correlation/index.js';
+import { createFieldReader, numericValue, renderScalar } from '../../../sigma/correlation/index.js';
 
 describe('correlation field values', () => {
   const read = createFieldReader();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeGroupKey, groupKeyPairs, renderGroupKey } from '../../../src/sigma/correlation/index.js';
+import { encodeGroupKey, groupKeyPairs, renderGroupKey } from '../../../sigma/correlation/index.js';
 
 describe('group keys', () => {
   it('encodes distinct tuples to distinct map keys', () => {

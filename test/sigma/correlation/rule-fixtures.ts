@@ -1,5 +1,5 @@
-import type { CorrelationRule } from '../../../src/sigma/ast.js';
-import type { RuleIdentity } from '../../../src/sigma/correlation/index.js';
+import type { CorrelationRule } from '../../../sigma/ast.js';
+import type { RuleIdentity } from '../../../sigma/correlation/index.js';
 
 /** A correlation rule literal with the loader's defaults; tests override what they exercise. */
 export function correlationRule(

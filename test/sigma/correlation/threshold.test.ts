@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meetsThresholds, renderThresholds } from '../../../src/sigma/correlation/index.js';
+import { meetsThresholds, renderThresholds } from '../../../sigma/correlation/index.js';
 
 describe('condition thresholds', () => {
   it('applies each operator', () => {

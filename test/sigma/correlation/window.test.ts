@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { WindowShape } from '../../../src/sigma/correlation/index.js';
-import { decideWindow, sessionOver, windowStart } from '../../../src/sigma/correlation/index.js';
+import type { WindowShape } from '../../../sigma/correlation/index.js';
+import { decideWindow, sessionOver, windowStart } from '../../../sigma/correlation/index.js';
 
 const sliding: WindowShape = { window: 'sliding', timespanMs: 60_000, gapMs: 60_000 };
 const tumbling: WindowShape = { window: 'tumbling', timespanMs: 60_000, gapMs: 60_000 };

@@ -3,7 +3,7 @@
 // gives up at a non-ASCII character, a walk over the real lowercase text.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AffixTrie } from '../../../src/sigma/engine/affix-trie.js';
+import { AffixTrie } from '../../../sigma/engine/affix-trie.js';
 
 const unit = fc.constantFrom('a', 'b', 'c', '\\', '.', 'é', 'i̇', 'ς', 'σ', '😀');
 const key = fc.string({ unit, minLength: 1, maxLength: 4 });

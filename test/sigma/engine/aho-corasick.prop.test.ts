@@ -3,7 +3,7 @@
 // while scanning).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AhoCorasick, isDigitsNumber, SCAN_HIT, SCAN_NON_ASCII } from '../../../src/sigma/engine/aho-corasick.js';
+import { AhoCorasick, isDigitsNumber, SCAN_HIT, SCAN_NON_ASCII } from '../../../sigma/engine/aho-corasick.js';
 
 const unit = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', '\\', '.', 'é', '😀', '—');
 const literal = fc.string({ unit, minLength: 1, maxLength: 4 });

@@ -9,8 +9,8 @@ import type {
   Logsource,
   SigmaValue,
   StringPart,
-} from '../../../src/sigma/ast.js';
-import { printCondition } from '../../../src/sigma/condition/index.js';
+} from '../../../sigma/ast.js';
+import { printCondition } from '../../../sigma/condition/index.js';
 
 export const FIELDS = ['A', 'B', 'c.d', 'T'] as const;
 const PIECES = ['a', 'b', 'A', 'B', '-', '/', '–', ' ', '\n', '1', '.', 'é', 'É', '😀', 'ab', 'a-b', ' /c', '16'];

@@ -2,12 +2,12 @@
 // an event carries (plus those without one).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Detection, DetectionItem, SigmaValue } from '../../../src/sigma/ast.js';
-import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
-import { CandidateIndex, ruleBits } from '../../../src/sigma/engine/candidate-index.js';
-import { EvalScope, FieldTable } from '../../../src/sigma/engine/eval-scope.js';
-import { collectKeywordLeaves, FieldPath, LeafList } from '../../../src/sigma/engine/field-path.js';
-import { chooseRuleSetWitnesses, chooseWitnesses, type RuleConditions, type Witness } from '../../../src/sigma/engine/witness.js';
+import type { Detection, DetectionItem, SigmaValue } from '../../../sigma/ast.js';
+import { parseCondition, resolveSelectors } from '../../../sigma/condition/index.js';
+import { CandidateIndex, ruleBits } from '../../../sigma/engine/candidate-index.js';
+import { EvalScope, FieldTable } from '../../../sigma/engine/eval-scope.js';
+import { collectKeywordLeaves, FieldPath, LeafList } from '../../../sigma/engine/field-path.js';
+import { chooseRuleSetWitnesses, chooseWitnesses, type RuleConditions, type Witness } from '../../../sigma/engine/witness.js';
 
 const lit = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'lit', s }], cased: false });
 const ends = (s: string): SigmaValue => ({ kind: 'string', parts: [{ t: 'any' }, { t: 'lit', s }], cased: false });

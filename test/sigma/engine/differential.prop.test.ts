@@ -3,8 +3,8 @@
 // reported as matched); logsource routing removes exactly the conflicting rules.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { DetectionRule, Logsource } from '../../../src/sigma/ast.js';
-import { compileRules, type EventLogsource, type Match } from '../../../src/sigma/engine/index.js';
+import type { DetectionRule, Logsource } from '../../../sigma/ast.js';
+import { compileRules, type EventLogsource, type Match } from '../../../sigma/engine/index.js';
 import { event, logsource, rules } from './arbitraries.js';
 import { referenceEvaluate } from './reference-evaluator.js';
 

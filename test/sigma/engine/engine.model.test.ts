@@ -3,8 +3,8 @@
 // stateless reference, and the counters equal a model that just adds up.
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import type { DetectionRule, Logsource } from '../../../src/sigma/ast.js';
-import { compileRules, type Engine, type EventLogsource } from '../../../src/sigma/engine/index.js';
+import type { DetectionRule, Logsource } from '../../../sigma/ast.js';
+import { compileRules, type Engine, type EventLogsource } from '../../../sigma/engine/index.js';
 import { event, logsource, rules } from './arbitraries.js';
 import { referenceEvaluate } from './reference-evaluator.js';
 

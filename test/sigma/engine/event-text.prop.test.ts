@@ -1,7 +1,7 @@
 // Event-side coercions (§5.4): strict decimal parsing, text forms, lenient booleans, the lowercase cache.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { booleanValue, LowerCache, numericValue, textOf, toLower } from '../../../src/sigma/engine/event-text.js';
+import { booleanValue, LowerCache, numericValue, textOf, toLower } from '../../../sigma/engine/event-text.js';
 
 describe('event text', () => {
   test('every finite number round-trips through its decimal text', () => {

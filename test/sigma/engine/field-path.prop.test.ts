@@ -1,7 +1,7 @@
 // Field access (§5.1, §5.6, §5.8) against the reference evaluator's naive recursive resolution.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { ABSENT, collectKeywordLeaves, FieldPath, LeafList, readEventField } from '../../../src/sigma/engine/field-path.js';
+import { ABSENT, collectKeywordLeaves, FieldPath, LeafList, readEventField } from '../../../sigma/engine/field-path.js';
 import { keywordLeaves, resolveField } from './reference-evaluator.js';
 
 const key = fc.constantFrom('a', 'b', 'a.b', 'c');

@@ -4,8 +4,8 @@
 // `|all`, negation, and leaves of every kind (numbers, booleans, nested, non-ASCII case folding).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Detection, DetectionItem, DetectionRule, SigmaValue } from '../../../src/sigma/ast.js';
-import { compileRules } from '../../../src/sigma/engine/index.js';
+import type { Detection, DetectionItem, DetectionRule, SigmaValue } from '../../../sigma/ast.js';
+import { compileRules } from '../../../sigma/engine/index.js';
 
 const WORDS = ['evil', 'EVIL', 'mimikatz', 'İnvoke', 'i̇nvoke', 'aaa', 'sekurlsa', '4624', 'true', 'ab', 'Straße', 'cmd.exe'];
 const word = fc.constantFrom(...WORDS);

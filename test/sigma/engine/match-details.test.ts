@@ -1,7 +1,7 @@
 // What a match reports (identifiers and field/value pairs), the shared empty result, per-rule error
 // isolation, logsource counters.
 import { describe, expect, test } from 'vitest';
-import { compileRules } from '../../../src/sigma/engine/index.js';
+import { compileRules } from '../../../sigma/engine/index.js';
 import { compileDetectionYaml, loadYamlRules, ruleYaml } from './yaml-rules.js';
 
 describe('match details', () => {

@@ -3,7 +3,7 @@
 // generation's capacity keep hitting. BitTaker returns exactly the set bits and leaves the set zeroed.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { BitTaker, ProbeCache } from '../../../src/sigma/engine/probe-cache.js';
+import { BitTaker, ProbeCache } from '../../../sigma/engine/probe-cache.js';
 
 interface Model {
   readonly last: Map<string, Int32Array>;

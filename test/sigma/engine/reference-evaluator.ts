@@ -2,11 +2,11 @@
 // no index, no compilation, no caches and independent implementations of field access, globbing, keyword
 // search, coercions and IP containment. The differential tests hold the engine to it. Regex translation
 // and timestamp parsing are shared with the engine (they have their own unit tests).
-import type { ConditionNode, Detection, DetectionItem, DetectionRule, SigmaValue, StringPart } from '../../../src/sigma/ast.js';
-import { evaluateCondition, parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
-import { translateRegex } from '../../../src/sigma/engine/regex-translate.js';
-import { timePartOf, timestampOf } from '../../../src/sigma/engine/time-parts.js';
-import { networkContains, parseIpAddress, parseIpNetwork } from '../../../src/sigma/value/index.js';
+import type { ConditionNode, Detection, DetectionItem, DetectionRule, SigmaValue, StringPart } from '../../../sigma/ast.js';
+import { evaluateCondition, parseCondition, resolveSelectors } from '../../../sigma/condition/index.js';
+import { translateRegex } from '../../../sigma/engine/regex-translate.js';
+import { timePartOf, timestampOf } from '../../../sigma/engine/time-parts.js';
+import { networkContains, parseIpAddress, parseIpNetwork } from '../../../sigma/value/index.js';
 
 type Event = Readonly<Record<string, unknown>>;
 

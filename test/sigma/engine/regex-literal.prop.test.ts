@@ -1,8 +1,8 @@
 // The regex literal used as a witness must occur (lowercased) in every text the regex matches.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { regexMinLength, requiredRegexLiteral } from '../../../src/sigma/engine/regex-literal.js';
-import { translateRegex } from '../../../src/sigma/engine/regex-translate.js';
+import { regexMinLength, requiredRegexLiteral } from '../../../sigma/engine/regex-literal.js';
+import { translateRegex } from '../../../sigma/engine/regex-translate.js';
 
 const token = fc.constantFrom(
   'a', 'b', 'A', 'B', '-', '/', ' ', '1', '\\.', '\\\\', '\\-', '.', '\\d', '\\s', '\\b', '[ab]', '[^a]', '[]a]',

@@ -1,6 +1,6 @@
 // Sigma/PCRE regex flavour → JavaScript (§3.3.7).
 import { describe, expect, test } from 'vitest';
-import { translateRegex } from '../../../src/sigma/engine/regex-translate.js';
+import { translateRegex } from '../../../sigma/engine/regex-translate.js';
 
 const none = { i: false, m: false, s: false };
 

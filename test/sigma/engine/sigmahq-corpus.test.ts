@@ -6,10 +6,10 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
-import { decodeEvent, readJsonObjects } from '../../../src/protocol/decode/index.js';
-import type { DetectionRule } from '../../../src/sigma/ast.js';
-import { compileRules, type CompileResult } from '../../../src/sigma/engine/index.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import { decodeEvent, readJsonObjects } from '../../../protocol/decode/index.js';
+import type { DetectionRule } from '../../../sigma/ast.js';
+import { compileRules, type CompileResult } from '../../../sigma/engine/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 
 const ROOT = fileURLToPath(new URL('../../../../shared/corpus/sigmahq/', import.meta.url));
 

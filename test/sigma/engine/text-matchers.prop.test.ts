@@ -2,9 +2,9 @@
 // reference evaluator, over an alphabet that stresses case folding, dashes, newlines and astral characters.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { StringPart } from '../../../src/sigma/ast.js';
-import { EvalScope } from '../../../src/sigma/engine/eval-scope.js';
-import { AffixAnyText, compileText, ContainsAnyText, patternParts } from '../../../src/sigma/engine/text-matchers.js';
+import type { StringPart } from '../../../sigma/ast.js';
+import { EvalScope } from '../../../sigma/engine/eval-scope.js';
+import { AffixAnyText, compileText, ContainsAnyText, patternParts } from '../../../sigma/engine/text-matchers.js';
 import { glob } from './reference-evaluator.js';
 
 const chars = fc.constantFrom('a', 'B', 'b', '-', '/', '—', '\n', '😀', 'É', 'é', '.', '*', '?', '\\', '[', '$');

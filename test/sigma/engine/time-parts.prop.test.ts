@@ -1,7 +1,7 @@
 // Timestamp parsing and UTC components against the platform Date (which tests may use freely).
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { timePartOf, timestampOf } from '../../../src/sigma/engine/time-parts.js';
+import { timePartOf, timestampOf } from '../../../sigma/engine/time-parts.js';
 
 const instant = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(2099, 11, 31) });
 

@@ -1,9 +1,9 @@
 // The digest's worked examples and conformance cases about matching (sigma-semantics §3.5, §9 C01–C68),
 // written as Sigma YAML and run through loader → modifiers → engine.
 import { describe, expect, test } from 'vitest';
-import type { DetectionItem, DetectionRule, SigmaValue } from '../../../src/sigma/ast.js';
-import { compileRules } from '../../../src/sigma/engine/index.js';
-import { parseSigmaString } from '../../../src/sigma/value/index.js';
+import type { DetectionItem, DetectionRule, SigmaValue } from '../../../sigma/ast.js';
+import { compileRules } from '../../../sigma/engine/index.js';
+import { parseSigmaString } from '../../../sigma/value/index.js';
 import { compileDetectionYaml, loadYamlRules, ruleYaml } from './yaml-rules.js';
 
 type Case = readonly [event: Record<string, unknown>, expected: boolean];

@@ -1,8 +1,8 @@
 // Test helper: compile rules written as Sigma YAML (through the real loader and modifier chain), so the
 // worked examples read like the digest.
-import type { DetectionRule } from '../../../src/sigma/ast.js';
-import { compileRules, type CompileOptions, type CompileResult } from '../../../src/sigma/engine/index.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import type { DetectionRule } from '../../../sigma/ast.js';
+import { compileRules, type CompileOptions, type CompileResult } from '../../../sigma/engine/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 
 /** Detection rules of a YAML text; fails the test when the loader reports errors. */
 export function loadYamlRules(text: string): DetectionRule[] {

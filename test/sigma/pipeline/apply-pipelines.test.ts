@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { applyPipelines, mergeVars, sortPipelines } from '../../../src/sigma/pipeline/index.js';
+import { applyPipelines, mergeVars, sortPipelines } from '../../../sigma/pipeline/index.js';
 import { fieldsOf, itemsOf, loadPipeline, simpleRule } from './helpers.js';
 
 test('vars of combined pipelines merge, the later pipeline (by priority) winning', () => {

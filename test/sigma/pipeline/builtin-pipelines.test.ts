@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { DetectionRule } from '../../../src/sigma/ast.js';
-import { applyPipelines, builtinPipelines, isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from '../../../src/sigma/pipeline/index.js';
-import type { Pipeline } from '../../../src/sigma/pipeline/index.js';
+import type { DetectionRule } from '../../../sigma/ast.js';
+import { applyPipelines, builtinPipelines, isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from '../../../sigma/pipeline/index.js';
+import type { Pipeline } from '../../../sigma/pipeline/index.js';
 import { fieldsOf, loadRule, matches } from './helpers.js';
 
 function builtin(name: string): Pipeline {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { applyPipelines } from '../../../src/sigma/pipeline/index.js';
+import { applyPipelines } from '../../../sigma/pipeline/index.js';
 import { fieldsOf, loadCorrelation, loadPipeline, loadRule, okTransform, simpleRule } from './helpers.js';
 
 /** Runs a prefix item guarded by `guard` (YAML mapping entries) and says whether it applied. */

@@ -1,9 +1,9 @@
 // Shared fixtures for pipeline tests: rules and pipelines from YAML, flattened items, matching.
 import { expect } from 'vitest';
-import type { CorrelationRule, Detection, DetectionItem, DetectionRule } from '../../../src/sigma/ast.js';
-import type { Pipeline, PipelineResult } from '../../../src/sigma/pipeline/index.js';
-import { applyPipelines, parsePipelineText } from '../../../src/sigma/pipeline/index.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import type { CorrelationRule, Detection, DetectionItem, DetectionRule } from '../../../sigma/ast.js';
+import type { Pipeline, PipelineResult } from '../../../sigma/pipeline/index.js';
+import { applyPipelines, parsePipelineText } from '../../../sigma/pipeline/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 import { naiveMatches } from './naive-evaluate.js';
 
 export function loadRule(yaml: string): DetectionRule {

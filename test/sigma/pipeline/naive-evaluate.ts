@@ -1,8 +1,8 @@
 // A deliberately simple reference evaluator for pipeline tests: full scan, no index, no compilation.
 // Covers the value kinds pipelines produce (strings with wildcards, numbers, booleans, null, regex,
 // expansions, keywords) with the pinned semantics (case-insensitive, `*` crosses newlines).
-import type { Detection, DetectionItem, DetectionRule, SigmaValue, StringPart } from '../../../src/sigma/ast.js';
-import { evaluateCondition, parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
+import type { Detection, DetectionItem, DetectionRule, SigmaValue, StringPart } from '../../../sigma/ast.js';
+import { evaluateCondition, parseCondition, resolveSelectors } from '../../../sigma/condition/index.js';
 
 type Json = unknown;
 

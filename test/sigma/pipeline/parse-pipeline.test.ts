@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { parsePipelineText, withVars } from '../../../src/sigma/pipeline/index.js';
+import { parsePipelineText, withVars } from '../../../sigma/pipeline/index.js';
 import { loadPipeline, okTransform, simpleRule, itemsOf } from './helpers.js';
 
 const errorsOf = (yaml: string): string[] => parsePipelineText(yaml, 'p.yml').errors.map(String);

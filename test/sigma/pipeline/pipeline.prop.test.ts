@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Detection, DetectionRule } from '../../../src/sigma/ast.js';
-import { parseCondition, resolveSelectors } from '../../../src/sigma/condition/index.js';
-import { compileRules } from '../../../src/sigma/engine/index.js';
-import { applyPipelines, parsePipelineText, parsePipelineValue, sortPipelines } from '../../../src/sigma/pipeline/index.js';
-import { evaluateConditionExpression, parseConditionExpression } from '../../../src/sigma/pipeline/condition-expression.js';
-import type { CondExpr } from '../../../src/sigma/pipeline/condition-expression.js';
+import type { Detection, DetectionRule } from '../../../sigma/ast.js';
+import { parseCondition, resolveSelectors } from '../../../sigma/condition/index.js';
+import { compileRules } from '../../../sigma/engine/index.js';
+import { applyPipelines, parsePipelineText, parsePipelineValue, sortPipelines } from '../../../sigma/pipeline/index.js';
+import { evaluateConditionExpression, parseConditionExpression } from '../../../sigma/pipeline/condition-expression.js';
+import type { CondExpr } from '../../../sigma/pipeline/condition-expression.js';
 import { fieldsOf, loadPipeline, loadRule, simpleRule } from './helpers.js';
 import { naiveMatches } from './naive-evaluate.js';
 

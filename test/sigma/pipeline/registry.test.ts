@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { detectionItemConditions, fieldNameConditions, ruleConditions, transformations } from '../../../src/sigma/pipeline/index.js';
+import { detectionItemConditions, fieldNameConditions, ruleConditions, transformations } from '../../../sigma/pipeline/index.js';
 
 // The type names of sigma-semantics.md §8.4 and §8.5 (tables), in table order.
 const DIGEST_TRANSFORMATIONS = [

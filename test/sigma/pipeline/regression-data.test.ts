@@ -7,11 +7,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, test } from 'vitest';
 import { parse } from 'yaml';
-import type { DetectionRule } from '../../../src/sigma/ast.js';
-import { compileRules } from '../../../src/sigma/engine/index.js';
-import { applyPipelines, resolvePipeline } from '../../../src/sigma/pipeline/index.js';
-import type { Pipeline } from '../../../src/sigma/pipeline/index.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import type { DetectionRule } from '../../../sigma/ast.js';
+import { compileRules } from '../../../sigma/engine/index.js';
+import { applyPipelines, resolvePipeline } from '../../../sigma/pipeline/index.js';
+import type { Pipeline } from '../../../sigma/pipeline/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 
 const CORPUS = resolve(import.meta.dirname, '../../../../shared/corpus/sigmahq');
 const REGRESSION = join(CORPUS, 'regression_data');

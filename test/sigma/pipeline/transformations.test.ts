@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { DetectionItem, SigmaValue } from '../../../src/sigma/ast.js';
-import { applyPipelines, parsePipelineText } from '../../../src/sigma/pipeline/index.js';
-import { renderPlain } from '../../../src/sigma/pipeline/plain-string.js';
+import type { DetectionItem, SigmaValue } from '../../../sigma/ast.js';
+import { applyPipelines, parsePipelineText } from '../../../sigma/pipeline/index.js';
+import { renderPlain } from '../../../sigma/pipeline/plain-string.js';
 import { fieldsOf, itemsOf, loadPipeline, loadRule, matches, okTransform, simpleRule, transform } from './helpers.js';
 
 const render = (v: SigmaValue | undefined): string => (v?.kind === 'string' ? renderPlain(v.parts) : JSON.stringify(v));

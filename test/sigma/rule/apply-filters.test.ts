@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DetectionRule, FilterRule } from '../../../src/sigma/ast.js';
-import { applyFilters } from '../../../src/sigma/rule/index.js';
+import type { DetectionRule, FilterRule } from '../../../sigma/ast.js';
+import { applyFilters } from '../../../sigma/rule/index.js';
 import { detectionRule, filterRule } from './parse-helpers.js';
 
 const RULE_ID = '6f3e2987-db24-4c78-a860-b4f4095a7095';

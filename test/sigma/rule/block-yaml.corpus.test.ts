@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readBlockYaml } from '../../../src/sigma/rule/block-yaml.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
-import { parseWithPositions } from '../../../src/sigma/rule/yaml-documents.js';
+import { readBlockYaml } from '../../../sigma/rule/block-yaml.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
+import { parseWithPositions } from '../../../sigma/rule/yaml-documents.js';
 
 // CI clones the project next to `shared/`.
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/corpus/sigmahq');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readBlockYaml } from '../../../src/sigma/rule/block-yaml.js';
-import { parseWithPositions } from '../../../src/sigma/rule/yaml-documents.js';
+import { readBlockYaml } from '../../../sigma/rule/block-yaml.js';
+import { parseWithPositions } from '../../../sigma/rule/yaml-documents.js';
 
 // The full parser is the reference: wherever the fast reader answers, it must answer the same.
 function agreesWithFullParser(text: string): boolean {

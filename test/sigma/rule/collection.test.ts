@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DetectionRule } from '../../../src/sigma/ast.js';
+import type { DetectionRule } from '../../../sigma/ast.js';
 import { messages, parse } from './parse-helpers.js';
 
 function detectionRules(text: string): DetectionRule[] {

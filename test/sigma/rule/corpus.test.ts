@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 
 // CI clones the project next to `shared/`.
 const corpus = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../shared/corpus/sigmahq');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Detection, DetectionItem } from '../../../src/sigma/ast.js';
+import type { Detection, DetectionItem } from '../../../sigma/ast.js';
 import { detectionRule, messages, parse, ruleText, warningCodes } from './parse-helpers.js';
 
 /** Structure only: AND/OR nodes and `field|mods=values` leaves. */

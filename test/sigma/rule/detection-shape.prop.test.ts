@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import type { Detection, DetectionItem, Scalar } from '../../../src/sigma/ast.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
+import type { Detection, DetectionItem, Scalar } from '../../../sigma/ast.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
 
 type Leaf = string;
 type Shape = { and: (Shape | Leaf)[] } | { or: (Shape | Leaf)[] };

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FilterNaming, conditionHasNot, conditionIdentifiers } from '../../../src/sigma/rule/filter-condition.js';
+import { FilterNaming, conditionHasNot, conditionIdentifiers } from '../../../sigma/rule/filter-condition.js';
 
 const ident = fc.constantFrom('sel', 'sel_1', 'filter-a', '_hidden', '1st', 'notepad', 'order', 'andy');
 const pattern = fc.constantFrom('sel*', '*', '_h*', '*_x', 'them', 'sel');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadRules } from '../../../src/sigma/rule/index.js';
+import { loadRules } from '../../../sigma/rule/index.js';
 
 // The specification's chaining example (C79), spread over a multi-document file.
 const CHAIN = `title: Correlation - Multiple Failed Logins Followed by Successful Login

@@ -1,9 +1,9 @@
 // Small helpers shared by the rule-loader tests.
 import { expect } from 'vitest';
-import type { CorrelationRule, DetectionRule, FilterRule, SigmaDocument } from '../../../src/sigma/ast.js';
-import { formatSigmaError } from '../../../src/sigma/errors.js';
-import { parseRuleText } from '../../../src/sigma/rule/index.js';
-import type { LoadResult } from '../../../src/sigma/rule/index.js';
+import type { CorrelationRule, DetectionRule, FilterRule, SigmaDocument } from '../../../sigma/ast.js';
+import { formatSigmaError } from '../../../sigma/errors.js';
+import { parseRuleText } from '../../../sigma/rule/index.js';
+import type { LoadResult } from '../../../sigma/rule/index.js';
 
 export const FILE = 'rules/test.yml';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SigmaDocument } from '../../../src/sigma/ast.js';
-import { formatSigmaError } from '../../../src/sigma/errors.js';
-import { MAX_CHAIN_DEPTH, orderByReferences, parseRuleText, resolveReferences } from '../../../src/sigma/rule/index.js';
+import type { SigmaDocument } from '../../../sigma/ast.js';
+import { formatSigmaError } from '../../../sigma/errors.js';
+import { MAX_CHAIN_DEPTH, orderByReferences, parseRuleText, resolveReferences } from '../../../sigma/rule/index.js';
 
 function docs(...texts: string[]): SigmaDocument[] {
   return texts.flatMap((text, i) => {

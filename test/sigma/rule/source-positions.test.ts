@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lazyPositions, locate, type LineCol } from '../../../src/sigma/rule/source-positions.js';
+import { lazyPositions, locate, type LineCol } from '../../../sigma/rule/source-positions.js';
 
 describe('lazy position index', () => {
   it('builds the index only when a position is asked for, and only once', () => {

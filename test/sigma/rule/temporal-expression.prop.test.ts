@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkTemporalExpression } from '../../../src/sigma/rule/temporal-expression.js';
+import { checkTemporalExpression } from '../../../sigma/rule/temporal-expression.js';
 
 type Expr = { name: string } | { not: Expr } | { op: 'and' | 'or'; left: Expr; right: Expr };
 

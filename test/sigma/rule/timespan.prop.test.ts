@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTimespan } from '../../../src/sigma/rule/index.js';
+import { parseTimespan } from '../../../sigma/rule/index.js';
 
 const UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800, M: 2_629_746, y: 31_556_952 } as const;
 const unit = fc.constantFrom(...(Object.keys(UNIT_SECONDS) as (keyof typeof UNIT_SECONDS)[]));

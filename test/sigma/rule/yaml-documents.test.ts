@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { formatSigmaError } from '../../../src/sigma/errors.js';
-import { parseYamlDocuments } from '../../../src/sigma/rule/yaml-documents.js';
-import { locate } from '../../../src/sigma/rule/source-positions.js';
+import { formatSigmaError } from '../../../sigma/errors.js';
+import { parseYamlDocuments } from '../../../sigma/rule/yaml-documents.js';
+import { locate } from '../../../sigma/rule/source-positions.js';
 
 describe('YAML documents', () => {
   it('splits a multi-document stream and keeps each document index', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64OffsetFragments, encodeBase64 } from '../../../src/sigma/value/index.js';
+import { base64OffsetFragments, encodeBase64 } from '../../../sigma/value/index.js';
 
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 const le = (s: string): Uint8Array => Uint8Array.from(Array.from(s).flatMap((c) => [c.charCodeAt(0), 0]));

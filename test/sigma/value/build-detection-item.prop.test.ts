@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Scalar, SigmaValue } from '../../../src/sigma/ast.js';
-import { SigmaError } from '../../../src/sigma/errors.js';
-import { buildDetectionItem, MODIFIER_NAMES } from '../../../src/sigma/value/index.js';
+import type { Scalar, SigmaValue } from '../../../sigma/ast.js';
+import { SigmaError } from '../../../sigma/errors.js';
+import { buildDetectionItem, MODIFIER_NAMES } from '../../../sigma/value/index.js';
 
 const FINAL_KINDS = new Set(['string', 'number', 'bool', 'null', 'regex', 'cidr', 'compare', 'timepart', 'exists', 'fieldref', 'expansion']);
 

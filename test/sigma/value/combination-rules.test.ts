@@ -100,4 +100,4 @@ describe('modifier combination rules (§3.4)', () => {
   });
 });
 
-import { buildDetectionItem as buildAt } from '../../../src/sigma/value/index.js';
+import { buildDetectionItem as buildAt } from '../../../sigma/value/index.js';

@@ -1,6 +1,6 @@
 // Test-only reference matcher for string values: literal parts escaped, `*` any run, `?` one character,
 // a windash position any of its five characters. Case-insensitive unless the value is cased.
-import type { SigmaValue, StringPart } from '../../../src/sigma/ast.js';
+import type { SigmaValue, StringPart } from '../../../sigma/ast.js';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

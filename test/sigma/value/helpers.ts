@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import type { Scalar, SigmaValue } from '../../../src/sigma/ast.js';
-import { SigmaError } from '../../../src/sigma/errors.js';
-import { buildDetectionItem, type BuiltItem } from '../../../src/sigma/value/index.js';
+import type { Scalar, SigmaValue } from '../../../sigma/ast.js';
+import { SigmaError } from '../../../sigma/errors.js';
+import { buildDetectionItem, type BuiltItem } from '../../../sigma/value/index.js';
 
 /** Build an item from a YAML-style key (`Field|mod|mod`, `|mod` for keywords). */
 export function build(key: string, values: Scalar | readonly Scalar[]): BuiltItem {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildDetectionItem, formatIpNetwork, networkContains, parseIpAddress, parseIpNetwork } from '../../../src/sigma/value/index.js';
+import { buildDetectionItem, formatIpNetwork, networkContains, parseIpAddress, parseIpNetwork } from '../../../sigma/value/index.js';
 
 const net = (s: string) => {
   const n = parseIpNetwork(s);

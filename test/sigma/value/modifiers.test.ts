@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StringPart } from '../../../src/sigma/ast.js';
+import type { StringPart } from '../../../sigma/ast.js';
 import { failure, build, only } from './helpers.js';
 import { matchesString } from './glob.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isModifierName, lookupModifier, MODIFIER_NAMES, MODIFIERS } from '../../../src/sigma/value/index.js';
+import { isModifierName, lookupModifier, MODIFIER_NAMES, MODIFIERS } from '../../../sigma/value/index.js';
 
 // The modifiers and aliases of the master table (sigma-semantics.md §3.2), Sigma 2.1.
 const MASTER_TABLE = [

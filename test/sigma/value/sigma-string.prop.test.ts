@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StringPart } from '../../../src/sigma/ast.js';
-import { normaliseParts, parseSigmaString, parsePlaceholders, printSigmaString } from '../../../src/sigma/value/index.js';
+import type { StringPart } from '../../../sigma/ast.js';
+import { normaliseParts, parseSigmaString, parsePlaceholders, printSigmaString } from '../../../sigma/value/index.js';
 
 const specialText = fc.string({ unit: fc.constantFrom('a', 'b', '\\', '*', '?', '%', ' ', 'é', '😀') });
 const part: fc.Arbitrary<StringPart> = fc.oneof(

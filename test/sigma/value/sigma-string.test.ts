@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StringPart } from '../../../src/sigma/ast.js';
+import type { StringPart } from '../../../sigma/ast.js';
 import {
   hasWildcards,
   literalParts,
@@ -7,7 +7,7 @@ import {
   normaliseParts,
   parseSigmaString,
   printSigmaString,
-} from '../../../src/sigma/value/index.js';
+} from '../../../sigma/value/index.js';
 
 const L = (s: string): StringPart => ({ t: 'lit', s });
 const W: StringPart = { t: 'any' };

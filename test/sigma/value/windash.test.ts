@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StringPart } from '../../../src/sigma/ast.js';
-import { WINDASH_CHARS } from '../../../src/sigma/value/index.js';
-import { markWindashPositions, materialiseDashes } from '../../../src/sigma/value/windash.js';
-import { parseSigmaString, printSigmaString } from '../../../src/sigma/value/index.js';
+import type { StringPart } from '../../../sigma/ast.js';
+import { WINDASH_CHARS } from '../../../sigma/value/index.js';
+import { markWindashPositions, materialiseDashes } from '../../../sigma/value/windash.js';
+import { parseSigmaString, printSigmaString } from '../../../sigma/value/index.js';
 import { partsToRegExp } from './glob.js';
 
 const D: StringPart = { t: 'dash' };

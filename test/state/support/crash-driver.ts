@@ -1,10 +1,10 @@
 import { appendFile } from 'node:fs/promises';
-import { CorrelationRuntime } from '../../../src/actors/correlation/index.js';
-import type { CorrelationEvent } from '../../../src/actors/correlation/index.js';
-import { compileCorrelations } from '../../../src/sigma/correlation/index.js';
-import { createKindRegistry, deliverOutboxOnce, reconcileFileSink, recover, resultIdForInput, snapshotKinds } from '../../../src/state/index.js';
-import type { CrashPoint, JournalDraft, KindRegistry, OutboxDraft, StateStore } from '../../../src/state/index.js';
-import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds, definitionsRecord } from '../../../src/streams/index.js';
+import { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import type { CorrelationEvent } from '../../../actors/correlation/index.js';
+import { compileCorrelations } from '../../../sigma/correlation/index.js';
+import { createKindRegistry, deliverOutboxOnce, reconcileFileSink, recover, resultIdForInput, snapshotKinds } from '../../../state/index.js';
+import type { CrashPoint, JournalDraft, KindRegistry, OutboxDraft, StateStore } from '../../../state/index.js';
+import { CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds, definitionsRecord } from '../../../streams/index.js';
 import { correlationRule, detections } from '../../sigma/correlation/rule-fixtures.js';
 import type { Reopen } from './store-harness.js';
 

@@ -1,5 +1,5 @@
-import type { KvBackend, KvEntry, KvKey, KvRange, KvWriter, Table } from '../../../src/state/kv-backend.js';
-import { MemoryBackend } from '../../../src/state/index.js';
+import type { KvBackend, KvEntry, KvKey, KvRange, KvWriter, Table } from '../../../state/kv-backend.js';
+import { MemoryBackend } from '../../../state/index.js';
 
 /**
  * A memory "disk" whose writes can be held back and then lost, like LMDB transactions still queued

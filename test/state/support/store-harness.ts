@@ -1,5 +1,5 @@
-import { MemoryBackend, openLmdbStateStore, openMemoryStateStore } from '../../../src/state/index.js';
-import type { StateStore, StateStoreOptions } from '../../../src/state/index.js';
+import { MemoryBackend, openLmdbStateStore, openMemoryStateStore } from '../../../state/index.js';
+import type { StateStore, StateStoreOptions } from '../../../state/index.js';
 
 /** Opens one durable place again and again: a restart reopens what the last run left. */
 export type Reopen = (options?: StateStoreOptions) => Promise<StateStore>;

@@ -8,6 +8,8 @@ import { rulePredicate } from './detection-sql.js';
 import { InvalidIdentifier, Unconvertible } from './sql-text.js';
 
 export interface ConvertedRule {
+  /** The rule as the engine holds it (after the pipelines). */
+  readonly rule: DetectionRule | CorrelationRule;
   readonly ruleId: string | null;
   readonly title: string;
   readonly kind: 'detection' | 'correlation';
@@ -53,7 +55,7 @@ export function convertRules(input: ConvertInput, target: SqlTarget, options: Co
   const attempt = (rule: DetectionRule | CorrelationRule, build: (dialect: Dialect) => string): boolean => {
     try {
       const query = build(dialectFor(target, ruleOptions(rule, target, options)));
-      converted.push({ ruleId: rule.id ?? null, title: rule.title, kind: rule.kind === 'detection' ? 'detection' : 'correlation', query });
+      converted.push({ rule, ruleId: rule.id ?? null, title: rule.title, kind: rule.kind === 'detection' ? 'detection' : 'correlation', query });
       return true;
     } catch (e) {
       if (!(e instanceof Unconvertible || e instanceof InvalidIdentifier)) throw e;

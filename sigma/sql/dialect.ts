@@ -56,7 +56,7 @@ export interface Dialect {
 }
 
 // The engine's decimal grammar (event-text.ts `numericValue`), so strings like ' 16' or '0x10' are no numbers.
-const DECIMAL = '^[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?$';
+const DECIMAL = '^[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][-+]?[0-9]+)?$';
 const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const IPV4 = `^${OCTET}([.]${OCTET}){3}$`;
 

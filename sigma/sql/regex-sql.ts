@@ -10,7 +10,9 @@ export interface TranslatedRegex {
   readonly flags: RegexFlags;
 }
 
-const REPEAT = /^\{\d+(,\d*)?\}/;
+const REPEAT = /^\{(\d+)(?:,(\d*))?\}/;
+/** PostgreSQL's regex engine repeats an atom at most this many times (RE_DUPMAX). */
+const PG_MAX_REPEAT = 255;
 
 /** PostgreSQL ARE with embedded options: `p` keeps `.` off newlines like JavaScript without `s`. */
 export function postgresRegex(re: TranslatedRegex): string {
@@ -45,7 +47,11 @@ export function postgresRegex(re: TranslatedRegex): string {
       throw new Unconvertible('named regex groups have no PostgreSQL form');
     }
     // JavaScript reads a `{` that starts no repeat count as a literal; ARE would reject it.
-    out += c === '{' && !REPEAT.test(src.slice(i)) ? '\\{' : c;
+    const repeat = c === '{' ? REPEAT.exec(src.slice(i)) : null;
+    if (repeat !== null && [repeat[1], repeat[2]].some((n) => n !== undefined && n !== '' && Number(n) > PG_MAX_REPEAT)) {
+      throw new Unconvertible(`regex repeat counts above ${PG_MAX_REPEAT} have no PostgreSQL form`);
+    }
+    out += c === '{' && repeat === null ? '\\{' : c;
   }
   const { i, m, s } = re.flags;
   const newline = m ? (s ? 'w' : 'n') : s ? '' : 'p';
@@ -79,6 +85,8 @@ export function sqliteRegex(re: TranslatedRegex): { pattern: string; lowerText: 
       continue;
     }
     if (inClass) {
+      // regexp.c reads a `-` before the closing bracket as an unfinished range.
+      if (c === '-' && src[k + 1] === ']') throw new Unconvertible('a class ending in - has no SQLite form');
       if (c === ']') inClass = false;
       out += c;
       continue;

@@ -36,10 +36,17 @@ export function sqlNumber(n: number): string {
   return String(n);
 }
 
+/** Above this many operands a junction nests in halves: SQLite parses a flat chain 1,000 deep at most. */
+const MAX_FLAT_JUNCTION = 100;
+
 /** `a AND b`, `a OR b` with parentheses; one operand stays as it is. */
 export function junction(op: 'AND' | 'OR', parts: readonly string[]): string {
   if (parts.length === 0) return op === 'AND' ? 'TRUE' : 'FALSE';
   if (parts.length === 1) return parts[0] as string;
+  if (parts.length > MAX_FLAT_JUNCTION) {
+    const half = Math.ceil(parts.length / 2);
+    return junction(op, [junction(op, parts.slice(0, half)), junction(op, parts.slice(half))]);
+  }
   return `(${parts.join(` ${op} `)})`;
 }
 

@@ -1,0 +1,141 @@
+// Real databases for the differential tests: a private PostgreSQL 15 cluster (initdb into a temporary
+// directory, listening only on a unix socket there, stopped and removed after) and Debian's sqlite3 shell
+// (its built-in REGEXP is what the SQLite queries need). Events go into `security_events(id, data)`.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const PG_BIN = '/usr/lib/postgresql/15/bin';
+const PG_PORT = 5432;
+
+export interface TableEvent {
+  readonly id: number;
+  readonly data: unknown;
+}
+
+/** uid/gid of the `postgres` account: postgres refuses to run as root. */
+function postgresAccount(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  if (line === undefined) throw new Error('running as root but there is no postgres account to run the server');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+export class PostgresServer {
+  private constructor(
+    private readonly dir: string,
+    private readonly proc: ChildProcess,
+    readonly client: pg.Client,
+  ) {}
+
+  static async start(): Promise<PostgresServer> {
+    const dir = mkdtempSync(join(tmpdir(), 'sigmad-pg-'));
+    const account = postgresAccount();
+    if (account !== undefined) chownSync(dir, account.uid, account.gid);
+    const as = account === undefined ? {} : { uid: account.uid, gid: account.gid };
+    const data = join(dir, 'data');
+    const init = spawnSync(join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync'], { ...as, encoding: 'utf8' });
+    if (init.status !== 0) {
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`initdb failed: ${init.stderr}`);
+    }
+    const proc = spawn(join(PG_BIN, 'postgres'), ['-D', data, '-k', dir, '-p', String(PG_PORT), '-c', 'listen_addresses=', '-c', 'fsync=off', '-c', 'full_page_writes=off'], { ...as, stdio: ['ignore', 'ignore', 'pipe'] });
+    let log = '';
+    proc.stderr?.on('data', (c: Buffer) => (log += c.toString()));
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const client = new pg.Client({ host: dir, port: PG_PORT, user: 'postgres', database: 'postgres' });
+      try {
+        await client.connect();
+        return new PostgresServer(dir, proc, client);
+      } catch (e) {
+        await client.end().catch(() => undefined);
+        if (proc.exitCode !== null || Date.now() > deadline) {
+          proc.kill('SIGKILL');
+          rmSync(dir, { recursive: true, force: true });
+          throw new Error(`postgres did not start: ${(e as Error).message}\n${log}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  async load(events: readonly TableEvent[]): Promise<void> {
+    await this.client.query('DROP TABLE IF EXISTS security_events');
+    await this.client.query('CREATE TABLE security_events (id integer PRIMARY KEY, data jsonb NOT NULL)');
+    await this.client.query(
+      "INSERT INTO security_events SELECT (e->>'id')::integer, e->'data' FROM jsonb_array_elements($1::jsonb) AS e",
+      [JSON.stringify(events)],
+    );
+  }
+
+  /** Ids of the rows a query returns, sorted. */
+  async ids(query: string): Promise<number[]> {
+    const r = await this.client.query<{ id: number }>(`SELECT id FROM (${query}) AS q ORDER BY id`);
+    return r.rows.map((row) => row.id);
+  }
+
+  async stop(): Promise<void> {
+    await this.client.end().catch(() => undefined);
+    if (this.proc.exitCode === null) {
+      const exited = new Promise((r) => this.proc.once('exit', r));
+      // SIGINT: fast shutdown (no waiting for clients).
+      this.proc.kill('SIGINT');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function sqliteString(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+/** A SQLite database file queried through the sqlite3 shell, many queries per run. */
+export class SqliteDatabase {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'sigmad-sqlite-'));
+  private readonly file = join(this.dir, 'events.db');
+
+  load(events: readonly TableEvent[]): void {
+    const rows = events.map((e) => `(${e.id}, ${sqliteString(JSON.stringify(e.data))})`);
+    const sql = [
+      'DROP TABLE IF EXISTS security_events;',
+      'CREATE TABLE security_events (id INTEGER PRIMARY KEY, data TEXT NOT NULL);',
+      'BEGIN;',
+      ...rows.map((r) => `INSERT INTO security_events VALUES ${r};`),
+      'COMMIT;',
+    ].join('\n');
+    this.run(sql);
+  }
+
+  /** Sorted row ids per query (same order as `queries`), or the error SQLite gave for that query. */
+  idsOf(queries: readonly string[]): (number[] | string)[] {
+    // One query per line, so the shell's `near line N` names the query.
+    const sql = queries.map((q, i) => `SELECT ${i}, coalesce(group_concat(id, ','), '') FROM (${q.replaceAll('\n', ' ')});`).join('\n');
+    const { stdout, stderr } = this.run(sql, false);
+    const result: (number[] | string)[] = queries.map(() => 'no result');
+    for (const line of stdout.split('\n')) {
+      if (line === '') continue;
+      const [index, ids] = line.split('|') as [string, string];
+      result[Number(index)] = ids === '' ? [] : ids.split(',').map(Number).sort((a, b) => a - b);
+    }
+    for (const m of stderr.matchAll(/near line (\d+): (.*)/g)) result[Number(m[1]) - 1] = `sqlite3: ${m[2] as string}`;
+    return result;
+  }
+
+  private run(sql: string, bail = true): { stdout: string; stderr: string } {
+    const script = join(this.dir, 'script.sql');
+    writeFileSync(script, sql);
+    const r = spawnSync('sqlite3', [...(bail ? ['-bail'] : []), this.file], { input: `.read ${script}\n`, encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (bail && r.status !== 0) throw new Error(`sqlite3 failed (${String(r.status)}): ${r.stderr}`);
+    return { stdout: r.stdout, stderr: r.stderr };
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,26 @@
+// Every corpus rule that converts to PostgreSQL returns exactly the events the engine matches, on a
+// private PostgreSQL 15 cluster started for this file.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresServer } from './databases.js';
+import { convertCorpus, corpusFixture, differences, type CorpusFixture } from './differential.js';
+
+let server: PostgresServer | undefined;
+let fixture: CorpusFixture;
+
+beforeAll(async () => {
+  [server, fixture] = await Promise.all([PostgresServer.start(), corpusFixture()]);
+  await server.load(fixture.events);
+}, 120_000);
+
+afterAll(async () => server?.stop(), 30_000);
+
+describe('PostgreSQL differential', () => {
+  it('agrees with the engine on every converted corpus rule, event for event', async () => {
+    const db = server as PostgresServer;
+    const conversion = convertCorpus(fixture, 'postgres');
+    expect(conversion.converted.length).toBeGreaterThan(3000);
+    const actual: (number[] | string)[] = [];
+    for (const q of conversion.converted) actual.push(await db.ids(q.query).catch((e: Error) => `postgres: ${e.message}`));
+    expect(differences(conversion, fixture.expected, actual)).toEqual([]);
+  }, 120_000);
+});

@@ -104,22 +104,40 @@ function fieldRef(dialect: Dialect, leaf: Leaf, v: Extract<SigmaValue, { kind: '
   }
 }
 
-/** OR-linked exact strings and numbers of one field become `IN` lists; the rest stay one test each. */
+/** Pattern parts a LIKE can say (no windash class), for grouping. */
+function likeParts(v: SigmaValue, keyword: boolean, modifiers: readonly string[]): StringPart[] | undefined {
+  if (v.kind !== 'string') return undefined;
+  const parts = patternParts(keyword ? keywordParts(v.parts, modifiers) : v.parts);
+  return parts.some((p) => p.t === 'dash' || p.t === 'ph') ? undefined : parts;
+}
+
+/**
+ * OR-linked values of one item: exact strings and numbers become `IN` lists, wildcard patterns one
+ * `LIKE ANY` per case mode where the target has it; the rest stay one test each.
+ */
 function orPredicates(scope: ItemScope, leaf: Leaf, values: readonly SigmaValue[]): string[] {
-  const { dialect } = scope;
+  const { dialect, item } = scope;
   const folded: string[] = [];
   const cased: string[] = [];
   const numbers: string[] = [];
+  const patterns: { parts: StringPart[]; cased: boolean; value: SigmaValue }[] = [];
   const rest: string[] = [];
   for (const v of values) {
-    const lit = v.kind === 'string' ? exactLiteral(patternParts(v.parts)) : undefined;
+    const parts = likeParts(v, item.field === null, item.modifiers);
+    const lit = parts === undefined ? undefined : exactLiteral(parts);
     if (v.kind === 'string' && lit !== undefined) (v.cased ? cased : folded).push(sqlString(v.cased ? lit : lit.toLowerCase()));
-    else if (v.kind === 'number') numbers.push(sqlNumber(v.value));
+    else if (v.kind === 'number' && item.field !== null) numbers.push(sqlNumber(v.value));
+    else if (v.kind === 'string' && parts !== undefined) patterns.push({ parts, cased: v.cased, value: v });
     else rest.push(valuePredicate(scope, leaf, v));
   }
   const list = (expr: string, items: readonly string[]): string[] =>
     items.length === 0 ? [] : [items.length === 1 ? `${expr} = ${items[0] as string}` : `${expr} IN (${items.join(', ')})`];
-  return [...list(dialect.lower(leaf.text), folded), ...list(leaf.text, cased), ...list(dialect.numeric(leaf.text), numbers), ...rest];
+  const grouped = [false, true].flatMap((c) => {
+    const same = patterns.filter((p) => p.cased === c);
+    const any = same.length > 1 ? dialect.patternAny(leaf.text, same.map((p) => p.parts), c) : undefined;
+    return any !== undefined ? [any] : same.map((p) => valuePredicate(scope, leaf, p.value));
+  });
+  return [...list(dialect.lower(leaf.text), folded), ...list(leaf.text, cased), ...list(dialect.numeric(leaf.text), numbers), ...grouped, ...rest];
 }
 
 function fieldItem(scope: ItemScope, field: string): string {
@@ -140,7 +158,7 @@ function fieldItem(scope: ItemScope, field: string): string {
 function keywordItem(scope: ItemScope): string {
   const { dialect, item } = scope;
   if (item.values.length === 0) throw new Unconvertible('a keyword item needs at least one value');
-  if (item.linking === 'or') return dialect.anyKeywordLeaf((leaf) => junction('OR', item.values.map((v) => valuePredicate(scope, leaf, v))));
+  if (item.linking === 'or') return dialect.anyKeywordLeaf((leaf) => junction('OR', orPredicates(scope, leaf, item.values)));
   return junction('AND', item.values.map((v) => dialect.anyKeywordLeaf((leaf) => valuePredicate(scope, leaf, v))));
 }
 

@@ -42,6 +42,11 @@ export interface Dialect {
   typeIs(leaf: Leaf, kinds: readonly LeafKind[]): string | null;
   /** Case-insensitive or cased match of normalised pattern parts (with wildcards). */
   pattern(text: string, parts: readonly StringPart[], cased: boolean): string;
+  /**
+   * Several wildcard patterns (no windash positions) OR-ed in one test, or undefined when the target
+   * has no such form (then each pattern is its own test).
+   */
+  patternAny(text: string, patterns: readonly (readonly StringPart[])[], cased: boolean): string | undefined;
   /** Case-insensitive text (the engine lowercases both sides). */
   lower(text: string): string;
   regex(text: string, re: TranslatedRegex): string;
@@ -155,6 +160,12 @@ class Postgres implements Dialect {
     return `${text} ${cased ? 'LIKE' : 'ILIKE'} ${sqlString(likePattern(parts))} ESCAPE '\\'`;
   }
 
+  patternAny(text: string, patterns: readonly (readonly StringPart[])[], cased: boolean): string {
+    // lower() once per value and plain LIKE: ILIKE lowercases the value again for every pattern.
+    const list = patterns.map((p) => sqlString(cased ? likePattern(p) : likePattern(p).toLowerCase())).join(', ');
+    return `${cased ? text : `lower(${text})`} LIKE ANY (ARRAY[${list}])`;
+  }
+
   lower(text: string): string {
     return `lower(${text})`;
   }
@@ -206,7 +217,7 @@ class Sqlite implements Dialect {
     const p = this.path(name);
     const type = `json_type(${doc}, ${p})`;
     // json_extract reads JSON booleans as 1 and 0; the engine reads them as `true` and `false`.
-    return { text: `iif(${type} IN ('true', 'false'), ${type}, json_extract(${doc}, ${p}))`, type };
+    return { text: `CASE ${type} WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' ELSE json_extract(${doc}, ${p}) END`, type };
   }
 
   exists(name: string): string {
@@ -229,6 +240,10 @@ class Sqlite implements Dialect {
     placeholderFree(parts);
     const glob = globPattern(parts);
     return cased ? `${text} GLOB ${sqlString(glob)}` : `lower(${text}) GLOB ${sqlString(glob.toLowerCase())}`;
+  }
+
+  patternAny(): undefined {
+    return undefined;
   }
 
   lower(text: string): string {

@@ -9,7 +9,7 @@ import type { DetectionRule } from '../../../sigma/ast.js';
 import type { Engine } from '../../../sigma/engine/index.js';
 import { convertRules, type Conversion, type SqlTarget } from '../../../sigma/sql/index.js';
 import { event as generatedEvent } from '../engine/arbitraries.js';
-import type { TableEvent } from './databases.js';
+import type { TableEvent } from '../../../scripts/sql/databases.js';
 
 const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 

@@ -1,7 +1,7 @@
 // Every corpus rule that converts to PostgreSQL returns exactly the events the engine matches, on a
 // private PostgreSQL 15 cluster started for this file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresServer } from './databases.js';
+import { PostgresServer } from '../../../scripts/sql/databases.js';
 import { convertCorpus, corpusFixture, differences, type CorpusFixture } from './differential.js';
 
 let server: PostgresServer | undefined;

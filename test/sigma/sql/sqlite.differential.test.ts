@@ -1,6 +1,6 @@
 // Every corpus rule that converts to SQLite returns exactly the events the engine matches.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteDatabase } from './databases.js';
+import { SqliteDatabase } from '../../../scripts/sql/databases.js';
 import { convertCorpus, corpusFixture, differences, type CorpusFixture } from './differential.js';
 
 let db: SqliteDatabase;

@@ -1,4 +1,4 @@
-// Real databases for the differential tests: a private PostgreSQL 15 cluster (initdb into a temporary
+// Real databases for the SQL differential tests and the conversion bench: a private PostgreSQL 15 cluster (initdb into a temporary
 // directory, listening only on a unix socket there, stopped and removed after) and Debian's sqlite3 shell
 // (its built-in REGEXP is what the SQLite queries need). Events go into `security_events(id, data)`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -114,16 +114,26 @@ export class SqliteDatabase {
 
   /** Sorted row ids per query (same order as `queries`), or the error SQLite gave for that query. */
   idsOf(queries: readonly string[]): (number[] | string)[] {
-    // One query per line, so the shell's `near line N` names the query.
-    const sql = queries.map((q, i) => `SELECT ${i}, coalesce(group_concat(id, ','), '') FROM (${q.replaceAll('\n', ' ')});`).join('\n');
-    const { stdout, stderr } = this.run(sql, false);
-    const result: (number[] | string)[] = queries.map(() => 'no result');
-    for (const line of stdout.split('\n')) {
-      if (line === '') continue;
-      const [index, ids] = line.split('|') as [string, string];
-      result[Number(index)] = ids === '' ? [] : ids.split(',').map(Number).sort((a, b) => a - b);
+    const statements = queries.map((q, i) => `SELECT ${i}, coalesce(group_concat(id, ','), '') FROM (${q});`);
+    // The shell names a failing statement by its first line: remember where each one starts.
+    const firstLines: number[] = [];
+    let line = 1;
+    for (const st of statements) {
+      firstLines.push(line);
+      line += st.split('\n').length;
     }
-    for (const m of stderr.matchAll(/near line (\d+): (.*)/g)) result[Number(m[1]) - 1] = `sqlite3: ${m[2] as string}`;
+    const { stdout, stderr } = this.run(statements.join('\n'), false);
+    const result: (number[] | string)[] = queries.map(() => 'no result');
+    for (const out of stdout.split('\n')) {
+      const m = /^(\d+)\|([\d,]*)$/.exec(out);
+      if (m === null) continue;
+      result[Number(m[1])] = m[2] === '' ? [] : (m[2] as string).split(',').map(Number).sort((a, b) => a - b);
+    }
+    for (const m of stderr.matchAll(/near line (\d+): (.*)/g)) {
+      const at = Number(m[1]);
+      const index = firstLines.findLastIndex((first) => first <= at);
+      result[index] = `sqlite3: ${m[2] as string}`;
+    }
     return result;
   }
 

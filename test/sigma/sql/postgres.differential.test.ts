@@ -1,8 +1,9 @@
 // Every corpus rule that converts to PostgreSQL returns exactly the events the engine matches, on a
 // private PostgreSQL 15 cluster started for this file.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer } from '../../../scripts/sql/databases.js';
-import { convertCorpus, corpusFixture, differences, type CorpusFixture } from './differential.js';
+import { convertCorpus, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
 
 let server: PostgresServer | undefined;
 let fixture: CorpusFixture;
@@ -23,4 +24,18 @@ describe('PostgreSQL differential', () => {
     for (const q of conversion.converted) actual.push(await db.ids(q.query).catch((e: Error) => `postgres: ${e.message}`));
     expect(differences(conversion, fixture.expected, actual)).toEqual([]);
   }, 120_000);
+
+  it('agrees with the engine on generated rules and events', async () => {
+    const db = server as PostgresServer;
+    await fc.assert(
+      fc.asyncProperty(generatedCase, async ({ rules, events }) => {
+        const c = generatedComparison(rules, events, 'postgres');
+        await db.load(c.events);
+        const actual: (number[] | string)[] = [];
+        for (const q of c.conversion.converted) actual.push(await db.ids(q.query).catch((e: Error) => `postgres: ${e.message}`));
+        expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
 });

@@ -113,7 +113,7 @@ function likeParts(v: SigmaValue, keyword: boolean, modifiers: readonly string[]
 
 /**
  * OR-linked values of one item: exact strings and numbers become `IN` lists, wildcard patterns one
- * `LIKE ANY` per case mode where the target has it; the rest stay one test each.
+ * pattern test per case mode (`LIKE ANY`, or one read of the value); the rest stay one test each.
  */
 function orPredicates(scope: ItemScope, leaf: Leaf, values: readonly SigmaValue[]): string[] {
   const { dialect, item } = scope;
@@ -134,8 +134,7 @@ function orPredicates(scope: ItemScope, leaf: Leaf, values: readonly SigmaValue[
     items.length === 0 ? [] : [items.length === 1 ? `${expr} = ${items[0] as string}` : `${expr} IN (${items.join(', ')})`];
   const grouped = [false, true].flatMap((c) => {
     const same = patterns.filter((p) => p.cased === c);
-    const any = same.length > 1 ? dialect.patternAny(leaf.text, same.map((p) => p.parts), c) : undefined;
-    return any !== undefined ? [any] : same.map((p) => valuePredicate(scope, leaf, p.value));
+    return same.length > 1 ? [dialect.patternAny(leaf.text, same.map((p) => p.parts), c)] : same.map((p) => valuePredicate(scope, leaf, p.value));
   });
   return [...list(dialect.lower(leaf.text), folded), ...list(leaf.text, cased), ...list(dialect.numeric(leaf.text), numbers), ...grouped, ...rest];
 }

@@ -6,7 +6,7 @@ import { globSource } from '../engine/text-matchers.js';
 import type { IpNetwork } from '../value/index.js';
 import { formatIpNetwork } from '../value/index.js';
 import { postgresRegex, sqliteRegex, type TranslatedRegex } from './regex-sql.js';
-import { identifier, sqlString, Unconvertible } from './sql-text.js';
+import { identifier, junction, sqlString, Unconvertible } from './sql-text.js';
 
 export type SqlTarget = 'postgres' | 'sqlite';
 export const SQL_TARGETS: readonly SqlTarget[] = ['postgres', 'sqlite'];
@@ -42,11 +42,8 @@ export interface Dialect {
   typeIs(leaf: Leaf, kinds: readonly LeafKind[]): string | null;
   /** Case-insensitive or cased match of normalised pattern parts (with wildcards). */
   pattern(text: string, parts: readonly StringPart[], cased: boolean): string;
-  /**
-   * Several wildcard patterns (no windash positions) OR-ed in one test, or undefined when the target
-   * has no such form (then each pattern is its own test).
-   */
-  patternAny(text: string, patterns: readonly (readonly StringPart[])[], cased: boolean): string | undefined;
+  /** Several wildcard patterns (no windash positions) OR-ed in one test that reads the value once. */
+  patternAny(text: string, patterns: readonly (readonly StringPart[])[], cased: boolean): string;
   /** Case-insensitive text (the engine lowercases both sides). */
   lower(text: string): string;
   regex(text: string, re: TranslatedRegex): string;
@@ -242,8 +239,10 @@ class Sqlite implements Dialect {
     return cased ? `${text} GLOB ${sqlString(glob)}` : `lower(${text}) GLOB ${sqlString(glob.toLowerCase())}`;
   }
 
-  patternAny(): undefined {
-    return undefined;
+  patternAny(text: string, patterns: readonly (readonly StringPart[])[], cased: boolean): string {
+    // The value is read from the JSON once, not once per pattern.
+    const globs = patterns.map((p) => `v GLOB ${sqlString(cased ? globPattern(p) : globPattern(p).toLowerCase())}`);
+    return `EXISTS (SELECT 1 FROM (SELECT ${cased ? text : `lower(${text})`} AS v) WHERE ${junction('OR', globs)})`;
   }
 
   lower(text: string): string {

@@ -85,6 +85,10 @@ export class PostgresServer {
     return out;
   }
 
+  async rows(query: string): Promise<Record<string, unknown>[]> {
+    return (await this.client.query<Record<string, unknown>>(query)).rows;
+  }
+
   async stop(): Promise<void> {
     await this.client.end().catch(() => undefined);
     if (this.proc.exitCode === null) {
@@ -152,6 +156,12 @@ export class SqliteDatabase {
       result[index] = `sqlite3: ${m[2] as string}`;
     }
     return result;
+  }
+
+  /** The rows of one query, as the shell's JSON output mode gives them. */
+  rows(query: string): Record<string, unknown>[] {
+    const { stdout } = this.run(`.mode json\n${query};`);
+    return stdout.trim() === '' ? [] : (JSON.parse(stdout) as Record<string, unknown>[]);
   }
 
   private run(sql: string, bail = true): { stdout: string; stderr: string } {

@@ -2,11 +2,13 @@
 // the SigmaHQ regression events (decoded as the engine reads them) plus events from the engine's own
 // generators. Events are restricted to scalar fields: a field holding an array or an object is outside
 // what the SQL backends express (README, sigmad convert).
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { loadCorpus, placeholderValues } from '../../../scripts/conformance/conformance.js';
 import { loadRegressionCases } from '../../../scripts/conformance/regression-cases.js';
 import type { DetectionRule } from '../../../sigma/ast.js';
 import { compileRules, type Engine } from '../../../sigma/engine/index.js';
+import { buildRuleSet } from '../../../sigma/rule-set.js';
 import { convertRules, type Conversion, type SqlTarget } from '../../../sigma/sql/index.js';
 import { event as generatedEvent, rules as generatedRules } from '../engine/arbitraries.js';
 import type { TableEvent } from '../../../scripts/sql/databases.js';
@@ -96,4 +98,43 @@ export function generatedComparison(rules: readonly DetectionRule[], events: rea
   const rows = events.map((data, i) => ({ id: i + 1, data }));
   const conversion = convertRules({ detections: engine.rules.map((r) => r.rule), correlations: [] }, target, SQL_OPTIONS);
   return { conversion, events: rows, expected: engineMatches(engine, rows) };
+}
+
+const CORRELATION_RULES = new URL('../../fixtures/convert/correlations.yml', import.meta.url);
+
+const at = (minute: number): string => new Date(Date.UTC(2024, 6, 10, 12, minute)).toISOString();
+const logon = (id: number, minute: number, eventId: number, user: string, host: string): TableEvent => ({
+  id,
+  data: { EventID: eventId, User: user, Host: host, time: at(minute) },
+});
+
+/**
+ * Correlations over a small logon story: alice fails three times on two hosts within 10 minutes, then
+ * logs on; bob fails twice; carol fails three times over 30 minutes, then logs on 20 minutes later.
+ */
+export const CORRELATION_EVENTS: readonly TableEvent[] = [
+  logon(1, 0, 4625, 'alice', 'h1'),
+  logon(2, 1, 4625, 'alice', 'h2'),
+  logon(3, 2, 4625, 'alice', 'h1'),
+  logon(4, 3, 4624, 'alice', 'h1'),
+  logon(5, 0, 4625, 'bob', 'h1'),
+  logon(6, 5, 4625, 'bob', 'h1'),
+  logon(7, 0, 4625, 'carol', 'h3'),
+  logon(8, 15, 4625, 'carol', 'h3'),
+  logon(9, 30, 4625, 'carol', 'h3'),
+  logon(10, 50, 4624, 'carol', 'h3'),
+];
+
+/** What each correlation must return for CORRELATION_EVENTS: title → the users (group keys) that fire. */
+export const CORRELATION_EXPECTED: Readonly<Record<string, readonly string[]>> = {
+  'Many failed logons': ['alice'],
+  'Failed logons on many hosts': ['alice'],
+  'Logon after failures': ['alice'],
+};
+
+export function convertCorrelations(target: SqlTarget): Conversion {
+  const ruleSet = buildRuleSet([{ file: 'correlations.yml', text: readFileSync(CORRELATION_RULES, 'utf8') }]);
+  if (ruleSet.errors.length > 0) throw new Error(ruleSet.errors.join('\n'));
+  const input = { detections: ruleSet.engine.rules.map((r) => r.rule), correlations: ruleSet.correlations.correlations };
+  return convertRules(input, target, SQL_OPTIONS);
 }

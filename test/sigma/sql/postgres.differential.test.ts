@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer } from '../../../scripts/sql/databases.js';
-import { convertCorpus, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
+import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
 
 let server: PostgresServer | undefined;
 let fixture: CorpusFixture;
@@ -36,4 +36,17 @@ describe('PostgreSQL differential', () => {
       { numRuns: 150 },
     );
   }, 60_000);
+
+  it('runs every correlation type of the fixture and fires exactly the expected groups', async () => {
+    const db = server as PostgresServer;
+    const conversion = convertCorrelations('postgres');
+    expect(conversion.skipped).toEqual([]);
+    await db.load(CORRELATION_EVENTS);
+    const fired: Record<string, string[]> = {};
+    for (const q of conversion.converted) {
+      if (q.kind !== 'correlation') continue;
+      fired[q.title] = [...new Set((await db.rows(q.query)).map((r) => String(r['User'])))].sort();
+    }
+    expect(fired).toEqual(CORRELATION_EXPECTED);
+  });
 });

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDatabase } from '../../../scripts/sql/databases.js';
-import { convertCorpus, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
+import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
 
 let db: SqliteDatabase;
 let fixture: CorpusFixture;
@@ -35,4 +35,16 @@ describe('SQLite differential', () => {
       { numRuns: 100 },
     );
   }, 60_000);
+
+  it('runs every correlation type of the fixture and fires exactly the expected groups', () => {
+    const conversion = convertCorrelations('sqlite');
+    expect(conversion.skipped).toEqual([]);
+    db.load(CORRELATION_EVENTS);
+    const fired: Record<string, string[]> = {};
+    for (const q of conversion.converted) {
+      if (q.kind !== 'correlation') continue;
+      fired[q.title] = [...new Set((db.rows(q.query)).map((r) => String(r['User'])))].sort();
+    }
+    expect(fired).toEqual(CORRELATION_EXPECTED);
+  });
 });

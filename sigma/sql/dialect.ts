@@ -112,14 +112,27 @@ function columnLeaf(name: string): Leaf {
   return { text: identifier(name, 'field'), type: null };
 }
 
-class Postgres implements Dialect {
-  readonly target = 'postgres';
+/** What both targets share: the relation, the JSON column (checked names) and case folding. */
+abstract class BaseDialect {
   readonly relation: string;
-  private readonly json: string | undefined;
-  constructor(private readonly options: ConvertOptions) {
+  protected readonly json: string | undefined;
+  constructor(protected readonly options: ConvertOptions) {
     this.relation = relationOf(options);
     this.json = options.jsonField === undefined ? undefined : identifier(options.jsonField, 'json_field');
   }
+
+  lower(text: string): string {
+    return `lower(${text})`;
+  }
+
+  protected keywordColumn(): string {
+    if (this.json === undefined) throw new Unconvertible('keyword search needs a JSON column (-O json_field=...)');
+    return this.json;
+  }
+}
+
+class Postgres extends BaseDialect implements Dialect {
+  readonly target = 'postgres';
 
   /** The jsonb value of a field: an exact top-level key wins over the dotted path (engine field-path.ts). */
   private jsonb(name: string): string {
@@ -141,9 +154,8 @@ class Postgres implements Dialect {
   }
 
   anyKeywordLeaf(predicate: (leaf: Leaf) => string): string {
-    if (this.json === undefined) throw new Unconvertible('keyword search needs a JSON column (-O json_field=...)');
     const leaf: Leaf = { text: `(kw.v #>> '{}')`, type: 'jsonb_typeof(kw.v)' };
-    return `EXISTS (SELECT 1 FROM jsonb_path_query(${this.json}, 'strict $.**') AS kw(v) WHERE jsonb_typeof(kw.v) IN ('string', 'number', 'boolean') AND ${predicate(leaf)})`;
+    return `EXISTS (SELECT 1 FROM jsonb_path_query(${this.keywordColumn()}, 'strict $.**') AS kw(v) WHERE jsonb_typeof(kw.v) IN ('string', 'number', 'boolean') AND ${predicate(leaf)})`;
   }
 
   typeIs(leaf: Leaf, kinds: readonly LeafKind[]): string | null {
@@ -161,10 +173,6 @@ class Postgres implements Dialect {
     // lower() once per value and plain LIKE: ILIKE lowercases the value again for every pattern.
     const list = patterns.map((p) => sqlString(cased ? likePattern(p) : likePattern(p).toLowerCase())).join(', ');
     return `${cased ? text : `lower(${text})`} LIKE ANY (ARRAY[${list}])`;
-  }
-
-  lower(text: string): string {
-    return `lower(${text})`;
   }
 
   regex(text: string, re: TranslatedRegex): string {
@@ -190,14 +198,8 @@ class Postgres implements Dialect {
   }
 }
 
-class Sqlite implements Dialect {
+class Sqlite extends BaseDialect implements Dialect {
   readonly target = 'sqlite';
-  readonly relation: string;
-  private readonly json: string | undefined;
-  constructor(private readonly options: ConvertOptions) {
-    this.relation = relationOf(options);
-    this.json = options.jsonField === undefined ? undefined : identifier(options.jsonField, 'json_field');
-  }
 
   /** The JSON path of a field; a dotted name is tried as one key first (engine field-path.ts). */
   private path(name: string): string {
@@ -222,9 +224,8 @@ class Sqlite implements Dialect {
   }
 
   anyKeywordLeaf(predicate: (leaf: Leaf) => string): string {
-    if (this.json === undefined) throw new Unconvertible('keyword search needs a JSON column (-O json_field=...)');
     const leaf: Leaf = { text: `iif(kw.type IN ('true', 'false'), kw.type, kw.atom)`, type: 'kw.type' };
-    return `EXISTS (SELECT 1 FROM json_tree(${this.json}) AS kw WHERE kw.type IN ('text', 'integer', 'real', 'true', 'false') AND ${predicate(leaf)})`;
+    return `EXISTS (SELECT 1 FROM json_tree(${this.keywordColumn()}) AS kw WHERE kw.type IN ('text', 'integer', 'real', 'true', 'false') AND ${predicate(leaf)})`;
   }
 
   typeIs(leaf: Leaf, kinds: readonly LeafKind[]): string | null {
@@ -243,10 +244,6 @@ class Sqlite implements Dialect {
     // The value is read from the JSON once, not once per pattern.
     const globs = patterns.map((p) => `v GLOB ${sqlString(cased ? globPattern(p) : globPattern(p).toLowerCase())}`);
     return `EXISTS (SELECT 1 FROM (SELECT ${cased ? text : `lower(${text})`} AS v) WHERE ${junction('OR', globs)})`;
-  }
-
-  lower(text: string): string {
-    return `lower(${text})`;
   }
 
   regex(text: string, re: TranslatedRegex): string {

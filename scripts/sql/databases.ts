@@ -1,7 +1,7 @@
 // Real databases for the SQL differential tests and the conversion bench: a private PostgreSQL 15 cluster (initdb into a temporary
 // directory, listening only on a unix socket there, stopped and removed after) and Debian's sqlite3 shell
 // (its built-in REGEXP is what the SQLite queries need). Events go into `security_events(id, data)`.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,6 +131,30 @@ export class SqliteDatabase {
    * `events`, the table is loaded with them first in the same run of the shell.
    */
   idsOf(queries: readonly string[], events?: readonly TableEvent[]): (number[] | string)[] {
+    const script = this.idsScript(queries, events);
+    const { stdout, stderr } = this.run(script.sql, false);
+    return parseIds(queries.length, script.firstLines, stdout, stderr);
+  }
+
+  /** `idsOf` over the loaded table, the queries shared among `shells` sqlite3 processes running at once. */
+  async idsOfInParallel(queries: readonly string[], shells: number): Promise<(number[] | string)[]> {
+    const size = Math.ceil(queries.length / shells);
+    const parts = await Promise.all(
+      Array.from({ length: shells }, async (_, k) => {
+        const part = queries.slice(k * size, (k + 1) * size);
+        const script = this.idsScript(part);
+        const file = join(this.dir, `part-${k}.sql`);
+        writeFileSync(file, script.sql);
+        const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string }>((done, fail) => {
+          execFile('sqlite3', [this.file], { maxBuffer: 1 << 28 }, (error, out, err) => (error !== null && typeof error.code !== 'number' ? fail(error) : done({ stdout: out, stderr: err }))).stdin?.end(`.read ${file}\n`);
+        });
+        return parseIds(part.length, script.firstLines, stdout, stderr);
+      }),
+    );
+    return parts.flat();
+  }
+
+  private idsScript(queries: readonly string[], events?: readonly TableEvent[]): { sql: string; firstLines: number[] } {
     const statements = [...(events === undefined ? [] : [this.loadSql(events)])];
     const first = statements.length;
     statements.push(...queries.map((q, i) => `SELECT ${i}, coalesce(group_concat(id, ','), '') FROM (${q});`));
@@ -141,21 +165,7 @@ export class SqliteDatabase {
       firstLines.push(line);
       line += st.split('\n').length;
     }
-    firstLines.splice(0, first);
-    const { stdout, stderr } = this.run(statements.join('\n'), false);
-    const result: (number[] | string)[] = queries.map(() => 'no result');
-    for (const out of stdout.split('\n')) {
-      const m = /^(\d+)\|([\d,]*)$/.exec(out);
-      if (m === null) continue;
-      result[Number(m[1])] = m[2] === '' ? [] : (m[2] as string).split(',').map(Number).sort((a, b) => a - b);
-    }
-    for (const m of stderr.matchAll(/near line (\d+): (.*)/g)) {
-      const at = Number(m[1]);
-      const index = firstLines.findLastIndex((start) => start <= at);
-      if (index < 0) throw new Error(`sqlite3 failed to load the events: ${m[0]}`);
-      result[index] = `sqlite3: ${m[2] as string}`;
-    }
-    return result;
+    return { sql: statements.join('\n'), firstLines: firstLines.slice(first) };
   }
 
   /** The rows of one query, as the shell's JSON output mode gives them. */
@@ -175,4 +185,20 @@ export class SqliteDatabase {
   remove(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+function parseIds(count: number, firstLines: readonly number[], stdout: string, stderr: string): (number[] | string)[] {
+  const result: (number[] | string)[] = Array.from({ length: count }, () => 'no result');
+  for (const out of stdout.split('\n')) {
+    const m = /^(\d+)\|([\d,]*)$/.exec(out);
+    if (m === null) continue;
+    result[Number(m[1])] = m[2] === '' ? [] : (m[2] as string).split(',').map(Number).sort((a, b) => a - b);
+  }
+  for (const m of stderr.matchAll(/near line (\d+): (.*)/g)) {
+    const at = Number(m[1]);
+    const index = firstLines.findLastIndex((start) => start <= at);
+    if (index < 0) throw new Error(`sqlite3 failed to load the events: ${m[0]}`);
+    result[index] = `sqlite3: ${m[2] as string}`;
+  }
+  return result;
 }

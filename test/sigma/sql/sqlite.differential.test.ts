@@ -16,10 +16,11 @@ beforeAll(async () => {
 afterAll(() => db?.remove());
 
 describe('SQLite differential', () => {
-  it('agrees with the engine on every converted corpus rule, event for event', () => {
+  it('agrees with the engine on every converted corpus rule, event for event', async () => {
     const conversion = convertCorpus(fixture, 'sqlite');
     expect(conversion.converted.length).toBeGreaterThan(3000);
-    const actual = db.idsOf(conversion.converted.map((q) => q.query));
+    // Two shells at once: the JSON functions make this the slowest step.
+    const actual = await db.idsOfInParallel(conversion.converted.map((q) => q.query), 2);
     expect(differences(conversion, fixture.expected, actual, fixture.events)).toEqual([]);
   }, 120_000);
 
@@ -32,7 +33,7 @@ describe('SQLite differential', () => {
         const actual = db.idsOf(c.conversion.converted.map((q) => q.query), c.events);
         expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
       }),
-      { numRuns: 100 },
+      { numRuns: 60 },
     );
   }, 60_000);
 

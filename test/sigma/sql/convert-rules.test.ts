@@ -2,6 +2,7 @@
 // reasons, per-rule table overrides and the output formats.
 import { describe, expect, it } from 'vitest';
 import { buildRuleSet } from '../../../sigma/rule-set.js';
+import { CORRELATION_EXPECTED, engineCorrelationGroups } from './differential.js';
 import { checkConvertOptions, convertRules, formatQuery, InvalidIdentifier, type SqlTarget } from '../../../sigma/sql/index.js';
 
 /** `jsonField` null: fields are columns. */
@@ -82,5 +83,9 @@ correlation:
     const pg = convert(yaml, 'postgres').converted.find((c) => c.kind === 'correlation');
     expect(pg?.query).toContain('percentile_cont(0.9) WITHIN GROUP (ORDER BY w.n)');
     expect(convert(yaml, 'sqlite').skipped.map((s) => s.reason)).toEqual(['value_percentile has no SQLite form (no percentile aggregate)']);
+  });
+
+  it('expects of the correlation fixture exactly what the engine fires (the SQL tests hold the queries to it)', () => {
+    expect(engineCorrelationGroups()).toEqual(CORRELATION_EXPECTED);
   });
 });

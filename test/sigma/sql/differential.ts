@@ -8,7 +8,10 @@ import { loadCorpus, placeholderValues } from '../../../scripts/conformance/conf
 import { loadRegressionCases } from '../../../scripts/conformance/regression-cases.js';
 import type { DetectionRule } from '../../../sigma/ast.js';
 import { compileRules, type Engine } from '../../../sigma/engine/index.js';
-import { buildRuleSet } from '../../../sigma/rule-set.js';
+import { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import { buildTimestampFields } from '../../../sigma/correlation/index.js';
+import { buildRuleSet, type RuleSet } from '../../../sigma/rule-set.js';
+import { evaluateEvent } from '../../../streams/event-results.js';
 import { convertRules, type Conversion, type SqlTarget } from '../../../sigma/sql/index.js';
 import { event as generatedEvent, rules as generatedRules } from '../engine/arbitraries.js';
 import type { TableEvent } from '../../../scripts/sql/databases.js';
@@ -105,7 +108,7 @@ const CORRELATION_RULES = new URL('../../fixtures/convert/correlations.yml', imp
 const at = (minute: number): string => new Date(Date.UTC(2024, 6, 10, 12, minute)).toISOString();
 const logon = (id: number, minute: number, eventId: number, user: string, host: string): TableEvent => ({
   id,
-  data: { EventID: eventId, User: user, Host: host, time: at(minute) },
+  data: { EventID: eventId, User: user, Host: host, Size: 100, time: at(minute) },
 });
 
 /**
@@ -130,11 +133,39 @@ export const CORRELATION_EXPECTED: Readonly<Record<string, readonly string[]>> =
   'Many failed logons': ['alice'],
   'Failed logons on many hosts': ['alice'],
   'Logon after failures': ['alice'],
+  'Failed logon volume': ['alice'],
+  'Failed logon average size': ['alice', 'bob', 'carol'],
+  'Failure and logon together': ['alice'],
 };
 
-export function convertCorrelations(target: SqlTarget): Conversion {
+function correlationRuleSet(): RuleSet {
   const ruleSet = buildRuleSet([{ file: 'correlations.yml', text: readFileSync(CORRELATION_RULES, 'utf8') }]);
   if (ruleSet.errors.length > 0) throw new Error(ruleSet.errors.join('\n'));
+  return ruleSet;
+}
+
+/** The groups the engine's correlation runtime fires on CORRELATION_EVENTS (event time from `time`). */
+export function engineCorrelationGroups(): Record<string, string[]> {
+  const ruleSet = correlationRuleSet();
+  const runtime = new CorrelationRuntime(ruleSet.correlations.correlations, {
+    timestampFields: buildTimestampFields(['time'], ruleSet.correlations.ruleTimestampFields),
+    timestampFallback: 'skip',
+    maxStateEntries: 1000,
+    onNotice: () => undefined,
+  });
+  const fired: Record<string, Set<string>> = {};
+  const inTimeOrder = [...CORRELATION_EVENTS].sort((a, b) => ((a.data as { time: string }).time < (b.data as { time: string }).time ? -1 : 1));
+  for (const e of inTimeOrder) {
+    for (const r of evaluateEvent(ruleSet, runtime, e.data as Record<string, unknown>, 0, { includeEvent: false }).results) {
+      if (!('correlation_type' in r)) continue;
+      for (const [, user] of r.group_key) (fired[r.rule_title] ??= new Set()).add(String(user));
+    }
+  }
+  return Object.fromEntries(Object.entries(fired).map(([k, v]) => [k, [...v].sort()]));
+}
+
+export function convertCorrelations(target: SqlTarget): Conversion {
+  const ruleSet = correlationRuleSet();
   const input = { detections: ruleSet.engine.rules.map((r) => r.rule), correlations: ruleSet.correlations.correlations };
   return convertRules(input, target, SQL_OPTIONS);
 }

@@ -37,7 +37,7 @@ describe('PostgreSQL differential', () => {
     );
   }, 60_000);
 
-  it('runs every correlation type of the fixture and fires exactly the expected groups', async () => {
+  it('runs the fixture count, distinct, sum, average, temporal and ordered correlations and fires exactly the expected groups', async () => {
     const db = server as PostgresServer;
     const conversion = convertCorrelations('postgres');
     expect(conversion.skipped).toEqual([]);

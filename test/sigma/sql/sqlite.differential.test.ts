@@ -37,7 +37,7 @@ describe('SQLite differential', () => {
     );
   }, 60_000);
 
-  it('runs every correlation type of the fixture and fires exactly the expected groups', () => {
+  it('runs the fixture count, distinct, sum, average, temporal and ordered correlations and fires exactly the expected groups', () => {
     const conversion = convertCorrelations('sqlite');
     expect(conversion.skipped).toEqual([]);
     db.load(CORRELATION_EVENTS);

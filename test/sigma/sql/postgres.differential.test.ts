@@ -9,8 +9,13 @@ let server: PostgresServer | undefined;
 let fixture: CorpusFixture;
 
 beforeAll(async () => {
-  [server, fixture] = await Promise.all([PostgresServer.start(), corpusFixture()]);
-  await server.load(fixture.events);
+  const [started, loaded] = await Promise.allSettled([PostgresServer.start(), corpusFixture()]);
+  // Kept even when the fixture failed, so afterAll stops it.
+  if (started.status === 'fulfilled') server = started.value;
+  if (started.status === 'rejected') throw started.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  fixture = loaded.value;
+  await started.value.load(fixture.events);
 }, 120_000);
 
 afterAll(async () => server?.stop(), 30_000);

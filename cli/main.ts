@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { cac } from 'cac';
 import { compactStateDir, inspectStateDir } from '../state/index.js';
 import { listBuiltinPipelines } from '../sigma/pipeline/index.js';
+import { registerConvertCommand } from './convert-command.js';
 import { registerDaemonCommand } from './daemon.js';
 import { registerEvalCommand } from './eval-command.js';
 import { UsageError } from './load-pipelines.js';
@@ -12,6 +13,7 @@ import { UsageError } from './load-pipelines.js';
 const cli = cac('sigmad');
 registerEvalCommand(cli);
 registerDaemonCommand(cli);
+registerConvertCommand(cli);
 
 cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
   for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
 import { printRows } from './bench-row.js';
+import { runConvertBench } from './convert.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
 import { runJournalBench } from './journal.js';
@@ -12,3 +13,4 @@ printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
+printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the run)', await runConvertBench());

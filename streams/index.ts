@@ -15,11 +15,9 @@ export { create as createDlqWriter, configSchema as dlqConfigSchema, DlqEntrySch
 export type { AppendLines, DlqConfig, DlqEntry, DlqWriter } from './dlq-writer.js';
 export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineDeps } from './event-pipeline.js';
-export { evaluateEvent, toDetectionResult } from './event-results.js';
-export type { EvaluateOptions, EventResults, SigmaResult } from './event-results.js';
+export { EventDetector } from './event-results.js';
+export type { EmitDetection, SigmaResult } from './event-results.js';
 export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.js';
-export { logsourceOf } from './logsource-of.js';
-export type { LogsourceOf } from './logsource-of.js';
 export type { InputQueueMetrics, InputUnit, UnitOutcome } from './input-queue.js';
 export { create as createFileSink, configSchema as fileSinkConfigSchema } from './sinks/file-sink.js';
 export type { FileSinkConfig } from './sinks/file-sink.js';

@@ -21,6 +21,7 @@ import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
 import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
 import type { CrashHook, CrashPoint, Recovered, StateStore } from '../state/index.js';
 import {
+  admitSources,
   BatchProcessor,
   carryOver,
   CORRELATION_KIND,
@@ -339,11 +340,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
-  const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { queue, store }) : undefined;
-  const stdinDone =
+  const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
+  const stdin =
     config.input.source === 'stdin' && deps.stdin !== undefined
-      ? createStdinSource({ chunk_lines: Math.min(config.input.batch_size, capacity) }, ctx, { input: deps.stdin, queue })
+      ? createStdinSource({ chunk_lines: Math.min(config.input.batch_size, capacity) }, ctx, { input: deps.stdin })
       : undefined;
+  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
   const stop = (): Promise<boolean> => {
@@ -352,6 +354,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       reload.stop();
       await unwatch();
       tail?.closeAll();
+      admission.stop();
       const drained = await pipeline.stop(config.output.drain_timeout * 1000);
       await detector.close();
       await dlq.flush();
@@ -361,9 +364,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     })();
     return stopping;
   };
-  const inputDone = stdinDone === undefined
+  // Only stdin ends by itself; the daemon then drains and exits.
+  const inputDone = stdin === undefined
     ? new Promise<void>(() => undefined)
-    : stdinDone.then(async () => {
+    : admission.done.then(async () => {
         queue.close();
         await pipeline.done();
       });

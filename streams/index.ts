@@ -13,6 +13,8 @@ export { create as createDecoder, configSchema as decodeConfigSchema } from './d
 export type { DecodeConfig, Decoder } from './decode-stage.js';
 export { create as createDlqWriter, configSchema as dlqConfigSchema, DlqEntrySchema } from './dlq-writer.js';
 export type { AppendLines, DlqConfig, DlqEntry, DlqWriter } from './dlq-writer.js';
+export { admitSources } from './admission.js';
+export type { Admission } from './admission.js';
 export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineDeps } from './event-pipeline.js';
 export { EventDetector } from './event-results.js';
@@ -31,6 +33,7 @@ export { create as createHttpSource, configSchema as httpSourceConfigSchema } fr
 export type { HttpIngest, HttpSourceConfig, HttpSourceDeps, IngestBatch } from './sources/http-source.js';
 export { create as createStdinSource, configSchema as stdinConfigSchema } from './sources/stdin-source.js';
 export type { StdinConfig, StdinDeps } from './sources/stdin-source.js';
+export type { IngestSource } from './sources/ingest-source.js';
 export { sleep, systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';

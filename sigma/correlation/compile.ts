@@ -137,7 +137,7 @@ function compileCondition(rule: CorrelationRule, refs: readonly CompiledRef[]): 
       const i = names.indexOf(name);
       return i >= 0 ? i : undefined;
     };
-    return { ops: {}, test: compileRuleSetTest(parseCondition(expression), names, bitOf), threshold: expression };
+    return { ops: {}, test: compileRuleSetTest(parseCondition(expression), bitOf), threshold: expression };
   }
   if (Object.keys(ops).length === 0) {
     if (!temporal) throw new SigmaError('correlation', 'missing_condition', `type ${rule.type} needs a condition`);

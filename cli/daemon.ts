@@ -223,7 +223,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   };
   setRuleGauges();
 
-  const dlqPath = config.output.dlq === undefined ? undefined : config.output.dlq.slice('file://'.length).split('?')[0];
+  // The DLQ URL has the grammar of a file sink's: one parser for both.
+  const dlqSpec = config.output.dlq === undefined ? undefined : parseSinkUri(config.output.dlq);
+  const dlqPath = dlqSpec?.path;
   if (dlqPath !== undefined) {
     try {
       await prepareAppendFile(dlqPath);
@@ -233,7 +235,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     }
   }
   const capacity = config.input.buffer_size;
-  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity);
+  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity, dlqSpec?.onFull);
   const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
   const sinkDepths = new SinkQueueDepths(metrics.svc_output_queue_depth, metrics.svc_sink_queue_depth);
   const workers = specs.map((spec) => {

@@ -14,7 +14,6 @@ export type {
   TapRequest,
 } from './facade.js';
 export { IngestClosedError, IngestTooLargeError } from './facade.js';
-export { FakeDaemonFacade, FakeLiveStream, type FakeFeatures } from './fake-facade.js';
 export { createHttpApp, DEFAULT_MAX_BODY_BYTES, type HttpAppOptions } from './http-app.js';
 export { createStartupApp, type StartupApp, type StartupAppParts } from './startup-app.js';
 export {

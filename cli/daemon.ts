@@ -48,6 +48,7 @@ import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationSt
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
+import { createRulesReload } from './rules-reload.js';
 import type { ReloadController } from './daemon-reload.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { createSilenceStore } from './daemon-silences.js';
@@ -298,46 +299,32 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   readiness.send({ type: 'state_recovered', at: clock.now() });
 
   const reloadLog = log.child({ component: 'reload' });
-  const runReload = async (): Promise<boolean> => {
-    metrics.svc_reloads_total.inc();
-    const next = await loadDaemonRules(config, rulesPath);
-    const failed = (reason: string, problems: number): false => {
-      metrics.svc_reloads_failed_total.inc();
-      readiness.send({ type: 'reload_failed', at: clock.now(), error: reason });
-      reloadLog.error({ reason, problems }, 'reload failed; previous rules keep serving');
-      return false;
-    };
-    if (!next.ok) {
-      logProblems(log, next.problems);
-      return failed(next.reason, next.problems.length);
-    }
-    try {
-      await detector.prepare(next.ruleSet, next.inputs);
-    } catch (error) {
-      detector.discard();
-      return failed(error instanceof Error ? error.message : String(error), 0);
-    }
-    await pipeline.exclusive(async () => {
-      // Workers and main switch together: nothing is in flight here.
-      detector.activate();
-      const carried = carryOver(active.runtime, next.ruleSet.correlations.correlations, optionsFor(next.ruleSet));
-      active = { ruleSet: next.ruleSet, runtime: carried.runtime };
-      journal.drafts.push(definitionsRecord(next.ruleSet.correlations.correlations, clock.now()));
+  const runReload = createRulesReload({
+    load: () => loadDaemonRules(config, rulesPath),
+    detector,
+    exclusive: (fn) => pipeline.exclusive(fn),
+    swap: async (next) => {
+      const carried = carryOver(active.runtime, next.correlations.correlations, optionsFor(next));
+      active = { ruleSet: next, runtime: carried.runtime };
+      journal.drafts.push(definitionsRecord(next.correlations.correlations, clock.now()));
       await processor.commitJournal();
       reloadLog.info(
         {
-          detectionRules: next.ruleSet.engine.rules.length,
-          correlationRules: next.ruleSet.correlations.correlations.length,
+          detectionRules: next.engine.rules.length,
+          correlationRules: next.correlations.correlations.length,
           droppedGroups: carried.dropped.reduce((n, d) => n + d.groups, 0),
         },
         'rules reloaded',
       );
       reportDropped(carried.dropped, reloadLog);
-    });
-    setRuleGauges();
-    readiness.send({ type: 'reload_succeeded', at: clock.now() });
-    return true;
-  };
+      setRuleGauges();
+    },
+    readiness: (event) => readiness.send(event),
+    metrics,
+    problems: (problems) => logProblems(log, problems),
+    clock,
+    log: reloadLog,
+  });
   const reload = createReloadController(clock, runReload, reloadLog);
   const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);

@@ -1,9 +1,9 @@
 // The composition root of `sigmad daemon`: config → rules → state → streams → facade, with sockets,
 // signals and the process kept to the command action.
 import { readFileSync } from 'node:fs';
-import { appendFile, mkdir, open, stat } from 'node:fs/promises';
-import { availableParallelism, homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import type { CAC } from 'cac';
 import pino from 'pino';
 import type { Logger } from 'pino';
@@ -25,12 +25,8 @@ import {
   BatchProcessor,
   carryOver,
   CORRELATION_KIND,
-  createDecoder,
-  createDlqWriter,
-  createFileSink,
   createHttpSource,
   createStdinSource,
-  createStdoutSink,
   createTailFanout,
   definitionsRecord,
   EventPipeline,
@@ -38,17 +34,17 @@ import {
   createBatchDetector,
   createCorrelationKinds,
   inlineDetector,
-  parseSinkUri,
-  SinkQueueDepths,
-  SinkWorker,
   startWorkerPool,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, Detector, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import { createRulesReload } from './rules-reload.js';
+import { openOutputs, OutputError } from './daemon-outputs.js';
+import type { Outputs } from './daemon-outputs.js';
+import { resolveDaemonSettings } from './daemon-settings.js';
 import type { ReloadController } from './daemon-reload.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { createSilenceStore } from './daemon-silences.js';
@@ -84,18 +80,6 @@ export interface DaemonDeps {
   readonly detectCrashAt?: number;
 }
 
-/**
- * `auto` detection workers: one per core (at most AUTO_MAX_WORKERS), none on a single core. The main
- * thread's share is small (about 10 µs of ~47 µs CPU per event), so it needs no core of its own:
- * interleaved bench:daemon runs on the 2-core machine gave 2 workers 38.8k events/s at 46.6 µs CPU
- * per event against 28.7k at 56.9 µs for 1 worker and ~21-26k inline (medians of 4; when the machine
- * was saturated by other work, 1 and 2 workers were within noise of each other).
- */
-export function detectWorkerCount(setting: DaemonConfig['engine']['detect_workers'], cores = availableParallelism()): number {
-  if (setting !== 'auto') return setting;
-  return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores);
-}
-
 export interface Daemon {
   readonly facade: DaemonFacade;
   readonly config: DaemonConfig;
@@ -106,22 +90,8 @@ export interface Daemon {
   stop(): Promise<boolean>;
 }
 
-/** How lines are decoded and results built, wherever detection runs. */
-function detectSettings(config: DaemonConfig): DetectSettings {
-  const routing = config.logsource_routing;
-  return {
-    format: config.input.format,
-    syslogTzMinutes: 0,
-    includeEvent: config.output.include_event,
-    ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
-  };
-}
-
-const SNAPSHOT_MS_PER_SECOND = 1000;
 /** Journal records replayed between turns of the event loop at start-up (about 10-20 ms of work). */
 const REPLAY_SLICE = 10_000;
-/** `auto` never starts more workers than this: past it, main's share of each event becomes the limit. */
-const AUTO_MAX_WORKERS = 4;
 
 /** Build and start the daemon's data path (no sockets). Throws DaemonExit. */
 export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promise<Daemon> {
@@ -129,6 +99,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const crash = deps.crashHook ?? noCrash;
   const log = deps.log;
   const startedAt = clock.now();
+  const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   const metrics = createMetrics(registry).handles;
   const abort = new AbortController();
@@ -142,8 +113,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const texts = await readDaemonRules(config, rulesPath);
   // Workers boot and build their rules while main builds its own and recovers the state.
-  const workerCount = detectWorkerCount(config.engine.detect_workers);
-  const starting = texts.ok && workerCount > 0 ? startWorkerPool(texts.inputs, { workers: workerCount, settings: detectSettings(config), log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
+  const workerCount = settings.detectWorkers;
+  const starting = texts.ok && workerCount > 0 ? startWorkerPool(texts.inputs, { workers: workerCount, settings: settings.detect, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
   starting?.catch(() => undefined);
   /** A start-up failure: workers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
@@ -160,10 +131,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
-  const specs = (config.output.sinks.length > 0 ? config.output.sinks : ['stdout']).map(parseSinkUri);
   let store: StateStore;
   try {
-    const options = { sinks: specs.map((s) => s.name), crashHook: crash };
+    const options = { sinks: settings.sinks.map((s) => s.name), crashHook: crash };
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
     throw exit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
@@ -224,56 +194,30 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   };
   setRuleGauges();
 
-  // The DLQ URL has the grammar of a file sink's: one parser for both.
-  const dlqSpec = config.output.dlq === undefined ? undefined : parseSinkUri(config.output.dlq);
-  const dlqPath = dlqSpec?.path;
-  if (dlqPath !== undefined) {
-    try {
-      await prepareAppendFile(dlqPath);
-    } catch (error) {
-      await store.close();
-      throw exit(`${settingName('output.dlq')} ${config.output.dlq ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
-    }
+  let outputs: Outputs;
+  try {
+    outputs = await openOutputs(settings, ctx, store, crash, deps.stdout ?? process.stdout);
+  } catch (error) {
+    await store.close();
+    if (error instanceof OutputError) throw exit(error.message, 3);
+    throw error;
   }
-  const capacity = config.input.buffer_size;
-  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity, dlqSpec?.onFull);
-  const decoder = createDecoder({ format: config.input.format, syslog_tz_minutes: 0 }, ctx, dlqPath === undefined ? undefined : dlq);
-  const sinkDepths = new SinkQueueDepths(metrics.svc_output_queue_depth, metrics.svc_sink_queue_depth);
-  const workers = specs.map((spec) => {
-    const target =
-      spec.kind === 'file'
-        ? createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store)
-        : createStdoutSink({ on_full: spec.onFull }, ctx, deps.stdout ?? process.stdout);
-    return new SinkWorker(target, store, ctx, {
-      capacity,
-      retryMax: config.output.retry_max,
-      backoffBaseMs: config.output.backoff_base_ms,
-      backoffMaxMs: config.output.backoff_max_ms,
-      batchMax: Math.min(config.input.batch_size, capacity),
-    }, dlq, crash, sinkDepths);
-  });
-  for (const [i, w] of workers.entries()) {
-    try {
-      await w.target.start();
-    } catch (error) {
-      await store.close();
-      throw exit(`${settingName('output.sinks')} ${config.output.sinks[i] ?? 'stdout'}: ${error instanceof Error ? error.message : String(error)}`, 3);
-    }
-  }
+  const workers = outputs.sinks;
+  const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
-    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(detectSettings(config))) : await starting;
+    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect)) : await starting;
   } catch (error) {
-    for (const w of workers) await w.target.close();
+    await outputs.close();
     await store.close();
     throw new DaemonExit(`cannot start the detection workers: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
   log.child({ component: 'detect' }).info({ workers: workerCount }, 'detection ready');
   const processor = new BatchProcessor(ctx, {
     store,
-    decoder,
+    decoder: outputs.decoder,
     detector,
     rules: () => active,
     journal,
@@ -290,8 +234,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     processor,
     sinks: workers,
     store,
-    batchSize: Math.min(config.input.batch_size, capacity),
-    snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
+    batchSize: settings.batchSize,
+    snapshotPolicy: settings.snapshotPolicy,
     snapshot: (at) => snapshotKinds(store, stateKinds, at),
   });
   await pipeline.exclusive(() => processor.commitJournal());
@@ -332,7 +276,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
   const stdin =
     config.input.source === 'stdin' && deps.stdin !== undefined
-      ? createStdinSource({ chunk_lines: Math.min(config.input.batch_size, capacity) }, ctx, { input: deps.stdin })
+      ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
   const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
 
@@ -344,10 +288,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await unwatch();
       tail?.closeAll();
       admission.stop();
-      const drained = await pipeline.stop(config.output.drain_timeout * 1000);
+      const drained = await pipeline.stop(settings.drainTimeoutMs);
       await detector.close();
-      await dlq.flush();
-      for (const w of workers) await w.target.close();
+      await outputs.close();
       await store.close();
       return drained;
     })();
@@ -380,12 +323,6 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(tail !== undefined ? { tail } : {}),
   });
   return { facade, config, reload, inputDone, stop };
-}
-
-/** The directory made and the file opened for appending once, so a bad path fails start-up, not the first write. */
-async function prepareAppendFile(path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await (await open(path, 'a')).close();
 }
 
 /** Each problem of a failed load on its own line: the failure's reason names only the first. */

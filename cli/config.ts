@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
-import { parseListenAddress } from '../http/listen-address.js';
-import { DaemonConfig } from '../protocol/config.js';
-import { parseDuration } from '../protocol/duration.js';
-import { parseLogsourcePairs } from '../sigma/event-logsource.js';
+import { parseListenAddress } from '../http/index.js';
+import { DaemonConfig } from '../protocol/index.js';
+import { parseDuration } from '../protocol/index.js';
+import { parseLogsourcePairs } from '../sigma/index.js';
 
 /**
  * Daemon configuration from four layers, highest first: flags > `SVC_<A>__<B>` environment >

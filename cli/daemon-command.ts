@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
 import type { HttpApp } from '../http/index.js';
-import type { DaemonConfig } from '../protocol/config.js';
+import type { DaemonConfig } from '../protocol/index.js';
 import { noCrash } from '../state/index.js';
 import type { CrashHook, CrashPoint } from '../state/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';

@@ -1,7 +1,7 @@
 // The daemon's config resolved once into what its parts take: nothing downstream re-derives a value
 // from `DaemonConfig` (STYLE rule 7: config is resolved once into a resolved value).
 import { availableParallelism } from 'node:os';
-import type { DaemonConfig } from '../protocol/config.js';
+import type { DaemonConfig } from '../protocol/index.js';
 import type { SnapshotPolicy } from '../state/index.js';
 import { parseSinkUri } from '../streams/index.js';
 import type { DeliveryOptions, DetectSettings, SinkSpec } from '../streams/index.js';

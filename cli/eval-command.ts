@@ -3,15 +3,15 @@
 import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CAC } from 'cac';
-import { CorrelationRuntime } from '../actors/correlation/index.js';
-import type { InputFormat } from '../protocol/decode/index.js';
-import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/correlation/index.js';
-import { errorsByRule, formatSigmaError } from '../sigma/errors.js';
-import { parseLogsourcePairs } from '../sigma/event-logsource.js';
-import { buildRuleSet, type RuleSet } from '../sigma/rule-set.js';
+import { CorrelationRuntime } from '../actors/index.js';
+import type { InputFormat } from '../protocol/index.js';
+import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/index.js';
+import { errorsByRule, formatSigmaError } from '../sigma/index.js';
+import { parseLogsourcePairs } from '../sigma/index.js';
+import { buildRuleSet, type RuleSet } from '../sigma/index.js';
 import { detectRules, EventDetector } from '../streams/index.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
-import { parseDuration } from '../protocol/duration.js';
+import { parseDuration } from '../protocol/index.js';
 import { readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 

@@ -2,10 +2,10 @@
 // detection evaluator, then, with no batch in flight, switch detection and the correlation state
 // together. A failure at any step leaves the previous rules serving (daemon-semantics on reload).
 import type { Logger } from 'pino';
-import type { ReadinessEvent } from '../actors/readiness/index.js';
-import type { Metrics } from '../protocol/metrics.js';
-import type { SigmaError } from '../sigma/errors.js';
-import type { RuleSet } from '../sigma/rule-set.js';
+import type { ReadinessEvent } from '../actors/index.js';
+import type { Metrics } from '../protocol/index.js';
+import type { SigmaError } from '../sigma/index.js';
+import type { RuleSet } from '../sigma/index.js';
 import type { Clock, Detector } from '../streams/index.js';
 import type { LoadedRules } from './daemon-rules.js';
 

@@ -1,4 +1,4 @@
-import { apiError, type ApiErrorCode } from '../protocol/errors.js';
+import { apiError, type ApiErrorCode } from '../protocol/index.js';
 import type { Res } from './handler.js';
 
 /** JSON and error replies; every response carries a Content-Type. */

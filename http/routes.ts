@@ -7,7 +7,7 @@ import {
   SourceResolveBody,
   TailQuery,
   TapQuery,
-} from '../protocol/api-requests.js';
+} from '../protocol/index.js';
 import {
   CacheInvalidatedResponse,
   CorrelationListResponse,
@@ -26,9 +26,9 @@ import {
   SilenceListResponse,
   SourceListResponse,
   StatusRecord,
-} from '../protocol/api-records.js';
-import { parseDuration } from '../protocol/duration.js';
-import type { ApiErrorCode } from '../protocol/errors.js';
+} from '../protocol/index.js';
+import { parseDuration } from '../protocol/index.js';
+import type { ApiErrorCode } from '../protocol/index.js';
 import { parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
 import type { Res } from './handler.js';

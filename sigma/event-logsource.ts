@@ -2,7 +2,7 @@
 // (`--event-logsource product=windows,service=sysmon`) or read from the event's own fields
 // (`--logsource-field-map product=…,category=…,service=…`; defaults `product`, `category`, `service`).
 // `sigmad eval` and the daemon both use this module, so they accept, refuse and route alike.
-import type { LogsourceMap } from '../protocol/config.js';
+import type { LogsourceMap } from '../protocol/index.js';
 import type { EvalContext } from './engine/index.js';
 
 const ATTRIBUTES = new Set(['product', 'service', 'category']);

@@ -1,12 +1,12 @@
 // One decoded event → its emitted detection texts (rule order) and the matched rules its correlations
 // consume (daemon-semantics §1.2). The daemon's detection step (inline or on a worker) and `sigmad eval`
 // both build their result lines here, so they emit the same lines for the same input.
-import type { MatchedRule } from '../actors/correlation/index.js';
-import type { CorrelationResult } from '../protocol/correlation-result.js';
-import type { DetectionResult } from '../protocol/detection-result.js';
-import type { JsonEvent } from '../protocol/decode/index.js';
-import { logsourceOf } from '../sigma/event-logsource.js';
-import type { LogsourceOf } from '../sigma/event-logsource.js';
+import type { MatchedRule } from '../actors/index.js';
+import type { CorrelationResult } from '../protocol/index.js';
+import type { DetectionResult } from '../protocol/index.js';
+import type { JsonEvent } from '../protocol/index.js';
+import { logsourceOf } from '../sigma/index.js';
+import type { LogsourceOf } from '../sigma/index.js';
 import type { DetectRules, DetectSettings } from './detect/detect-batch.js';
 import { DetectionText } from './detect/detection-text.js';
 

@@ -1,4 +1,4 @@
-import type { RejectedLine } from '../protocol/decode/index.js';
+import type { RejectedLine } from '../protocol/index.js';
 
 /** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
 export interface InputUnit {

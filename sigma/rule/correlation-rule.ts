@@ -1,7 +1,7 @@
 // Correlation documents (sigma-semantics §6.1–6.6): shape checked by schema, then per-type rules.
 import Type from 'typebox';
-import { literalUnion } from '../../protocol/literal-union.js';
-import { CORRELATION_TYPES } from '../../protocol/correlation-result.js';
+import { literalUnion } from '../../protocol/index.js';
+import { CORRELATION_TYPES } from '../../protocol/index.js';
 import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
 import { parseBooleanish } from './booleanish.js';

@@ -1,12 +1,12 @@
 // The pure detection step of a batch: raw lines → parse errors and, per matching line, the emitted
 // detection results as JSON text (without `result_id`, which depends on the input ordinal main assigns)
 // plus what the correlation runtime needs. Runs on a worker thread or inline; both give the same bytes.
-import type { MatchedRule } from '../../actors/correlation/index.js';
-import type { LogsourceMap } from '../../protocol/config.js';
-import { decodeLine } from '../../protocol/decode/index.js';
-import type { InputFormat, JsonEvent } from '../../protocol/decode/index.js';
-import type { CompiledRule } from '../../sigma/engine/index.js';
-import type { RuleSet } from '../../sigma/rule-set.js';
+import type { MatchedRule } from '../../actors/index.js';
+import type { LogsourceMap } from '../../protocol/index.js';
+import { decodeLine } from '../../protocol/index.js';
+import type { InputFormat, JsonEvent } from '../../protocol/index.js';
+import type { CompiledRule } from '../../sigma/index.js';
+import type { RuleSet } from '../../sigma/index.js';
 import { EventDetector } from '../event-results.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */

@@ -1,8 +1,8 @@
 // The NDJSON text of a detection result (without `result_id`), built from per-rule parts serialised
 // once: the same bytes as stringifying the `DetectionResult` object at a fraction of the cost, which
 // matters when most events match a few rules.
-import type { FieldMatch } from '../../protocol/detection-result.js';
-import type { CompiledRule, Match } from '../../sigma/engine/index.js';
+import type { FieldMatch } from '../../protocol/index.js';
+import type { CompiledRule, Match } from '../../sigma/index.js';
 
 /**
  * `{field, value}` pairs as the native line shows them (match detail `off`, daemon-semantics §5.1):

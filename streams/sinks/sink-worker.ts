@@ -1,5 +1,5 @@
 import type { Counter, Gauge } from 'prom-client';
-import { bindZeroed } from '../../protocol/metrics.js';
+import { bindZeroed } from '../../protocol/index.js';
 import { deliverOutboxOnce } from '../../state/index.js';
 import type { CrashHook, StateStore } from '../../state/index.js';
 import type { DlqWriter } from '../dlq-writer.js';

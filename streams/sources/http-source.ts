@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
 import Type from 'typebox';
-import type { IngestSummary } from '../../protocol/api-records.js';
-import type { RejectedLine } from '../../protocol/decode/index.js';
+import type { IngestSummary } from '../../protocol/index.js';
+import type { RejectedLine } from '../../protocol/index.js';
 import type { StateStore } from '../../state/index.js';
 import { QueueClosedError } from '../input-unit.js';
 import type { InputUnit, UnitOutcome } from '../input-unit.js';

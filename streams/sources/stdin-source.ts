@@ -1,7 +1,7 @@
 import { Observable } from 'rxjs';
 import Type from 'typebox';
-import { LineSplitter } from '../../protocol/decode/index.js';
-import type { LineFrame, RejectedLine } from '../../protocol/decode/index.js';
+import { LineSplitter } from '../../protocol/index.js';
+import type { LineFrame, RejectedLine } from '../../protocol/index.js';
 import type { InputUnit } from '../input-unit.js';
 import type { StageContext } from '../stage-context.js';
 import type { IngestSource } from './ingest-source.js';

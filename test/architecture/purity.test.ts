@@ -67,4 +67,37 @@ describe('architecture', () => {
     expect(checked).toBeGreaterThan(100);
     expect(offenders).toEqual([]);
   });
+
+  it('reaches another folder only through its index.ts', () => {
+    const offenders: string[] = [];
+    let crossing = 0;
+    for (const folder of FOLDERS) {
+      for (const file of files(join(ROOT, folder))) {
+        for (const spec of imports(file)) {
+          if (!spec.startsWith('.')) continue;
+          const target = relative(ROOT, resolve(file, '..', spec));
+          const targetFolder = target.split('/')[0] as Folder;
+          if (targetFolder === folder) continue;
+          crossing++;
+          if (target !== `${targetFolder}/index.js`) offenders.push(`${relative(ROOT, file)} → ${spec}`);
+        }
+      }
+    }
+    expect(crossing).toBeGreaterThan(100);
+    expect(offenders).toEqual([]);
+  });
+
+  it('lists in package.json only dependencies the code imports', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const used = new Set<string>();
+    for (const folder of FOLDERS) {
+      for (const file of files(join(ROOT, folder))) {
+        for (const spec of imports(file)) {
+          if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+          used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
+        }
+      }
+    }
+    expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
+  });
 });

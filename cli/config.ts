@@ -153,7 +153,7 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
 }
 
 /** Config files are named after the product; environment variables keep the contract's `SVC_` prefix. */
-export const CONFIG_APP_NAME = 'sigmad';
+const CONFIG_APP_NAME = 'sigmad';
 
 export interface DiscoveryContext {
   readonly cwd: string;

@@ -49,7 +49,7 @@ function detectCrashFromEnv(value: string | undefined): { detectCrashAt?: number
 const KNOWN_OPTIONS = new Set(['--', 'help', 'h', 'version', 'v', ...DAEMON_FLAGS.flatMap((f) => [f.name, f.name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())]), 'r', 'p']);
 
 /** The daemon command's action: the whole process lifecycle. Resolves with the exit code. */
-export async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Promise<number> {
+async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Promise<number> {
   const log = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   let config: DaemonConfig;
   try {

@@ -3,7 +3,7 @@
 import type { SilenceCreateResult, SilenceStore } from '../http/index.js';
 import type { Silence } from '../protocol/index.js';
 
-export const DEFAULT_MAX_SILENCES = 1000;
+const DEFAULT_MAX_SILENCES = 1000;
 
 export function createSilenceStore(maxSilences = DEFAULT_MAX_SILENCES): SilenceStore {
   const silences = new Map<string, Silence>();

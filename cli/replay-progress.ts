@@ -9,7 +9,7 @@ export interface ReplayProgressRate {
   readonly everyMs: number;
 }
 
-export const REPLAY_PROGRESS_RATE: ReplayProgressRate = { everyRecords: 100_000, everyMs: 5_000 };
+const REPLAY_PROGRESS_RATE: ReplayProgressRate = { everyRecords: 100_000, everyMs: 5_000 };
 
 /**
  * A start-up replay's progress callback that logs `replaying state` (records replayed, journal

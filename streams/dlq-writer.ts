@@ -11,7 +11,7 @@ export const configSchema = Type.Object({
 export type DlqConfig = Type.Static<typeof configSchema>;
 
 /** One dead-letter line (daemon-semantics §4.5). */
-export const DlqEntrySchema = Type.Object({
+const DlqEntrySchema = Type.Object({
   original_event: Type.String(),
   error: Type.String(),
   timestamp: Type.String(),

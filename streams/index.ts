@@ -11,7 +11,7 @@ export type { CorrelationRecoveryReport, TickFrontier } from './correlation-stat
 export type { DroppedCorrelationState } from './foreign-groups.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
 export type { DecodeConfig, Decoder } from './decode-stage.js';
-export { create as createDlqWriter, configSchema as dlqConfigSchema, DlqEntrySchema } from './dlq-writer.js';
+export { create as createDlqWriter, configSchema as dlqConfigSchema } from './dlq-writer.js';
 export type { AppendLines, DlqConfig, DlqEntry, DlqWriter } from './dlq-writer.js';
 export { admitSources } from './admission.js';
 export type { Admission } from './admission.js';

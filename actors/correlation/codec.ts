@@ -35,7 +35,7 @@ export const EncodedGroupSchema = Type.Object(
 );
 export type EncodedGroup = Type.Static<typeof EncodedGroupSchema>;
 
-export const EncodedSnapshotSchema = Type.Object(
+const EncodedSnapshotSchema = Type.Object(
   { version: Type.Integer(), groups: Type.Array(Type.Unknown()) },
   { additionalProperties: false },
 );

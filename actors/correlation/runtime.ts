@@ -25,7 +25,7 @@ import { buildResult, eventIdOf } from './result.js';
 import type { GroupState } from './state.js';
 import { initial, partsOf } from './state.js';
 
-export const DEFAULT_MAX_STATE_ENTRIES = 100_000;
+const DEFAULT_MAX_STATE_ENTRIES = 100_000;
 
 /** Something the daemon should log (and count); the runtime itself never logs. */
 export type CorrelationNotice =

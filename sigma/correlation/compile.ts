@@ -22,7 +22,7 @@ import { documentLoc } from '../rule/document-loc.js';
 /** Chains deeper than this load with a warning; the runtime stops propagating at this depth. */
 export const MAX_CHAIN_DEPTH = 10;
 /** Rule masks are 32-bit integers. */
-export const MAX_CORRELATION_REFS = 31;
+const MAX_CORRELATION_REFS = 31;
 
 /** What the compiler needs to know about a loaded detection rule. */
 export interface RuleIdentity {

@@ -19,7 +19,7 @@ const CONDITION_OPS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'] as const satisfies
 const Names = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]);
 const Percentile = Type.Number({ minimum: 0, maximum: 100 });
 
-export const CorrelationConditionSchema = Type.Object(
+const CorrelationConditionSchema = Type.Object(
   {
     gt: Type.Optional(Type.Number()),
     gte: Type.Optional(Type.Number()),
@@ -33,7 +33,7 @@ export const CorrelationConditionSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const CorrelationSectionSchema = Type.Object({
+const CorrelationSectionSchema = Type.Object({
   type: literalUnion(CORRELATION_TYPES),
   rules: Type.Optional(Names),
   'group-by': Type.Optional(Names),

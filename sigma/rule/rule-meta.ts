@@ -11,7 +11,7 @@ import { schemaProblems } from './schema-problems.js';
 
 const RELATION_TYPES = ['derived', 'obsolete', 'merged', 'renamed', 'similar', 'correlation'] as const;
 
-export const RuleAttributesSchema = Type.Object({
+const RuleAttributesSchema = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 256 }),
   id: Type.Optional(Type.String({ minLength: 1 })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

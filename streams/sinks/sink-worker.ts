@@ -58,7 +58,7 @@ export class SinkQueueDepths {
 }
 
 /** An outbox payload's NDJSON text: stored as text since it is serialised once; older stores hold the object. */
-export function payloadText(payload: unknown): string {
+function payloadText(payload: unknown): string {
   return typeof payload === 'string' ? payload : JSON.stringify(payload);
 }
 

@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
-import { parseListenAddress } from '../http/listen-address.js';
-import { DaemonConfig } from '../protocol/config.js';
-import { parseDuration } from '../protocol/duration.js';
+import { parseListenAddress } from '../http/index.js';
+import { DaemonConfig } from '../protocol/index.js';
+import { parseDuration } from '../protocol/index.js';
+import { parseLogsourcePairs } from '../sigma/index.js';
 
 /**
  * Daemon configuration from four layers, highest first: flags > `SVC_<A>__<B>` environment >
@@ -152,7 +153,7 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
 }
 
 /** Config files are named after the product; environment variables keep the contract's `SVC_` prefix. */
-export const CONFIG_APP_NAME = 'sigmad';
+const CONFIG_APP_NAME = 'sigmad';
 
 export interface DiscoveryContext {
   readonly cwd: string;
@@ -281,24 +282,13 @@ function flagValue(spec: DaemonFlag, given: unknown): unknown {
   }
 }
 
-const LOGSOURCE_KEYS = new Set(['product', 'service', 'category']);
-
-/** `product=windows,service=security,x=y`: known attributes, others under `custom`; `strict` ignored. */
+/** A `k=v,...` logsource flag, parsed as `sigmad eval` parses it; a malformed one names the flag. */
 function parseLogsourceMap(spec: DaemonFlag, text: string): Tree {
-  const out: Tree = {};
-  const custom: Record<string, string> = {};
-  for (const part of text.split(',')) {
-    if (part.trim() === '') continue;
-    const eq = part.indexOf('=');
-    const k = eq === -1 ? '' : part.slice(0, eq).trim();
-    if (k === '') throw new ConfigError(`flag --${spec.name}: expected key=value pairs, got ${part}`, `daemon.${spec.key ?? ''}`);
-    const v = part.slice(eq + 1).trim();
-    if (k === 'strict') continue;
-    if (LOGSOURCE_KEYS.has(k)) out[k] = v;
-    else custom[k] = v;
+  try {
+    return parseLogsourcePairs(text);
+  } catch (error) {
+    throw new ConfigError(`flag --${spec.name}: ${error instanceof Error ? error.message : String(error)}`, `daemon.${spec.key ?? ''}`);
   }
-  if (Object.keys(custom).length > 0) out['custom'] = custom;
-  return out;
 }
 
 /** Accepted spellings of enumerated settings (daemon-semantics §2.1). */

@@ -3,9 +3,10 @@
 // reason, then a JSON summary. Exit 0 when anything converted, 2 when nothing did.
 import { writeFileSync } from 'node:fs';
 import type { CAC } from 'cac';
-import { errorsByRule, formatSigmaError } from '../sigma/errors.js';
-import { buildRuleSet } from '../sigma/rule-set.js';
 import {
+  buildRuleSet,
+  errorsByRule,
+  formatSigmaError,
   checkConvertOptions,
   convertRules,
   DEFAULT_CONVERT_OPTIONS,
@@ -16,7 +17,7 @@ import {
   type ConvertOptions,
   type OutputFormat,
   type SqlTarget,
-} from '../sigma/sql/index.js';
+} from '../sigma/index.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 

@@ -1,9 +1,9 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
-import { IngestClosedError, IngestTooLargeError } from '../http/facade.js';
-import type { DaemonFacade, EventIngest, SilenceStore } from '../http/facade.js';
-import type { StatusRecord } from '../protocol/api-records.js';
-import type { MetricHandles } from '../protocol/metrics.js';
+import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
+import type { DaemonFacade, EventIngest, SilenceStore } from '../http/index.js';
+import type { StatusRecord } from '../protocol/index.js';
+import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
 

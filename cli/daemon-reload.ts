@@ -5,8 +5,8 @@ import { stat } from 'node:fs/promises';
 import watcher from '@parcel/watcher';
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
-import { reloadMachine } from '../actors/reload/index.js';
-import type { ReloadTrigger } from '../actors/reload/index.js';
+import { reloadMachine } from '../actors/index.js';
+import type { ReloadTrigger } from '../actors/index.js';
 import type { Clock } from '../streams/index.js';
 
 export interface ReloadController {

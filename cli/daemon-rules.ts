@@ -1,16 +1,16 @@
 // The daemon's one way to turn its config into a rule set: rule files, file pipelines re-read from
 // disk, then the shared load path. Used at start-up and by every reload.
 import { readFile } from 'node:fs/promises';
-import type { CorrelationRuntimeOptions } from '../actors/correlation/index.js';
-import type { DaemonConfig } from '../protocol/config.js';
-import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS } from '../sigma/correlation/index.js';
-import type { CorrelationDefaults } from '../sigma/correlation/index.js';
-import { formatSigmaError } from '../sigma/errors.js';
-import type { SigmaError } from '../sigma/errors.js';
-import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
-import type { Pipeline } from '../sigma/pipeline/index.js';
-import type { RuleSet } from '../sigma/rule-set.js';
-import { parseTimespan } from '../sigma/rule/index.js';
+import type { CorrelationRuntimeOptions } from '../actors/index.js';
+import type { DaemonConfig } from '../protocol/index.js';
+import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS } from '../sigma/index.js';
+import type { CorrelationDefaults } from '../sigma/index.js';
+import { formatSigmaError } from '../sigma/index.js';
+import type { SigmaError } from '../sigma/index.js';
+import { isBuiltinPipeline } from '../sigma/index.js';
+import type { Pipeline } from '../sigma/index.js';
+import type { RuleSet } from '../sigma/index.js';
+import { parseTimespan } from '../sigma/index.js';
 import { buildRuleSetFrom, resolvePipelines } from '../streams/index.js';
 import type { PipelineInput, RuleInputs } from '../streams/index.js';
 import { UsageError } from './load-pipelines.js';

@@ -1,9 +1,9 @@
 // API silences without an alert pipeline: stored and listed so the contract's routes behave, with
 // nothing to mute until a pipeline exists (daemon-semantics §9.7; cap 1000 without a pipeline).
-import type { SilenceCreateResult, SilenceStore } from '../http/facade.js';
-import type { Silence } from '../protocol/api-records.js';
+import type { SilenceCreateResult, SilenceStore } from '../http/index.js';
+import type { Silence } from '../protocol/index.js';
 
-export const DEFAULT_MAX_SILENCES = 1000;
+const DEFAULT_MAX_SILENCES = 1000;
 
 export function createSilenceStore(maxSilences = DEFAULT_MAX_SILENCES): SilenceStore {
   const silences = new Map<string, Silence>();

@@ -3,15 +3,15 @@
 import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CAC } from 'cac';
-import { CorrelationRuntime } from '../actors/correlation/index.js';
-import type { InputFormat } from '../protocol/decode/index.js';
-import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/correlation/index.js';
-import { errorsByRule, formatSigmaError } from '../sigma/errors.js';
-import { createLogsourceExtractor, parseLogsourcePairs } from '../sigma/event-logsource.js';
-import { buildRuleSet, type RuleSet } from '../sigma/rule-set.js';
-import { evaluateEvent } from '../streams/event-results.js';
+import { CorrelationRuntime } from '../actors/index.js';
+import type { InputFormat } from '../protocol/index.js';
+import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/index.js';
+import { errorsByRule, formatSigmaError } from '../sigma/index.js';
+import { parseLogsourcePairs } from '../sigma/index.js';
+import { buildRuleSet, type RuleSet } from '../sigma/index.js';
+import { detectRules, EventDetector } from '../streams/index.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
-import { parseDuration } from '../protocol/duration.js';
+import { parseDuration } from '../protocol/index.js';
 import { readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 
@@ -68,18 +68,20 @@ function correlationDefaults(f: EvalFlags): CorrelationDefaults {
   };
 }
 
-export async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
+async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
   const rulePaths = list(flags.rules);
   if (rulePaths.length === 0) throw new UsageError('--rules PATH is required (a rule file or directory; repeatable)');
   const format = oneOf('input-format', flags.inputFormat, INPUT_FORMATS, 'auto');
   const defaults = correlationDefaults(flags);
   const fallback = oneOf('timestamp-fallback', flags.timestampFallback, ['wallclock', 'skip'], 'wallclock');
-  const extractor = flags.logsourceRouting === true
-    ? createLogsourceExtractor({
-        ...(flags.logsourceFieldMap !== undefined ? { fieldMap: usage(() => parseLogsourcePairs(String(flags.logsourceFieldMap))) } : {}),
+  const routing = flags.logsourceRouting === true
+    ? {
+        fieldMap: flags.logsourceFieldMap !== undefined ? usage(() => parseLogsourcePairs(String(flags.logsourceFieldMap))) : {},
         ...(flags.eventLogsource !== undefined ? { fixed: usage(() => parseLogsourcePairs(String(flags.eventLogsource))) } : {}),
-      })
+      }
     : undefined;
+  // The daemon's own result builder: the same lines for the same input.
+  const detector = new EventDetector({ includeEvent: flags.includeEvent === true, ...(routing !== undefined ? { routing } : {}) });
   const pipelines = await loadPipelines(list(flags.pipeline));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
@@ -122,23 +124,26 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     out.length = 0;
     if (!process.stdout.write(text)) await new Promise((r) => process.stdout.once('drain', r));
   };
+  const rules = detectRules(ruleSet);
+  const emit = (text: string): void => {
+    out.push(`${text}\n`);
+  };
   const chunks = input === '-' ? process.stdin : createReadStream(input);
   for await (const event of readEvents(chunks, format, () => parseErrors++)) {
     events++;
     const t0 = performance.now();
-    const ctx = extractor?.(event);
-    const r = evaluateEvent(ruleSet, runtime, event, Date.now(), {
-      includeEvent: flags.includeEvent === true,
-      ...(ctx !== undefined ? { context: { logsource: ctx } } : {}),
-    });
+    const before = out.length;
+    const matched = detector.detect(rules, event, emit);
+    if (matched !== undefined && runtime !== undefined) {
+      for (const result of runtime.onEvent(matched, event, Date.now())) out.push(`${JSON.stringify(result)}\n`);
+    }
     evalMs += performance.now() - t0;
-    matches += r.results.length;
-    for (const res of r.results) out.push(`${JSON.stringify(res)}\n`);
+    matches += out.length - before;
     if (out.length >= 256) await flush();
   }
   await flush();
   // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
-  if (extractor !== undefined) {
+  if (routing !== undefined) {
     const routing = {
       rules_pruned_by_logsource: ruleSet.engine.stats.rulesPrunedByLogsource,
       events_without_logsource: ruleSet.engine.stats.eventsWithoutLogsource,

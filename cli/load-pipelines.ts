@@ -1,8 +1,8 @@
 // Pipeline references from the command line: a built-in name, or a YAML file read here (the pipeline
 // module itself does no I/O).
 import { readFile } from 'node:fs/promises';
-import { formatSigmaError } from '../sigma/errors.js';
-import { isBuiltinPipeline, resolvePipeline, type Pipeline } from '../sigma/pipeline/index.js';
+import { formatSigmaError } from '../sigma/index.js';
+import { isBuiltinPipeline, resolvePipeline, type Pipeline } from '../sigma/index.js';
 
 /** Unusable arguments: the command prints the message and exits 2. */
 export class UsageError extends Error {

@@ -4,9 +4,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cac } from 'cac';
 import { compactStateDir, inspectStateDir } from '../state/index.js';
-import { listBuiltinPipelines } from '../sigma/pipeline/index.js';
+import { listBuiltinPipelines } from '../sigma/index.js';
+import { registerDaemonCommand } from './daemon-command.js';
 import { registerConvertCommand } from './convert-command.js';
-import { registerDaemonCommand } from './daemon.js';
 import { registerEvalCommand } from './eval-command.js';
 import { UsageError } from './load-pipelines.js';
 

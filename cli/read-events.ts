@@ -8,7 +8,7 @@ import {
   type InputFormat,
   type JsonEvent,
   type LineFrame,
-} from '../protocol/decode/index.js';
+} from '../protocol/index.js';
 
 /**
  * Decoded events of `chunks`; `onParseError` hears of every line or object that gives no event (a line

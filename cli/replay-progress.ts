@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { RecoverProgress } from '../state/index.js';
+import type { Recovered, RecoverProgress } from '../state/index.js';
 import type { Clock } from '../streams/index.js';
 
 export interface ReplayProgressRate {
@@ -9,7 +9,7 @@ export interface ReplayProgressRate {
   readonly everyMs: number;
 }
 
-export const REPLAY_PROGRESS_RATE: ReplayProgressRate = { everyRecords: 100_000, everyMs: 5_000 };
+const REPLAY_PROGRESS_RATE: ReplayProgressRate = { everyRecords: 100_000, everyMs: 5_000 };
 
 /**
  * A start-up replay's progress callback that logs `replaying state` (records replayed, journal
@@ -26,4 +26,15 @@ export function replayProgressLogger(log: Logger, clock: Clock, rate: ReplayProg
     loggedAt = now;
     log.info({ replayed: p.replayed, total: p.total, elapsed_ms: now - startedAt }, 'replaying state');
   };
+}
+
+/** What recovery passed over, each kind of loss on its own warning. */
+export function logRecoveryLosses(log: Logger, recovered: Recovered): void {
+  if (recovered.unreadableSnapshots.length > 0) {
+    log.warn({ snapshots: recovered.unreadableSnapshots, fromSeq: recovered.snapshotSeq }, 'unreadable snapshots passed over');
+  }
+  if (recovered.skipped.length > 0) log.warn({ records: recovered.skipped }, 'journal records skipped (--state-recover skip)');
+  if (recovered.undecodable > 0 || recovered.unknownSnapshotKinds.length > 0) {
+    log.warn({ undecodable: recovered.undecodable, unknownKinds: recovered.unknownSnapshotKinds }, 'snapshot entries left out');
+  }
 }

@@ -2,8 +2,8 @@
 // directories recursively for `*.yml`/`*.yaml`, in a sorted, deterministic order.
 import { readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { SigmaError } from '../sigma/errors.js';
-import type { RuleSource } from '../sigma/rule/index.js';
+import { SigmaError } from '../sigma/index.js';
+import type { RuleSource } from '../sigma/index.js';
 
 export interface RuleSources {
   readonly sources: RuleSource[];

@@ -1,4 +1,4 @@
-import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/correlation-result.js';
+import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/index.js';
 import type {
   DispositionSummary,
   DynamicSourceInfo,
@@ -8,14 +8,14 @@ import type {
   RulesRecord,
   Silence,
   StatusRecord,
-} from '../protocol/api-records.js';
-import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/api-requests.js';
-import type { EventIngest } from '../protocol/event-ingest.js';
-import type { LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
+} from '../protocol/index.js';
+import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
+import type { EventIngest } from '../protocol/index.js';
+import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
-export { IngestClosedError, IngestTooLargeError, type EventIngest } from '../protocol/event-ingest.js';
-export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/live-session.js';
+export { IngestClosedError, IngestTooLargeError, type EventIngest } from '../protocol/index.js';
+export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
 /**
  * What the HTTP layer needs from the daemon. Optional surfaces of the contract are optional

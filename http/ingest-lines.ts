@@ -1,5 +1,5 @@
-import { splitLines } from '../protocol/decode/index.js';
-import type { RejectedLine } from '../protocol/decode/index.js';
+import { splitLines } from '../protocol/index.js';
+import type { RejectedLine } from '../protocol/index.js';
 
 export interface IngestLines {
   /** Non-blank lines up to the first line over MAX_LINE_BYTES. */

@@ -5,8 +5,6 @@ export type ListenAddress =
   | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
   | { readonly kind: 'unix'; readonly path: string };
 
-export const DEFAULT_API_ADDR = '0.0.0.0:9090';
-
 /** Parse a listen address; returns an error message when it is not one. */
 export function parseListenAddress(text: string): ListenAddress | { readonly error: string } {
   if (text.startsWith('unix://')) {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { DaemonConfig } from '../protocol/config.js';
+import type { DaemonConfig } from '../protocol/index.js';
 import type { HttpApp } from './handler.js';
 import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';

@@ -1,9 +1,9 @@
-import { apiError, type ApiErrorCode } from '../protocol/errors.js';
+import { apiError, type ApiErrorCode } from '../protocol/index.js';
 import type { Res } from './handler.js';
 
 /** JSON and error replies; every response carries a Content-Type. */
 
-export const JSON_CONTENT_TYPE = 'application/json';
+const JSON_CONTENT_TYPE = 'application/json';
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
 
 export function sendJson(res: Res, status: number, body: unknown): void {

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from 'typebox';
-import type { ApiErrorCode } from '../protocol/errors.js';
+import type { ApiErrorCode } from '../protocol/index.js';
 import type { DaemonFacade } from './facade.js';
 import type { Req, Res } from './handler.js';
 

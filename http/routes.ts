@@ -7,7 +7,7 @@ import {
   SourceResolveBody,
   TailQuery,
   TapQuery,
-} from '../protocol/api-requests.js';
+} from '../protocol/index.js';
 import {
   CacheInvalidatedResponse,
   CorrelationListResponse,
@@ -26,9 +26,9 @@ import {
   SilenceListResponse,
   SourceListResponse,
   StatusRecord,
-} from '../protocol/api-records.js';
-import { parseDuration } from '../protocol/duration.js';
-import type { ApiErrorCode } from '../protocol/errors.js';
+} from '../protocol/index.js';
+import { parseDuration } from '../protocol/index.js';
+import type { ApiErrorCode } from '../protocol/index.js';
 import { parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
 import type { Res } from './handler.js';
@@ -38,10 +38,10 @@ import { sendError, sendJson } from './respond.js';
 import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
-export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
+const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
 /** Lines a live session holds while its client is slow (then it drops and counts). */
-export const LIVE_BUFFER_LINES = 64;
-export const TAP_DEFAULT_DURATION_MS = 30_000;
+const LIVE_BUFFER_LINES = 64;
+const TAP_DEFAULT_DURATION_MS = 30_000;
 
 /** Every route of the contract's summary table (OTLP/gRPC aside, which is not HTTP/1.1). */
 export const ROUTES: readonly Route[] = [

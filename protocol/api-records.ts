@@ -6,7 +6,7 @@ import { CorrelationGroupSnapshotSchema, CorrelationSummarySchema } from './corr
  * Records the contract only partly shows are open objects (`additionalProperties` allowed).
  */
 
-export const DynamicSourcesStatus = Type.Object({
+const DynamicSourcesStatus = Type.Object({
   total: Type.Integer(),
   resolves_total: Type.Integer(),
   errors_total: Type.Integer(),

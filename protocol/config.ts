@@ -13,9 +13,9 @@ const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default
 const flag = () => Type.Boolean({ default: false });
 
 /** `stdout` or `file://PATH`, optionally `?on_full=block|drop`. */
-export const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
+const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */
-export const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
+const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
 
 /** Logsource attributes (`product`, `service`, `category`, plus custom ones). */
 const LogsourceMap = Type.Object({
@@ -28,8 +28,8 @@ const LogsourceMap = Type.Object({
 });
 export type LogsourceMap = Type.Static<typeof LogsourceMap>;
 
-export const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
-export const INPUT_SOURCES = ['stdin', 'http'] as const;
+const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
+const INPUT_SOURCES = ['stdin', 'http'] as const;
 export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
 
 export const DaemonConfig = Type.Object({

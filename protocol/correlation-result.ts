@@ -15,7 +15,7 @@ export const CORRELATION_TYPES = [
   'value_median',
 ] as const;
 
-export const CorrelationTypeSchema = Type.Union([
+const CorrelationTypeSchema = Type.Union([
   Type.Literal('event_count'),
   Type.Literal('value_count'),
   Type.Literal('temporal'),
@@ -26,7 +26,7 @@ export const CorrelationTypeSchema = Type.Union([
   Type.Literal('value_median'),
 ]);
 
-export const EventRefSchema = Type.Object(
+const EventRefSchema = Type.Object(
   {
     /** Epoch seconds. */
     timestamp: Type.Integer(),
@@ -79,7 +79,7 @@ export const CorrelationSummarySchema = Type.Object(
 export type CorrelationSummary = Type.Static<typeof CorrelationSummarySchema>;
 
 /** Raw window state, externally tagged by kind; times are epoch seconds. */
-export const CorrelationWindowSchema = Type.Union([
+const CorrelationWindowSchema = Type.Union([
   Type.Object({ EventCount: Type.Object({ timestamps: Type.Array(Type.Integer()) }) }),
   Type.Object({
     ValueCount: Type.Object({ entries: Type.Array(Type.Tuple([Type.Integer(), Type.Union([Type.String(), Type.Null()])])) }),

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 
-export const FieldMatchSchema = Type.Object(
+const FieldMatchSchema = Type.Object(
   { field: Type.String(), value: Type.Unknown() },
   { additionalProperties: false },
 );

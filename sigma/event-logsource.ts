@@ -1,48 +1,61 @@
 // Where an event's logsource comes from for routing (`--logsource-routing`): fixed per input
 // (`--event-logsource product=windows,service=sysmon`) or read from the event's own fields
 // (`--logsource-field-map product=…,category=…,service=…`; defaults `product`, `category`, `service`).
-import type { EventLogsource } from './engine/index.js';
+// `sigmad eval` and the daemon both use this module, so they accept, refuse and route alike.
+import type { LogsourceMap } from '../protocol/index.js';
+import type { EvalContext } from './engine/index.js';
 
-export type LogsourceAttribute = 'product' | 'category' | 'service';
-export const LOGSOURCE_ATTRIBUTES: readonly LogsourceAttribute[] = ['product', 'category', 'service'];
+const ATTRIBUTES = new Set(['product', 'service', 'category']);
 
-export interface LogsourceRouting {
-  readonly fieldMap?: Readonly<Partial<Record<LogsourceAttribute, string>>>;
-  readonly fixed?: EventLogsource;
-}
-
-/** `k=v,k=v` with keys among product/category/service; throws a plain Error naming the bad part. */
-export function parseLogsourcePairs(text: string): Partial<Record<LogsourceAttribute, string>> {
-  const out: Partial<Record<LogsourceAttribute, string>> = {};
+/**
+ * `product=windows,service=security,x=y`: known attributes, others under `custom`, `strict` accepted
+ * and ignored (daemon-semantics §2.1). Throws a plain Error naming the part that is not `key=value`.
+ */
+export function parseLogsourcePairs(text: string): LogsourceMap {
+  const out: { product?: string; service?: string; category?: string; custom?: Record<string, string> } = {};
+  const custom: Record<string, string> = {};
   for (const part of text.split(',')) {
     if (part.trim() === '') continue;
     const eq = part.indexOf('=');
-    const key = part.slice(0, eq).trim();
+    const key = eq === -1 ? '' : part.slice(0, eq).trim();
+    if (key === '') throw new Error(`expected key=value pairs, got ${part}`);
     const value = part.slice(eq + 1).trim();
-    if (eq < 0 || value === '' || !(LOGSOURCE_ATTRIBUTES as readonly string[]).includes(key)) {
-      throw new Error(`'${part}' is not one of product=…, category=…, service=…`);
-    }
-    out[key as LogsourceAttribute] = value;
+    if (key === 'strict') continue;
+    if (ATTRIBUTES.has(key)) out[key as 'product' | 'service' | 'category'] = value;
+    else custom[key] = value;
   }
+  if (Object.keys(custom).length > 0) out.custom = custom;
   return out;
 }
 
-/** Returns the extractor; `undefined` from it means "no logsource: evaluate every rule". */
-export function createLogsourceExtractor(routing: LogsourceRouting): (event: Readonly<Record<string, unknown>>) => EventLogsource | undefined {
-  const fixed = routing.fixed;
-  if (fixed !== undefined && Object.keys(fixed).length > 0) return () => fixed;
-  const product = routing.fieldMap?.product ?? 'product';
-  const category = routing.fieldMap?.category ?? 'category';
-  const service = routing.fieldMap?.service ?? 'service';
+/** How an event's logsource is found for routing. */
+export type LogsourceOf = (event: Readonly<Record<string, unknown>>) => EvalContext | undefined;
+
+const NO_CONTEXT: EvalContext = Object.freeze({});
+
+/**
+ * A fixed `--event-logsource` wins; otherwise each attribute is read from its `--logsource-field-map`
+ * field (default: the attribute's own name). Non-string values are ignored.
+ */
+export function logsourceOf(fieldMap: LogsourceMap, fixed: LogsourceMap | undefined): LogsourceOf {
+  if (fixed !== undefined) {
+    const context: EvalContext = { logsource: { ...(fixed.product !== undefined ? { product: fixed.product } : {}), ...(fixed.category !== undefined ? { category: fixed.category } : {}), ...(fixed.service !== undefined ? { service: fixed.service } : {}) } };
+    return () => context;
+  }
+  const productField = fieldMap.product ?? 'product';
+  const categoryField = fieldMap.category ?? 'category';
+  const serviceField = fieldMap.service ?? 'service';
   return (event) => {
-    const p = event[product];
-    const c = event[category];
-    const s = event[service];
-    if (typeof p !== 'string' && typeof c !== 'string' && typeof s !== 'string') return undefined;
+    const product = event[productField];
+    const category = event[categoryField];
+    const service = event[serviceField];
+    if (typeof product !== 'string' && typeof category !== 'string' && typeof service !== 'string') return NO_CONTEXT;
     return {
-      ...(typeof p === 'string' ? { product: p } : {}),
-      ...(typeof c === 'string' ? { category: c } : {}),
-      ...(typeof s === 'string' ? { service: s } : {}),
+      logsource: {
+        ...(typeof product === 'string' ? { product } : {}),
+        ...(typeof category === 'string' ? { category } : {}),
+        ...(typeof service === 'string' ? { service } : {}),
+      },
     };
   };
 }

@@ -15,7 +15,7 @@ export interface ReplaySliceOptions {
   readonly sliceSize?: number;
 }
 
-export const DEFAULT_REPLAY_SLICE = 50_000;
+const DEFAULT_REPLAY_SLICE = 50_000;
 
 /**
  * `store.replay` from `fromSeq` in slices with a turn of the event loop between them, so the HTTP

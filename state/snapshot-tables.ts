@@ -39,7 +39,7 @@ const HEADER_END = 'snap;';
 const headerCodec = storedCodec(SnapshotHeader);
 const chunkCodec = storedCodec(SnapshotChunk);
 
-export function headerKey(seq: number): string {
+function headerKey(seq: number): string {
   // Fixed-width hex so string order is sequence order.
   return HEADER_PREFIX + seq.toString(16).padStart(14, '0');
 }

@@ -1,7 +1,7 @@
 import type { Counter } from 'prom-client';
-import type { CorrelationRuntime } from '../actors/correlation/index.js';
-import type { CompiledRule } from '../sigma/engine/index.js';
-import type { RuleSet } from '../sigma/rule-set.js';
+import type { CorrelationRuntime } from '../actors/index.js';
+import type { CompiledRule } from '../sigma/index.js';
+import type { RuleSet } from '../sigma/index.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
 import { resultIdForInput } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';

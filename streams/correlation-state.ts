@@ -13,10 +13,10 @@ import {
   encode,
   encodeGroup,
   EncodedGroupSchema,
-} from '../actors/correlation/index.js';
-import type { CorrelationEvent, CorrelationRuntimeOptions, GroupState } from '../actors/correlation/index.js';
-import { decodeGroupKey, encodeGroupKey } from '../sigma/correlation/index.js';
-import type { CompiledCorrelation } from '../sigma/correlation/index.js';
+} from '../actors/index.js';
+import type { CorrelationEvent, CorrelationRuntimeOptions, GroupState } from '../actors/index.js';
+import { decodeGroupKey, encodeGroupKey } from '../sigma/index.js';
+import type { CompiledCorrelation } from '../sigma/index.js';
 import { DEFINITIONS_KIND } from '../state/index.js';
 import type { AnyJournaledKind, DefinitionHashes, JournaledKind, JournalDraft, ReplayOutcome, SnapshotCodec } from '../state/index.js';
 import { ForeignGroups } from './foreign-groups.js';

@@ -1,6 +1,6 @@
 import Type from 'typebox';
-import { InputFormatSchema, MAX_LINE_BYTES } from '../protocol/decode/index.js';
-import type { RejectedLine } from '../protocol/decode/index.js';
+import { InputFormatSchema, MAX_LINE_BYTES } from '../protocol/index.js';
+import type { RejectedLine } from '../protocol/index.js';
 import type { DlqWriter } from './dlq-writer.js';
 import type { StageContext } from './stage-context.js';
 

@@ -3,12 +3,15 @@ import type { StageContext } from './stage-context.js';
 
 export const kind = 'dlq';
 
-/** `--dlq file://PATH`. */
-export const configSchema = Type.Object({ path: Type.String({ minLength: 1 }) });
+/** `--dlq file://PATH[?on_full=block|drop]`. */
+export const configSchema = Type.Object({
+  path: Type.String({ minLength: 1 }),
+  on_full: Type.Union([Type.Literal('block'), Type.Literal('drop')], { default: 'block' }),
+});
 export type DlqConfig = Type.Static<typeof configSchema>;
 
 /** One dead-letter line (daemon-semantics §4.5). */
-export const DlqEntrySchema = Type.Object({
+const DlqEntrySchema = Type.Object({
   original_event: Type.String(),
   error: Type.String(),
   timestamp: Type.String(),
@@ -47,9 +50,10 @@ function timestamp(ms: number): string {
  * Writes in order, one append per burst, holding at most `capacity` entries (`--buffer-size`, as
  * daemon-semantics §2 sizes the DLQ channel). Counts `svc_dlq_events_total` for every entry
  * received, including when no DLQ is configured (`append` undefined: counted only, as §4.5 says,
- * so nothing is held and nothing waits).
+ * so nothing is held and nothing waits). With `on_full: 'drop'` no producer ever waits: what does not
+ * fit is dropped, counted and logged.
  */
-export function create(ctx: StageContext, append: AppendLines | undefined, capacity: number): DlqWriter {
+export function create(ctx: StageContext, append: AppendLines | undefined, capacity: number, onFull: DlqConfig['on_full'] = 'block'): DlqWriter {
   const log = ctx.log.child({ component: 'dlq' });
   let pending: string[] = [];
   let writing = 0;
@@ -93,7 +97,7 @@ export function create(ctx: StageContext, append: AppendLines | undefined, capac
     },
     reserve(count) {
       const held = Math.min(count, capacity);
-      if (append === undefined || held <= 0) return Promise.resolve();
+      if (append === undefined || held <= 0 || onFull === 'drop') return Promise.resolve();
       return new Promise((resolve) => {
         waiters.push({ count: held, resolve });
         admitWaiters();

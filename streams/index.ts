@@ -11,15 +11,15 @@ export type { CorrelationRecoveryReport, TickFrontier } from './correlation-stat
 export type { DroppedCorrelationState } from './foreign-groups.js';
 export { create as createDecoder, configSchema as decodeConfigSchema } from './decode-stage.js';
 export type { DecodeConfig, Decoder } from './decode-stage.js';
-export { create as createDlqWriter, configSchema as dlqConfigSchema, DlqEntrySchema } from './dlq-writer.js';
+export { create as createDlqWriter, configSchema as dlqConfigSchema } from './dlq-writer.js';
 export type { AppendLines, DlqConfig, DlqEntry, DlqWriter } from './dlq-writer.js';
+export { admitSources } from './admission.js';
+export type { Admission } from './admission.js';
 export { EventPipeline } from './event-pipeline.js';
 export type { EventPipelineDeps } from './event-pipeline.js';
-export { evaluateEvent, toDetectionResult } from './event-results.js';
-export type { EvaluateOptions, EventResults, SigmaResult } from './event-results.js';
+export { EventDetector } from './event-results.js';
+export type { EmitDetection, SigmaResult } from './event-results.js';
 export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.js';
-export { logsourceOf } from './logsource-of.js';
-export type { LogsourceOf } from './logsource-of.js';
 export type { InputQueueMetrics, InputUnit, UnitOutcome } from './input-queue.js';
 export { create as createFileSink, configSchema as fileSinkConfigSchema } from './sinks/file-sink.js';
 export type { FileSinkConfig } from './sinks/file-sink.js';
@@ -33,6 +33,7 @@ export { create as createHttpSource, configSchema as httpSourceConfigSchema } fr
 export type { HttpIngest, HttpSourceConfig, HttpSourceDeps, IngestBatch } from './sources/http-source.js';
 export { create as createStdinSource, configSchema as stdinConfigSchema } from './sources/stdin-source.js';
 export type { StdinConfig, StdinDeps } from './sources/stdin-source.js';
+export type { IngestSource } from './sources/ingest-source.js';
 export { sleep, systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';

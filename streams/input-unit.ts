@@ -1,4 +1,4 @@
-import type { RejectedLine } from '../protocol/decode/index.js';
+import type { RejectedLine } from '../protocol/index.js';
 
 /** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
 export interface InputUnit {
@@ -8,6 +8,12 @@ export interface InputUnit {
   readonly idempotencyKey?: string;
   /** Called once the unit's batch is committed (or failed). */
   readonly settle?: (outcome: UnitOutcome) => void;
+  /**
+   * Called once the admission point has queued all of the unit, or refused it. A source that reads
+   * at its own pace (stdin, later pull sources) waits for it before reading on: that is its
+   * back-pressure, which an Observable alone cannot express (RxJS has no pull back-pressure).
+   */
+  readonly admitted?: () => void;
 }
 
 export type UnitOutcome =

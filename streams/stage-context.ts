@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { MetricHandles } from '../protocol/metrics.js';
+import type { MetricHandles } from '../protocol/index.js';
 
 /** Wall time and timers, injected so tests drive time themselves (STYLE rule 10). */
 export interface Clock {

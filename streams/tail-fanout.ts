@@ -1,8 +1,8 @@
 import { Subject } from 'rxjs';
 import type { Subscription } from 'rxjs';
 import Type from 'typebox';
-import { TAIL_LEVELS } from '../protocol/api-requests.js';
-import type { TailLevel } from '../protocol/api-requests.js';
+import { TAIL_LEVELS } from '../protocol/index.js';
+import type { TailLevel } from '../protocol/index.js';
 import type { CommittedResult } from './batch-processor.js';
 import type { ResultHead } from './detect/detect-batch.js';
 import type { StageContext } from './stage-context.js';

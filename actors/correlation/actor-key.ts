@@ -1,5 +1,5 @@
-import type { CompiledCorrelation, KeyPart } from '../../sigma/correlation/index.js';
-import { decodeGroupKey, encodeGroupKey } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation, KeyPart } from '../../sigma/index.js';
+import { decodeGroupKey, encodeGroupKey } from '../../sigma/index.js';
 
 /** How journal keys name a correlation: its id, else its name, else its definition hash. */
 export function correlationName(def: CompiledCorrelation): string {

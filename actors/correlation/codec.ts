@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
-import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
-import { compareGroupIds, groupIdOf } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation } from '../../sigma/index.js';
+import { compareGroupIds, groupIdOf } from '../../sigma/index.js';
 import { HitValueSchema, KeptEventSchema } from './events.js';
 import type { GroupState } from './state.js';
 import { groupState, keepsRules, keepsValues, markOf, NO_ENTRIES, partsOf } from './state.js';
@@ -35,7 +35,7 @@ export const EncodedGroupSchema = Type.Object(
 );
 export type EncodedGroup = Type.Static<typeof EncodedGroupSchema>;
 
-export const EncodedSnapshotSchema = Type.Object(
+const EncodedSnapshotSchema = Type.Object(
   { version: Type.Integer(), groups: Type.Array(Type.Unknown()) },
   { additionalProperties: false },
 );

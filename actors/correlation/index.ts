@@ -1,14 +1,5 @@
 export { actorKey, correlationName, definitionGroupOf, definitionHashes, parseActorKey } from './actor-key.js';
-export {
-  compareGroups,
-  CORRELATION_CODEC_VERSION,
-  decode,
-  decodeGroup,
-  encode,
-  encodeGroup,
-  EncodedGroupSchema,
-  EncodedSnapshotSchema,
-} from './codec.js';
+export { compareGroups, CORRELATION_CODEC_VERSION, decode, decodeGroup, encode, encodeGroup, EncodedGroupSchema } from './codec.js';
 export type { DecodedSnapshot, EncodedGroup, EncodedSnapshot } from './codec.js';
 export { CorrelationEventSchema, HitValueSchema, KeptEventSchema } from './events.js';
 export type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
@@ -16,7 +7,7 @@ export { snapshotGroup, summarize } from './introspect.js';
 export { evaluateGroup, expiresBy, transition } from './reducer.js';
 export type { EmitResult, GroupEffect, GroupEvaluation, GroupTransition, TransitionReason } from './reducer.js';
 export { buildResult, eventIdOf } from './result.js';
-export { CorrelationRuntime, DEFAULT_MAX_STATE_ENTRIES } from './runtime.js';
+export { CorrelationRuntime } from './runtime.js';
 export type { CorrelationNotice, CorrelationRuntimeOptions, GroupFilter, MatchedRule } from './runtime.js';
 export { groupLifecycle } from './spec.js';
 export type { GroupSpecContext, GroupSpecEvent, GroupSpecInput } from './spec.js';

@@ -2,9 +2,9 @@ import type {
   CorrelationGroupSnapshot,
   CorrelationSummary,
   CorrelationWindow,
-} from '../../protocol/correlation-result.js';
-import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
-import { renderGroupKey } from '../../sigma/correlation/index.js';
+} from '../../protocol/index.js';
+import type { CompiledCorrelation } from '../../sigma/index.js';
+import { renderGroupKey } from '../../sigma/index.js';
 import { evaluateGroup } from './reducer.js';
 import { toSeconds } from './result.js';
 import type { GroupState } from './state.js';

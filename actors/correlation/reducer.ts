@@ -4,7 +4,7 @@
 // tumbling ones, the current session otherwise. Entries stay sorted by time, so out-of-order events
 // inside the window count and events before it are discarded as late: the window can never span more
 // than the timespan, whatever the arrival order.
-import type { CompiledCorrelation } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation } from '../../sigma/index.js';
 import {
   decideWindow,
   meetsThresholds,
@@ -13,7 +13,7 @@ import {
   popcount,
   sessionOver,
   windowStart,
-} from '../../sigma/correlation/index.js';
+} from '../../sigma/index.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import type { GroupPhase, GroupState } from './state.js';
 import { groupState, keepsRules, keepsValues, markOf, NO_ENTRIES } from './state.js';

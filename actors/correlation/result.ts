@@ -1,6 +1,6 @@
-import type { CorrelationResult, EventRef } from '../../protocol/correlation-result.js';
-import type { CompiledCorrelation, KeyPart } from '../../sigma/correlation/index.js';
-import { groupKeyPairs } from '../../sigma/correlation/index.js';
+import type { CorrelationResult, EventRef } from '../../protocol/index.js';
+import type { CompiledCorrelation, KeyPart } from '../../sigma/index.js';
+import { groupKeyPairs } from '../../sigma/index.js';
 import type { KeptEvent } from './events.js';
 import type { EmitResult } from './reducer.js';
 

@@ -2,8 +2,8 @@ import type {
   CorrelationGroupSnapshot,
   CorrelationResult,
   CorrelationSummary,
-} from '../../protocol/correlation-result.js';
-import type { CompiledCorrelation, FieldReader, GroupId, KeyPart, ParentLink } from '../../sigma/correlation/index.js';
+} from '../../protocol/index.js';
+import type { CompiledCorrelation, FieldReader, GroupId, KeyPart, ParentLink } from '../../sigma/index.js';
 import {
   compareGroupIds,
   createFieldReader,
@@ -15,7 +15,7 @@ import {
   numericValue,
   renderGroupKey,
   renderScalar,
-} from '../../sigma/correlation/index.js';
+} from '../../sigma/index.js';
 import { actorKey } from './actor-key.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
@@ -25,7 +25,7 @@ import { buildResult, eventIdOf } from './result.js';
 import type { GroupState } from './state.js';
 import { initial, partsOf } from './state.js';
 
-export const DEFAULT_MAX_STATE_ENTRIES = 100_000;
+const DEFAULT_MAX_STATE_ENTRIES = 100_000;
 
 /** Something the daemon should log (and count); the runtime itself never logs. */
 export type CorrelationNotice =

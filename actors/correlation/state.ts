@@ -1,5 +1,5 @@
-import type { CompiledCorrelation, GroupId, KeyPart } from '../../sigma/correlation/index.js';
-import { groupParts } from '../../sigma/correlation/index.js';
+import type { CompiledCorrelation, GroupId, KeyPart } from '../../sigma/index.js';
+import { groupParts } from '../../sigma/index.js';
 import type { HitValue, KeptEvent } from './events.js';
 
 /** Where a group is in its lifecycle (see `spec.ts`). `expired` and `evicted` are final. */

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 
 /** A decoded event: a JSON object. Values stay `unknown` until the engine's field accessor reads them. */
-export const JsonEventSchema = Type.Record(Type.String(), Type.Unknown());
+const JsonEventSchema = Type.Record(Type.String(), Type.Unknown());
 export type JsonEvent = Static<typeof JsonEventSchema>;
 
 /** What decoding one record produced. Decoders report problems as data; they never throw. */
@@ -18,7 +18,7 @@ export function describeJsonKind(value: unknown): string {
 }
 
 /** How a parsed JSON object becomes an event (`decodeEvent`). */
-export const EventFormatSchema = Type.Union([Type.Literal('json'), Type.Literal('evtx-json'), Type.Literal('auto')]);
+const EventFormatSchema = Type.Union([Type.Literal('json'), Type.Literal('evtx-json'), Type.Literal('auto')]);
 export type EventFormat = Static<typeof EventFormatSchema>;
 
 /** How an input line becomes an event (`decodeLine`; the `daemon.input.format` values we support). */

@@ -1,6 +1,6 @@
 export { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines } from './line-splitter.js';
 export type { LineFrame, LineSplitterOptions, RejectedLine } from './line-splitter.js';
-export { EventFormatSchema, InputFormatSchema, JsonEventSchema, isJsonObject } from './decoded-event.js';
+export { InputFormatSchema, isJsonObject } from './decoded-event.js';
 export type { DecodeResult, EventFormat, InputFormat, JsonEvent } from './decoded-event.js';
 export { decodeJsonLine } from './json-line.js';
 export { readJsonObjects } from './json-objects.js';

@@ -29,7 +29,7 @@ function isSpace(c: number): boolean {
 }
 
 /** `line L, column C` (1-based) of an offset, so multi-line conditions point at the right place. */
-export function describePosition(text: string, pos: number): string {
+function describePosition(text: string, pos: number): string {
   let line = 1;
   let lineStart = 0;
   for (let i = 0; i < pos && i < text.length; i++) {

@@ -22,7 +22,7 @@ import { documentLoc } from '../rule/document-loc.js';
 /** Chains deeper than this load with a warning; the runtime stops propagating at this depth. */
 export const MAX_CHAIN_DEPTH = 10;
 /** Rule masks are 32-bit integers. */
-export const MAX_CORRELATION_REFS = 31;
+const MAX_CORRELATION_REFS = 31;
 
 /** What the compiler needs to know about a loaded detection rule. */
 export interface RuleIdentity {
@@ -137,7 +137,7 @@ function compileCondition(rule: CorrelationRule, refs: readonly CompiledRef[]): 
       const i = names.indexOf(name);
       return i >= 0 ? i : undefined;
     };
-    return { ops: {}, test: compileRuleSetTest(parseCondition(expression), names, bitOf), threshold: expression };
+    return { ops: {}, test: compileRuleSetTest(parseCondition(expression), bitOf), threshold: expression };
   }
   if (Object.keys(ops).length === 0) {
     if (!temporal) throw new SigmaError('correlation', 'missing_condition', `type ${rule.type} needs a condition`);

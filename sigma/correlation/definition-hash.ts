@@ -1,5 +1,5 @@
 /** JSON with object keys sorted, so equal values always serialise the same way. */
-export function canonicalJson(v: unknown): string {
+function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (typeof v === 'object' && v !== null) {
     const entries = Object.entries(v)

@@ -1,5 +1,5 @@
 export { popcount, orderedPrefix, percentileOf } from './aggregate.js';
-export { compileCorrelations, MAX_CHAIN_DEPTH, MAX_CORRELATION_REFS } from './compile.js';
+export { compileCorrelations, MAX_CHAIN_DEPTH } from './compile.js';
 export type { CompileCorrelationsOptions, CompiledCorrelationSet, RuleIdentity } from './compile.js';
 export type {
   AggregateKind,
@@ -9,7 +9,7 @@ export type {
   RefTarget,
   ResultHeader,
 } from './definition.js';
-export { canonicalJson, definitionHash } from './definition-hash.js';
+export { definitionHash } from './definition-hash.js';
 export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
 export { createFieldReader, numericValue, renderScalar } from './field-value.js';
 export type { FieldReader } from './field-value.js';
@@ -35,5 +35,5 @@ export { compileRuleSetTest } from './temporal-expression.js';
 export type { RuleSetTest } from './temporal-expression.js';
 export { meetsThresholds, renderThresholds } from './threshold.js';
 export type { Thresholds } from './threshold.js';
-export { bucketOf, decideWindow, sessionOver, windowStart } from './window.js';
+export { decideWindow, sessionOver, windowStart } from './window.js';
 export type { WindowBounds, WindowDecision, WindowMode, WindowShape } from './window.js';

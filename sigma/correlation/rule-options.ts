@@ -2,7 +2,7 @@ import Type from 'typebox';
 import Compile from 'typebox/compile';
 import type { SigmaWarning } from '../errors.js';
 import { SigmaError } from '../errors.js';
-import { parseDuration } from '../../protocol/duration.js';
+import { parseDuration } from '../../protocol/index.js';
 import type { WindowMode } from './window.js';
 
 /** Durations of extension keys use the daemon's duration syntax (`30s`, `5m`, `1h30m`). */

@@ -1,19 +1,14 @@
 import type { ConditionNode } from '../ast.js';
-import { selectorMatches } from '../condition/index.js';
 import { SigmaError } from '../errors.js';
 
 /** Whether a set of fired rules (bit i = the i-th referenced rule) satisfies an extended condition. */
 export type RuleSetTest = (fired: number) => boolean;
 
 /**
- * Compile a parsed extended temporal condition. Identifiers name referenced rules (`bitOf` maps a
- * name to its bit); `1 of x*` / `all of them` select rules by name pattern.
+ * Compile a parsed extended temporal condition (`and`, `or`, `not` over referenced rule names, as the
+ * loader checked it). `bitOf` maps a name to its bit.
  */
-export function compileRuleSetTest(
-  node: ConditionNode,
-  names: readonly string[],
-  bitOf: (name: string) => number | undefined,
-): RuleSetTest {
+export function compileRuleSetTest(node: ConditionNode, bitOf: (name: string) => number | undefined): RuleSetTest {
   switch (node.kind) {
     case 'id': {
       const bit = bitOf(node.name);
@@ -24,28 +19,16 @@ export function compileRuleSetTest(
       return (fired) => (fired & m) !== 0;
     }
     case 'not': {
-      const inner = compileRuleSetTest(node.arg, names, bitOf);
+      const inner = compileRuleSetTest(node.arg, bitOf);
       return (fired) => !inner(fired);
     }
     case 'and':
     case 'or': {
-      const args = node.args.map((a) => compileRuleSetTest(a, names, bitOf));
+      const args = node.args.map((a) => compileRuleSetTest(a, bitOf));
       return node.kind === 'and' ? (f) => args.every((t) => t(f)) : (f) => args.some((t) => t(f));
     }
-    case 'of': {
-      let mask = 0;
-      for (const name of names) {
-        const bit = bitOf(name);
-        if (bit !== undefined && selectorMatches(node.target, name)) mask |= 1 << bit;
-      }
-      if (mask === 0) {
-        throw new SigmaError('correlation', 'empty_condition_selector', `'${node.target}' selects no referenced rule`);
-      }
-      return node.quantifier === 'all' ? (f) => (f & mask) === mask : (f) => (f & mask) !== 0;
-    }
-    default: {
-      const never: never = node;
-      return never;
-    }
+    default:
+      // `1 of x*` / `all of them` never get here: the loader's temporal grammar (sigma/rule/temporal-expression.ts) has no `of`.
+      throw new SigmaError('correlation', 'invalid_temporal_condition', `'${node.kind}' is not part of a temporal condition`);
   }
 }

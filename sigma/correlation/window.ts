@@ -20,7 +20,7 @@ export interface WindowShape {
 }
 
 /** Epoch-aligned bucket of a tumbling window. */
-export function bucketOf(ts: number, timespanMs: number): number {
+function bucketOf(ts: number, timespanMs: number): number {
   return Math.floor(ts / timespanMs);
 }
 

@@ -11,7 +11,7 @@
 /** Default cap on dense rows per automaton (128 × 4 bytes each: 2 MB at most). */
 export const DENSE_ROWS = 4096;
 /** A node without a dense row gets one (while `adaptiveRows` last) once scans have stood on it this often. */
-export const PROMOTE_AFTER = 32;
+const PROMOTE_AFTER = 32;
 const ASCII = 128;
 /** ASCII case folding by table: a branch per capital letter mispredicts on mixed-case text. */
 const ASCII_LOWER = Uint8Array.from({ length: ASCII }, (_, c) => (c >= 65 && c <= 90 ? c + 32 : c));

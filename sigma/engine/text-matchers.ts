@@ -15,7 +15,7 @@ export function patternParts(parts: readonly StringPart[]): StringPart[] {
 }
 
 /** Lowercase every literal of already normalised parts (the case-insensitive form of a pattern). */
-export function lowerParts(parts: readonly StringPart[]): StringPart[] {
+function lowerParts(parts: readonly StringPart[]): StringPart[] {
   return parts.map((p) => (p.t === 'lit' ? { t: 'lit', s: p.s.toLowerCase() } : p));
 }
 
@@ -37,7 +37,7 @@ abstract class LiteralText implements LeafMatcher {
   abstract test(leaf: unknown, lower: string | undefined): boolean;
 }
 
-export class ExactText extends LiteralText {
+class ExactText extends LiteralText {
   readonly kind: MatcherKind = 'exact';
   test(leaf: unknown, lower: string | undefined): boolean {
     return eventText(leaf, lower, this.cased) === this.literal;
@@ -68,7 +68,7 @@ export class ContainsText extends LiteralText {
   }
 }
 
-export class GlobText implements LeafMatcher {
+class GlobText implements LeafMatcher {
   readonly matchesAbsent = false;
   readonly needsLower: boolean;
   constructor(

@@ -34,7 +34,7 @@ export type Witness = readonly Probe[];
 export type ProbeCost = (p: Probe) => number;
 
 /** Selectivity of a probe on its own: exact literals are rare, short substrings common. */
-export function literalCost(p: Probe): number {
+function literalCost(p: Probe): number {
   switch (p.kind) {
     case 'exact':
       return 1;

@@ -12,7 +12,7 @@ import type { KeyPath } from './source-positions.js';
 
 const checkOptions = Compile(CorrelationRuleOptionsSchema);
 export const CORRELATION_OPTION_KEYS: readonly string[] = Object.keys(CorrelationRuleOptionsSchema.properties);
-export const CUSTOM_ATTRIBUTE_PREFIX = 'svc.';
+const CUSTOM_ATTRIBUTE_PREFIX = 'svc.';
 
 export function collectCorrelationOptions(
   section: Readonly<Record<string, unknown>>,

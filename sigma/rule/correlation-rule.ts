@@ -1,7 +1,7 @@
 // Correlation documents (sigma-semantics §6.1–6.6): shape checked by schema, then per-type rules.
 import Type from 'typebox';
-import { literalUnion } from '../../protocol/literal-union.js';
-import { CORRELATION_TYPES } from '../../protocol/correlation-result.js';
+import { literalUnion } from '../../protocol/index.js';
+import { CORRELATION_TYPES } from '../../protocol/index.js';
 import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
 import { parseBooleanish } from './booleanish.js';
@@ -19,7 +19,7 @@ const CONDITION_OPS = ['gt', 'gte', 'lt', 'lte', 'eq', 'neq'] as const satisfies
 const Names = Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }))]);
 const Percentile = Type.Number({ minimum: 0, maximum: 100 });
 
-export const CorrelationConditionSchema = Type.Object(
+const CorrelationConditionSchema = Type.Object(
   {
     gt: Type.Optional(Type.Number()),
     gte: Type.Optional(Type.Number()),
@@ -33,7 +33,7 @@ export const CorrelationConditionSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const CorrelationSectionSchema = Type.Object({
+const CorrelationSectionSchema = Type.Object({
   type: literalUnion(CORRELATION_TYPES),
   rules: Type.Optional(Names),
   'group-by': Type.Optional(Names),

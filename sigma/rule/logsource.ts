@@ -7,7 +7,7 @@ import { setOwn } from './plain-data.js';
 import type { PlainObject } from './plain-data.js';
 import { schemaProblems } from './schema-problems.js';
 
-export const LogsourceSchema = Type.Object({
+const LogsourceSchema = Type.Object({
   category: Type.Optional(Type.String()),
   product: Type.Optional(Type.String()),
   service: Type.Optional(Type.String()),

@@ -1,7 +1,7 @@
 // Attributes every document kind shares (sigma-semantics §1.2–1.4): validated, normalised, and the
 // non-standard keys collected as custom attributes.
 import Type from 'typebox';
-import { literalUnion } from '../../protocol/literal-union.js';
+import { literalUnion } from '../../protocol/index.js';
 import Compile from 'typebox/compile';
 import type { Level, RuleMeta } from '../ast.js';
 import type { DocumentContext } from './document-context.js';
@@ -11,7 +11,7 @@ import { schemaProblems } from './schema-problems.js';
 
 const RELATION_TYPES = ['derived', 'obsolete', 'merged', 'renamed', 'similar', 'correlation'] as const;
 
-export const RuleAttributesSchema = Type.Object({
+const RuleAttributesSchema = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 256 }),
   id: Type.Optional(Type.String({ minLength: 1 })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),

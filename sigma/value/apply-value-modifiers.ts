@@ -7,7 +7,7 @@ import { modifierError, type ModifierContext, type ValueModifier } from './modif
 import { countDashes, materialiseDashes } from './windash.js';
 
 /** Dash positions an encoding step may still materialise (5^4 = 625 alternatives). */
-export const MAX_ENCODED_DASHES = 4;
+const MAX_ENCODED_DASHES = 4;
 
 export interface NamedValueModifier {
   /** As written in the rule. */

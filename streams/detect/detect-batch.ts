@@ -1,15 +1,13 @@
 // The pure detection step of a batch: raw lines → parse errors and, per matching line, the emitted
 // detection results as JSON text (without `result_id`, which depends on the input ordinal main assigns)
 // plus what the correlation runtime needs. Runs on a worker thread or inline; both give the same bytes.
-import type { MatchedRule } from '../../actors/correlation/index.js';
-import type { LogsourceMap } from '../../protocol/config.js';
-import { decodeLine } from '../../protocol/decode/index.js';
-import type { InputFormat, JsonEvent } from '../../protocol/decode/index.js';
-import type { CompiledRule, Match } from '../../sigma/engine/index.js';
-import type { RuleSet } from '../../sigma/rule-set.js';
-import { logsourceOf } from '../logsource-of.js';
-import type { LogsourceOf } from '../logsource-of.js';
-import { DetectionText } from './detection-text.js';
+import type { MatchedRule } from '../../actors/index.js';
+import type { LogsourceMap } from '../../protocol/index.js';
+import { decodeLine } from '../../protocol/index.js';
+import type { InputFormat, JsonEvent } from '../../protocol/index.js';
+import type { CompiledRule } from '../../sigma/index.js';
+import type { RuleSet } from '../../sigma/index.js';
+import { EventDetector } from '../event-results.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -86,22 +84,13 @@ export function detectRules(ruleSet: RuleSet): DetectRules {
 export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: number) => DetectedBatch;
 
 export function createBatchDetector(settings: DetectSettings): BatchDetector {
-  const routeOf: LogsourceOf | undefined = settings.routing === undefined ? undefined : logsourceOf(settings.routing.fieldMap, settings.routing.fixed);
-  const text = new DetectionText(settings.includeEvent);
-  return (rules, lines, now) => detectBatch(rules, settings, routeOf, text, lines, now);
+  const detector = new EventDetector(settings);
+  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now);
 }
 
-function detectBatch(
-  rules: DetectRules,
-  settings: DetectSettings,
-  routeOf: LogsourceOf | undefined,
-  text: DetectionText,
-  lines: readonly string[],
-  now: number,
-): DetectedBatch {
+function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number): DetectedBatch {
   const started = performance.now();
-  const { ruleSet } = rules;
-  const stats = ruleSet.engine.stats;
+  const stats = rules.ruleSet.engine.stats;
   const pruned0 = stats.rulesPrunedByLogsource;
   const without0 = stats.eventsWithoutLogsource;
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
@@ -110,24 +99,20 @@ function detectBatch(
   const textLines: number[] = [];
   const textRules: number[] = [];
   const correlate: CorrelationInput[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const decoded = decodeLine(lines[i] as string, settings.format, syslog);
+  let line = 0;
+  const emit = (text: string, rule: number): void => {
+    texts.push(text);
+    textLines.push(line);
+    textRules.push(rule);
+  };
+  for (; line < lines.length; line++) {
+    const decoded = decodeLine(lines[line] as string, settings.format, syslog);
     if (!decoded.ok) {
-      parseErrors.push(i);
+      parseErrors.push(line);
       continue;
     }
-    const event = decoded.event;
-    const matches = ruleSet.engine.evaluate(event, routeOf?.(event));
-    let feeds = false;
-    for (const m of matches) {
-      const rule = { id: m.rule.id, name: m.rule.rule.name };
-      feeds ||= rules.feedsCorrelation(rule);
-      if (!ruleSet.correlations.emitsStandalone({ ...rule, custom: m.rule.rule.custom })) continue;
-      texts.push(text.of(m, event));
-      textLines.push(i);
-      textRules.push(rules.indexOf.get(m.rule) ?? -1);
-    }
-    if (feeds) correlate.push({ line: i, matched: matches.map((m: Match) => ({ id: m.rule.id, name: m.rule.rule.name })), event });
+    const matched = detector.detect(rules, decoded.event, emit);
+    if (matched !== undefined) correlate.push({ line, matched, event: decoded.event });
   }
   return {
     parseErrors,
@@ -136,8 +121,8 @@ function detectBatch(
     textRules: Int32Array.from(textRules),
     correlate,
     // The engine counts every evaluation; the router's counters only move with routing on (interface.md).
-    rulesPrunedByLogsource: routeOf === undefined ? 0 : stats.rulesPrunedByLogsource - pruned0,
-    eventsWithoutLogsource: routeOf === undefined ? 0 : stats.eventsWithoutLogsource - without0,
+    rulesPrunedByLogsource: detector.routes ? stats.rulesPrunedByLogsource - pruned0 : 0,
+    eventsWithoutLogsource: detector.routes ? stats.eventsWithoutLogsource - without0 : 0,
     seconds: (performance.now() - started) / 1000,
   };
 }

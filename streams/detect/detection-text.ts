@@ -1,8 +1,23 @@
 // The NDJSON text of a detection result (without `result_id`), built from per-rule parts serialised
-// once: the same bytes as `JSON.stringify(toDetectionResult(...))` at a fraction of the cost, which
+// once: the same bytes as stringifying the `DetectionResult` object at a fraction of the cost, which
 // matters when most events match a few rules.
-import type { CompiledRule, Match } from '../../sigma/engine/index.js';
-import { reportedFields } from '../event-results.js';
+import type { FieldMatch } from '../../protocol/index.js';
+import type { CompiledRule, Match } from '../../sigma/index.js';
+
+/**
+ * `{field, value}` pairs as the native line shows them (match detail `off`, daemon-semantics §5.1):
+ * keyword hits and matches that held because a field was absent are left out, and a pair satisfied by
+ * several items is listed once.
+ */
+function reportedFields(match: Match): FieldMatch[] {
+  const out: FieldMatch[] = [];
+  for (const f of match.matchedFields) {
+    if (f.matcher === 'keyword' || f.value === null) continue;
+    if (out.some((o) => o.field === f.field && o.value === f.value)) continue;
+    out.push({ field: f.field, value: f.value });
+  }
+  return out;
+}
 
 interface RuleParts {
   /** `{"rule_title":…,"rule_id":…,"level":…,"tags":[…],"matched_selections":` */
@@ -27,7 +42,7 @@ export class DetectionText {
 
   constructor(private readonly includeEvent: boolean) {}
 
-  /** Key order of `toDetectionResult`: title, id, level, tags, selections, fields, custom, event. */
+  /** Key order of `DetectionResult`: title, id, level, tags, selections, fields, custom, event. */
   of(match: Match, event: unknown): string {
     let p = this.parts.get(match.rule);
     if (p === undefined) {

@@ -1,6 +1,6 @@
 // The detection stage as the batch processor sees it: lines in, a DetectedBatch out, under rules that
 // a reload prepares everywhere first and then switches between batches.
-import type { RuleSet } from '../../sigma/rule-set.js';
+import type { RuleSet } from '../../sigma/index.js';
 import { detectRules } from './detect-batch.js';
 import type { BatchDetector, DetectedBatch, DetectRules } from './detect-batch.js';
 import type { RuleInputs } from './rule-inputs.js';

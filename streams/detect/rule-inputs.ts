@@ -1,12 +1,12 @@
 // What a rule set is built from, as plain data: the daemon reads files once and hands the same texts
 // to every detection worker, so a file that changes mid-reload cannot split the workers' rules.
-import type { CorrelationDefaults } from '../../sigma/correlation/index.js';
-import { formatSigmaError } from '../../sigma/errors.js';
-import { resolvePipeline } from '../../sigma/pipeline/index.js';
-import type { Pipeline } from '../../sigma/pipeline/index.js';
-import { buildRuleSet } from '../../sigma/rule-set.js';
-import type { RuleSet } from '../../sigma/rule-set.js';
-import type { RuleSource } from '../../sigma/rule/index.js';
+import type { CorrelationDefaults } from '../../sigma/index.js';
+import { formatSigmaError } from '../../sigma/index.js';
+import { resolvePipeline } from '../../sigma/index.js';
+import type { Pipeline } from '../../sigma/index.js';
+import { buildRuleSet } from '../../sigma/index.js';
+import type { RuleSet } from '../../sigma/index.js';
+import type { RuleSource } from '../../sigma/index.js';
 
 /** A `--pipeline` reference: a builtin name (no text) or a YAML file's path and text. */
 export interface PipelineInput {

@@ -3,7 +3,7 @@
 // in-flight batches are evaluated again (a batch is pure, so nothing is lost or duplicated).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { RuleSet } from '../../sigma/rule-set.js';
+import type { RuleSet } from '../../sigma/index.js';
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { Detector } from './detector.js';
 import type { RuleInputs } from './rule-inputs.js';

@@ -1,5 +1,5 @@
 import type { Counter, Gauge } from 'prom-client';
-import { bindZeroed } from '../../protocol/metrics.js';
+import { bindZeroed } from '../../protocol/index.js';
 import { deliverOutboxOnce } from '../../state/index.js';
 import type { CrashHook, StateStore } from '../../state/index.js';
 import type { DlqWriter } from '../dlq-writer.js';
@@ -58,7 +58,7 @@ export class SinkQueueDepths {
 }
 
 /** An outbox payload's NDJSON text: stored as text since it is serialised once; older stores hold the object. */
-export function payloadText(payload: unknown): string {
+function payloadText(payload: unknown): string {
   return typeof payload === 'string' ? payload : JSON.stringify(payload);
 }
 

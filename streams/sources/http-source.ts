@@ -1,10 +1,12 @@
+import { Subject } from 'rxjs';
 import Type from 'typebox';
-import type { IngestSummary } from '../../protocol/api-records.js';
-import type { RejectedLine } from '../../protocol/decode/index.js';
+import type { IngestSummary } from '../../protocol/index.js';
+import type { RejectedLine } from '../../protocol/index.js';
 import type { StateStore } from '../../state/index.js';
-import type { InputQueue, UnitOutcome } from '../input-queue.js';
-import { QueueClosedError } from '../input-queue.js';
+import { QueueClosedError } from '../input-unit.js';
+import type { InputUnit, UnitOutcome } from '../input-unit.js';
 import type { StageContext } from '../stage-context.js';
+import type { IngestSource } from './ingest-source.js';
 
 export const kind = 'http';
 
@@ -12,7 +14,6 @@ export const configSchema = Type.Object({});
 export type HttpSourceConfig = Type.Static<typeof configSchema>;
 
 export interface HttpSourceDeps {
-  readonly queue: InputQueue;
   readonly store: StateStore;
 }
 
@@ -23,6 +24,8 @@ export interface IngestBatch {
 }
 
 export interface HttpIngest {
+  /** One unit per request, in arrival order; while nothing subscribes, requests are refused. */
+  readonly units: IngestSource;
   /**
    * Resolves once committed; rejects with `QueueClosedError` once the daemon stops accepting (its
    * `accepted` lines of the request were committed), `UnitTooLargeError` for a keyed request with
@@ -32,24 +35,26 @@ export interface HttpIngest {
 }
 
 /**
- * `POST /api/v1/events`: lines are queued unparsed and the request is answered once their batch is
- * committed, so `accepted` means durable. A repeated `Idempotency-Key` gets the stored answer
- * without queueing anything again (also while the first request is still in flight).
+ * `POST /api/v1/events`: each request's lines become one unit, unparsed, and the request is answered
+ * once the unit is committed, so `accepted` means durable. Each request holds its own body, so this
+ * source does not wait for admission (`admitted`): the request itself waits. A repeated
+ * `Idempotency-Key` gets the stored answer without emitting anything again (also while the first
+ * request is still in flight).
  */
 export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): HttpIngest {
   const inFlight = new Map<string, Promise<IngestSummary>>();
+  const units = new Subject<InputUnit>();
   const submit = async (lines: readonly string[], rejected: readonly RejectedLine[], key: string | undefined): Promise<IngestSummary> => {
-    const outcome = await new Promise<UnitOutcome>((settle) => {
-      // The queue settles every unit it refuses too (after what it admitted of it committed), so
-      // the offer's own rejection carries nothing the outcome does not.
-      deps.queue.offer({ lines, rejected, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }).catch(() => undefined);
-    });
+    // The admission point settles every unit, refused ones too (after what it admitted of it committed).
+    const outcome = await new Promise<UnitOutcome>((settle) => units.next({ lines, rejected, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }));
     if (!outcome.ok) throw outcome.error;
     return { accepted: outcome.accepted, parse_errors: outcome.parseErrors };
   };
   return {
+    units: units.asObservable(),
     async ingest(batch, key) {
-      if (deps.queue.isClosed) throw new QueueClosedError('input queue closed');
+      // Not (or no longer) admitted anywhere: the daemon is stopping.
+      if (!units.observed) throw new QueueClosedError('input queue closed');
       if (key === undefined) return submit(batch.lines, batch.rejected, undefined);
       const known = deps.store.lookupIdempotency(key, ctx.clock.now());
       if (known !== undefined) return (known.status === 'committed' ? known.answer : await known.answer) as IngestSummary;

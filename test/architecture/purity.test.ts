@@ -34,6 +34,25 @@ function folderOf(file: string): Folder {
   return relative(ROOT, file).split('/')[0] as Folder;
 }
 
+interface SourceImport {
+  readonly file: string;
+  readonly folder: Folder;
+  readonly spec: string;
+  /** The folder a relative import lands in. */
+  readonly target: Folder;
+}
+
+/** Every import of every source file. */
+function sourceImports(): SourceImport[] {
+  return FOLDERS.flatMap((folder) =>
+    files(join(ROOT, folder)).flatMap((file) => imports(file).map((spec) => ({ file, folder, spec, target: folderOf(resolve(file, '..', spec)) }))),
+  );
+}
+
+function show(i: SourceImport): string {
+  return `${relative(ROOT, i.file)} → ${i.spec}`;
+}
+
 describe('architecture', () => {
   it('keeps sigma/ and actors/ free of I/O, clocks, randomness and process', () => {
     const offenders: string[] = [];
@@ -52,19 +71,26 @@ describe('architecture', () => {
   });
 
   it('points every dependency between folders one way', () => {
-    const offenders: string[] = [];
-    let checked = 0;
-    for (const folder of FOLDERS) {
-      for (const file of files(join(ROOT, folder))) {
-        for (const spec of imports(file)) {
-          if (!spec.startsWith('.')) continue;
-          const target = folderOf(resolve(file, '..', spec));
-          checked++;
-          if (target !== folder && !ALLOWED[folder].includes(target)) offenders.push(`${relative(ROOT, file)} → ${spec}`);
-        }
-      }
+    const local = sourceImports().filter((i) => i.spec.startsWith('.'));
+    const offenders = local.filter((i) => i.target !== i.folder && !ALLOWED[i.folder].includes(i.target));
+    expect(local.length).toBeGreaterThan(100);
+    expect(offenders.map(show)).toEqual([]);
+  });
+
+  it('reaches another folder only through its index.ts', () => {
+    const crossing = sourceImports().filter((i) => i.spec.startsWith('.') && i.target !== i.folder);
+    const offenders = crossing.filter((i) => relative(ROOT, resolve(i.file, '..', i.spec)) !== `${i.target}/index.js`);
+    expect(crossing.length).toBeGreaterThan(100);
+    expect(offenders.map(show)).toEqual([]);
+  });
+
+  it('lists in package.json only dependencies the code imports', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const used = new Set<string>();
+    for (const { spec } of sourceImports()) {
+      if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+      used.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : (spec.split('/')[0] as string));
     }
-    expect(checked).toBeGreaterThan(100);
-    expect(offenders).toEqual([]);
+    expect(Object.keys(pkg.dependencies).filter((d) => !used.has(d))).toEqual([]);
   });
 });

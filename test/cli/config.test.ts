@@ -10,7 +10,7 @@ import {
   requireRules,
   type ConfigInputs,
 } from '../../cli/config.js';
-import { detectWorkerCount } from '../../cli/daemon.js';
+import { detectWorkerCount } from '../../cli/daemon-settings.js';
 import { DaemonConfig } from '../../protocol/config.js';
 
 const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>

@@ -62,11 +62,13 @@ describe('SigmaHQ corpus', () => {
   it('gives the same answers with and without the candidate index on regression and lane events', () => {
     const events = [...cases.flatMap((c) => c.decoded), ...allLanes(300).flatMap((l) => l.lines.map((x) => JSON.parse(x) as Record<string, unknown>))];
     const ids = (ms: readonly { rule: { index: number } }[]) => ms.map((m) => m.rule.index).join(',');
-    let compared = 0;
+    let matched = 0;
     for (const e of events) {
-      expect(ids(corpus.ruleSet.engine.evaluate(e))).toBe(ids(corpus.ruleSet.engine.evaluateWithoutIndex(e)));
-      compared++;
+      const found = ids(corpus.ruleSet.engine.evaluate(e));
+      expect(found).toBe(ids(corpus.ruleSet.engine.evaluateWithoutIndex(e)));
+      if (found !== '') matched++;
     }
-    expect(compared).toBe(events.length);
+    // Every regression case has an event that fires its rule: the comparison covered matches, not only misses.
+    expect(matched).toBeGreaterThanOrEqual(cases.length);
   });
 });

@@ -66,16 +66,21 @@ describe('HTTP ingest into a file sink', () => {
   it('answers a repeated Idempotency-Key with the first answer and commits nothing again', async () => {
     const body = ndjson([{ CommandLine: 'whoami /all' }, 'not an object']);
     const headers = { 'idempotency-key': 'batch-7' };
+    const metric = async (name: string): Promise<number> => {
+      const text = (await daemon.request({ method: 'GET', url: '/metrics' })).text;
+      return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    };
+    const processed = await metric('svc_events_processed_total');
     const first = await daemon.json({ method: 'POST', url: '/api/v1/events', body, headers });
     const again = await daemon.json({ method: 'POST', url: '/api/v1/events', body, headers });
     expect(first.body).toEqual({ accepted: 2, parse_errors: 1 });
     expect(again.body).toEqual(first.body);
-    const lines = await waitFor(() => {
-      const l = readNdjson(out);
-      return l.length >= 5 ? l : undefined;
-    });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(readNdjson(out).filter((l) => String(JSON.stringify(l['matched_fields'])).includes('/all'))).toHaveLength(1);
+    // An answer comes only after its commit: one decoded event more means the repeat committed nothing.
+    expect(await metric('svc_events_processed_total')).toBe(processed + 1);
+    // Committed results reach the sink queue before the answer; once it is empty, all of them are in the file.
+    await waitFor(async () => ((await metric('svc_output_queue_depth')) === 0 ? true : undefined));
+    const lines = readNdjson(out);
+    expect(lines.filter((l) => String(JSON.stringify(l['matched_fields'])).includes('/all'))).toHaveLength(1);
     expect(lines).toHaveLength(5);
   });
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { FakeDaemonFacade } from './fake-facade.js';
 import type { HttpServer } from '../../http/http-server.js';
 import type { ListenAddress } from '../../http/listen-address.js';
 import { listenNode } from '../../http/node-server.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { FakeDaemonFacade } from './fake-facade.js';
 import { inject } from '../../http/inject.js';
 import { createHttpApp } from '../../http/http-app.js';
 import { ROUTES } from '../../http/routes.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IngestClosedError } from '../../http/facade.js';
-import { FakeDaemonFacade, type FakeFeatures } from '../../http/fake-facade.js';
+import { FakeDaemonFacade, type FakeFeatures } from './fake-facade.js';
 import { inject, type InjectRequest } from '../../http/inject.js';
 import { MAX_LINE_BYTES } from '../../protocol/decode/index.js';
 import { createHttpApp } from '../../http/http-app.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from '../../http/fake-facade.js';
+import { FakeDaemonFacade } from './fake-facade.js';
 import { createHttpApp } from '../../http/http-app.js';
 import { inject } from '../../http/inject.js';
 import { ROUTES } from '../../http/routes.js';

@@ -1,9 +1,32 @@
 // The hand-built detection text must be byte-identical to stringifying the result object.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { DetectionResult, FieldMatch } from '../../protocol/detection-result.js';
+import type { Match } from '../../sigma/engine/index.js';
 import { buildRuleSet } from '../../sigma/rule-set.js';
-import { toDetectionResult } from '../../streams/index.js';
 import { DetectionText } from '../../streams/detect/detection-text.js';
+
+/** The result as an object, field by field from the contract: the oracle of the hand-built text. */
+function toDetectionResult(match: Match, event: unknown, includeEvent: boolean): DetectionResult {
+  const { rule } = match;
+  const fields: FieldMatch[] = [];
+  for (const f of match.matchedFields) {
+    if (f.matcher === 'keyword' || f.value === null || fields.some((o) => o.field === f.field && o.value === f.value)) continue;
+    fields.push({ field: f.field, value: f.value });
+  }
+  const result: DetectionResult = {
+    rule_title: rule.title,
+    rule_id: rule.id ?? null,
+    level: rule.level ?? null,
+    tags: [...rule.tags],
+    matched_selections: [...match.matchedSelections],
+    matched_fields: fields,
+  };
+  const custom = rule.rule.custom;
+  if (Object.keys(custom).length > 0) result.custom_attributes = { ...custom };
+  if (includeEvent || custom['svc.include_event'] === true || custom['svc.include_event'] === 'true') result.event = event;
+  return result;
+}
 
 const RULES = [
   `title: Full "Quoted" Rule \\ with escapes

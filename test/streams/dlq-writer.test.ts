@@ -80,6 +80,21 @@ describe('dead-letter writer', () => {
     expect(dlq.depth).toBe(4);
   });
 
+  it('with on_full=drop never makes a reserver wait: what does not fit is dropped, counted and logged', async () => {
+    const { ctx, lostLogged } = loggingContext();
+    const slow = slowAppend();
+    const dlq = createDlqWriter(ctx, slow.append, 2, 'drop');
+    for (let i = 0; i < 4; i++) {
+      await dlq.reserve(1);
+      dlq.write(`p${i}`, 'parse error');
+    }
+    expect(dlq.dropped).toBe(2);
+    expect(lostLogged()).toBe(2);
+    while (await slow.next());
+    await dlq.flush();
+    expect(originals(slow.written)).toEqual(['p0', 'p1']);
+  });
+
   it('drops, counts and logs an entry written without reserved room to a full queue', async () => {
     const { ctx, logs, lostLogged } = loggingContext();
     const slow = slowAppend();

@@ -1,28 +1,83 @@
 import { describe, expect, it } from 'vitest';
 import { OVERSIZED_HEAD_BYTES } from '../../protocol/decode/index.js';
 import { openMemoryStateStore } from '../../state/index.js';
-import { createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
+import { admitSources, createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
+import type { HttpIngest } from '../../streams/index.js';
+import type { StateStore } from '../../state/index.js';
 import { flush, metricValue, testContext } from './support.js';
 
 function queueFor(ctx: ReturnType<typeof testContext>, capacity = 100): InputQueue {
   return new InputQueue(capacity, { depth: ctx.metrics.svc_input_queue_depth, backPressure: ctx.metrics.svc_back_pressure_events_total });
 }
 
+/** An HTTP source admitted into `queue`, as the daemon wires it. */
+function httpInto(ctx: ReturnType<typeof testContext>, queue: InputQueue, store: StateStore): HttpIngest {
+  const ingest = createHttpSource({}, ctx, { store });
+  admitSources([ingest.units], queue, ctx);
+  return ingest;
+}
+
 describe('stdin source', () => {
-  it('frames lines across chunks, counts oversized lines and resolves at EOF', async () => {
+  it('frames lines across chunks, counts oversized lines and completes at EOF', async () => {
     const ctx = testContext();
     const queue = queueFor(ctx);
     async function* input() {
       yield '{"a":1}\n{"b"';
       yield ':2}\n\n' + 'x'.repeat(1_048_577) + '\n{"c":3}';
     }
-    await createStdinSource({ chunk_lines: 2 }, ctx, { input: input(), queue });
+    await admitSources([createStdinSource({ chunk_lines: 2 }, ctx, { input: input() })], queue, ctx).done;
     queue.close();
     const units = await queue.take(100);
     expect(units.flatMap((u) => u.lines)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
     const rejected = units.flatMap((u) => u.rejected);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ reason: 'too_long', bytes: 1_048_577, head: 'x'.repeat(OVERSIZED_HEAD_BYTES) });
+  });
+
+  it('reads on only once its last unit was admitted: a full queue holds the reader (counted once per wait)', async () => {
+    const ctx = testContext();
+    const queue = queueFor(ctx, 2);
+    let reads = 0;
+    async function* input() {
+      for (let i = 0; i < 4; i++) {
+        reads++;
+        yield `{"n":${String(2 * i)}}\n{"n":${String(2 * i + 1)}}\n`;
+      }
+    }
+    const admission = admitSources([createStdinSource({ chunk_lines: 2 }, ctx, { input: input() })], queue, ctx);
+    await flush();
+    // The first unit filled the queue; the second was read and waits; the third is not read yet.
+    expect(reads).toBe(2);
+    expect(queue.depth).toBe(2);
+    expect(await metricValue(ctx.registry, 'svc_back_pressure_events_total')).toBe(1);
+    const taken: string[] = [];
+    for (let i = 0; i < 4; i++) taken.push(...(await queue.take(2)).flatMap((u) => u.lines));
+    await admission.done;
+    expect(reads).toBe(4);
+    expect(taken).toHaveLength(8);
+    expect(await metricValue(ctx.registry, 'svc_input_queue_depth')).toBe(0);
+  });
+});
+
+describe('admission point', () => {
+  it('merges several sources into one queue, each unit whole and in its source order', async () => {
+    const ctx = testContext();
+    const queue = queueFor(ctx);
+    const store = await openMemoryStateStore();
+    const http = createHttpSource({}, ctx, { store });
+    async function* input() {
+      yield '{"s":1}\n{"s":2}\n';
+    }
+    const admission = admitSources([http.units, createStdinSource({ chunk_lines: 2 }, ctx, { input: input() })], queue, ctx);
+    const answer = http.ingest({ lines: ['{"h":1}'], rejected: [] });
+    await flush();
+    const units = await queue.take(10);
+    expect(units.map((u) => u.lines).sort()).toEqual([['{"h":1}'], ['{"s":1}', '{"s":2}']]);
+    for (const u of units) u.settle?.({ ok: true, accepted: u.lines.length, parseErrors: 0 });
+    expect(await answer).toEqual({ accepted: 1, parse_errors: 0 });
+    admission.stop();
+    // Torn down: the HTTP source refuses what it can no longer hand over.
+    await expect(http.ingest({ lines: ['x'], rejected: [] })).rejects.toBeInstanceOf(QueueClosedError);
   });
 });
 
@@ -31,7 +86,7 @@ describe('http source', () => {
     const ctx = testContext();
     const queue = queueFor(ctx);
     const store = await openMemoryStateStore();
-    const ingest = createHttpSource({}, ctx, { queue, store });
+    const ingest = httpInto(ctx, queue, store);
     const first = ingest.ingest({ lines: ['a', 'b'], rejected: [] }, 'k');
     const second = ingest.ingest({ lines: ['a', 'b'], rejected: [] }, 'k');
     let answered = false;
@@ -48,7 +103,7 @@ describe('http source', () => {
   it('rejects with QueueClosedError once the queue is closed', async () => {
     const ctx = testContext();
     const queue = queueFor(ctx);
-    const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
+    const ingest = httpInto(ctx, queue, await openMemoryStateStore());
     queue.close();
     await expect(ingest.ingest({ lines: ['a'], rejected: [] })).rejects.toBeInstanceOf(QueueClosedError);
   });
@@ -56,7 +111,7 @@ describe('http source', () => {
   it('answers a request cut short by a close once what was admitted of it committed, with that count', async () => {
     const ctx = testContext();
     const queue = queueFor(ctx, 2);
-    const ingest = createHttpSource({}, ctx, { queue, store: await openMemoryStateStore() });
+    const ingest = httpInto(ctx, queue, await openMemoryStateStore());
     let failure: unknown;
     const answer = ingest.ingest({ lines: ['a', 'b', 'c', 'd', 'e'], rejected: [] }).catch((e: unknown) => (failure = e));
     await flush();
@@ -76,7 +131,7 @@ describe('http source', () => {
   it('refuses a keyed request with more lines than the queue holds, without committing its key', async () => {
     const ctx = testContext();
     const store = await openMemoryStateStore();
-    const ingest = createHttpSource({}, ctx, { queue: queueFor(ctx, 2), store });
+    const ingest = httpInto(ctx, queueFor(ctx, 2), store);
     await expect(ingest.ingest({ lines: ['a', 'b', 'c'], rejected: [] }, 'k')).rejects.toBeInstanceOf(UnitTooLargeError);
     expect(store.lookupIdempotency('k', ctx.clock.now())).toBeUndefined();
   });

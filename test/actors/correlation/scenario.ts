@@ -103,7 +103,7 @@ export function arbScenario(type: CorrelationType): fc.Arbitrary<Scenario> {
     percentile: fc.constantFrom(0, 25, 50, 90, 100),
     condition: temporal ? fc.oneof(fc.constant({}), arbOps(small)) : arbOps(numeric ? wide : small),
     expression: temporal
-      ? fc.option(fc.constantFrom('r0 and (r1 or r2)', 'r1 and not r0', '1 of them', 'all of them'), { nil: undefined })
+      ? fc.option(fc.constantFrom('r0 and (r1 or r2)', 'r1 and not r0', 'not r2 or (r0 and r1)'), { nil: undefined })
       : fc.constant(undefined),
     steps: fc.array(rawStep, { maxLength: 40, size: 'max' }).map(place),
   });

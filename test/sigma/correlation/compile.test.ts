@@ -95,17 +95,15 @@ describe('compiling correlations', () => {
       [
         correlationRule({ type: 'temporal_ordered', rules: ['r0', 'r1'] }),
         correlationRule({ type: 'temporal', rules: ['r0', 'r1', 'r2'], condition: { ops: {}, expression: 'r0 and (r1 or not r2)' } }),
-        correlationRule({ type: 'temporal', rules: ['r0', 'r1'], condition: { ops: {}, expression: 'all of r*' } }),
       ],
       detections(3),
     );
     expect(set.errors).toEqual([]);
-    const [ordered, expr, of] = set.correlations;
+    const [ordered, expr] = set.correlations;
     expect(ordered?.ops).toEqual({ gte: 2 });
     expect(ordered?.threshold).toBe('>= 2');
     expect(expr?.threshold).toBe('r0 and (r1 or not r2)');
     expect([0b001, 0b011, 0b101, 0b111, 0b110].map((m) => expr?.ruleSetTest?.(m))).toEqual([true, true, false, true, false]);
-    expect([0b01, 0b11].map((m) => of?.ruleSetTest?.(m))).toEqual([false, true]);
   });
 
   it('rejects conditions and fields that do not fit the type', () => {

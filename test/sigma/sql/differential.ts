@@ -11,7 +11,6 @@ import { compileRules, type Engine } from '../../../sigma/engine/index.js';
 import { CorrelationRuntime } from '../../../actors/correlation/index.js';
 import { buildTimestampFields } from '../../../sigma/correlation/index.js';
 import { buildRuleSet, type RuleSet } from '../../../sigma/rule-set.js';
-import { evaluateEvent } from '../../../streams/event-results.js';
 import { convertRules, type Conversion, type SqlTarget } from '../../../sigma/sql/index.js';
 import { event as generatedEvent, rules as generatedRules } from '../engine/arbitraries.js';
 import type { TableEvent } from '../../../scripts/sql/databases.js';
@@ -156,8 +155,9 @@ export function engineCorrelationGroups(): Record<string, string[]> {
   const fired: Record<string, Set<string>> = {};
   const inTimeOrder = [...CORRELATION_EVENTS].sort((a, b) => ((a.data as { time: string }).time < (b.data as { time: string }).time ? -1 : 1));
   for (const e of inTimeOrder) {
-    for (const r of evaluateEvent(ruleSet, runtime, e.data as Record<string, unknown>, 0, { includeEvent: false }).results) {
-      if (!('correlation_type' in r)) continue;
+    const event = e.data as Record<string, unknown>;
+    const matched = ruleSet.engine.evaluate(event).map((m) => ({ id: m.rule.id, name: m.rule.rule.name }));
+    for (const r of runtime.onEvent(matched, event, 0)) {
       for (const [, user] of r.group_key) (fired[r.rule_title] ??= new Set()).add(String(user));
     }
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { logsourceOf } from '../../streams/index.js';
+import { logsourceOf, parseLogsourcePairs } from '../../sigma/event-logsource.js';
 
 describe('logsource for routing', () => {
   it('uses a fixed event logsource for every event', () => {
@@ -20,5 +20,10 @@ describe('logsource for routing', () => {
         expect(ls.service).toBe('sysmon');
       }),
     );
+  });
+
+  it('parses k=v pairs as the daemon flags do: unknown keys under custom, strict ignored, no `=` refused', () => {
+    expect(parseLogsourcePairs('product=windows,x=y,strict=true')).toEqual({ product: 'windows', custom: { x: 'y' } });
+    expect(() => parseLogsourcePairs('product')).toThrow(/key=value/);
   });
 });

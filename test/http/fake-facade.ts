@@ -1,4 +1,4 @@
-import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/correlation-result.js';
+import type { CorrelationGroupSnapshot, CorrelationSummary } from '../../protocol/correlation-result.js';
 import type {
   DispositionSummary,
   DynamicSourceInfo,
@@ -6,9 +6,9 @@ import type {
   JsonObject,
   Silence,
   StatusRecord,
-} from '../protocol/api-records.js';
-import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/api-requests.js';
-import type { RejectedLine } from '../protocol/decode/index.js';
+} from '../../protocol/api-records.js';
+import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../../protocol/api-requests.js';
+import type { RejectedLine } from '../../protocol/decode/index.js';
 import type {
   DaemonFacade,
   DynamicSources,
@@ -22,7 +22,7 @@ import type {
   SilenceStore,
   TailRequest,
   TapRequest,
-} from './facade.js';
+} from '../../http/index.js';
 
 /** Which optional surfaces a fake daemon offers (all off by default, like the real daemon). */
 export interface FakeFeatures {

@@ -1,0 +1,16 @@
+// sigma/: the pure rule language (load, pipelines, compile, evaluate, correlation arithmetic). Other
+// folders import it only through this file.
+export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue, orderedPrefix, percentileOf, popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
+export type { CompiledCorrelation, CorrelationDefaults, FieldReader, GroupId, KeyPart, ParentLink } from './correlation/index.js';
+export type { CompiledRule, Match } from './engine/index.js';
+export { SigmaError, errorsByRule, formatSigmaError } from './errors.js';
+export { logsourceOf, parseLogsourcePairs } from './event-logsource.js';
+export type { LogsourceOf } from './event-logsource.js';
+export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './pipeline/index.js';
+export type { Pipeline } from './pipeline/index.js';
+export { buildRuleSet } from './rule-set.js';
+export type { RuleSet } from './rule-set.js';
+export { parseTimespan } from './rule/index.js';
+export type { RuleSource } from './rule/index.js';
+export { DEFAULT_CONVERT_OPTIONS, IDENTIFIER, InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS, Unconvertible, checkConvertOptions, convertRules, formatQuery, viewName } from './sql/index.js';
+export type { Conversion, ConvertInput, ConvertOptions, ConvertedRule, OutputFormat, SkippedRule, SqlTarget } from './sql/index.js';

@@ -1,0 +1,27 @@
+// Heap bytes a function allocates per call, measured so that garbage cannot hide: a full GC (forced
+// through --expose-gc, switched on at run time) empties the young generation before each short run,
+// and each run allocates far less than a young-generation semi-space at ~100 B per call, so no
+// scavenge frees anything before heapUsed is read. The median run is the answer, so a stray
+// allocation by V8 itself in one run does not count either.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+setFlagsFromString('--expose-gc');
+// A fresh context reads the flag when it is created: its global `gc` is the collector.
+const gc = runInNewContext('gc') as () => void;
+
+const CALLS_PER_RUN = 1_000;
+const RUNS = 21;
+
+export function bytesPerCall(fn: () => unknown, warmup = 20_000): number {
+  for (let i = 0; i < warmup; i++) fn();
+  const perRun: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < CALLS_PER_RUN; i++) fn();
+    perRun.push((process.memoryUsage().heapUsed - before) / CALLS_PER_RUN);
+  }
+  perRun.sort((a, b) => a - b);
+  return perRun[RUNS >> 1] as number;
+}

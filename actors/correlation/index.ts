@@ -10,6 +10,8 @@ export {
   EncodedSnapshotSchema,
 } from './codec.js';
 export type { DecodedSnapshot, EncodedGroup, EncodedSnapshot } from './codec.js';
+export { sizeOfEntries } from './entries.js';
+export type { Entries } from './entries.js';
 export { CorrelationEventSchema, HitValueSchema, KeptEventSchema } from './events.js';
 export type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 export { snapshotGroup, summarize } from './introspect.js';

@@ -4,15 +4,16 @@ import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CAC } from 'cac';
 import { CorrelationRuntime } from '../actors/correlation/index.js';
-import type { InputFormat } from '../protocol/decode/index.js';
+import type { InputFormat, JsonEvent } from '../protocol/decode/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/correlation/index.js';
 import { errorsByRule, formatSigmaError } from '../sigma/errors.js';
 import { createLogsourceExtractor, parseLogsourcePairs } from '../sigma/event-logsource.js';
 import { buildRuleSet, type RuleSet } from '../sigma/rule-set.js';
 import { evaluateEvent } from '../streams/event-results.js';
+import { detectInOrder, evalWorkerCount, startEvalWorkers } from './eval-workers.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/duration.js';
-import { readEvents } from './read-events.js';
+import { readEventItems, readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
@@ -37,6 +38,7 @@ interface EvalFlags {
   readonly maxGroupEntries?: number;
   readonly action?: string;
   readonly suppress?: string;
+  readonly detectWorkers?: string | number;
 }
 
 function list(v: string | string[] | undefined): string[] {
@@ -80,11 +82,13 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
         ...(flags.eventLogsource !== undefined ? { fixed: usage(() => parseLogsourcePairs(String(flags.eventLogsource))) } : {}),
       })
     : undefined;
-  const pipelines = await loadPipelines(list(flags.pipeline));
+  const { inputs: pipelineInputs, pipelines } = await loadPipelines(list(flags.pipeline));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
   if (input !== '-') checkPath('events file', input, 'file');
+  // Logsource routing stays on this thread: its per-event context is built here.
+  const workers = extractor === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
 
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
@@ -122,8 +126,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     out.length = 0;
     if (!process.stdout.write(text)) await new Promise((r) => process.stdout.once('drain', r));
   };
-  const chunks = input === '-' ? process.stdin : createReadStream(input);
-  for await (const event of readEvents(chunks, format, () => parseErrors++)) {
+  const evaluate = (event: JsonEvent) => {
     events++;
     const t0 = performance.now();
     const ctx = extractor?.(event);
@@ -134,7 +137,42 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     evalMs += performance.now() - t0;
     matches += r.results.length;
     for (const res of r.results) out.push(`${JSON.stringify(res)}\n`);
-    if (out.length >= 256) await flush();
+  };
+  const chunks = input === '-' ? process.stdin : createReadStream(input);
+  const now = Date.now();
+  if (workers === 0) {
+    for await (const event of readEvents(chunks, format, () => parseErrors++, now)) {
+      evaluate(event);
+      if (out.length >= 256) await flush();
+    }
+  } else {
+    const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
+    const detector = await startEvalWorkers(workers, inputs, { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true });
+    try {
+      for await (const step of detectInOrder(readEventItems(chunks, format, () => parseErrors++), detector, now)) {
+        if ('event' in step) evaluate(step.event);
+        else {
+          const t0 = performance.now();
+          const batch = step.batch;
+          parseErrors += batch.parseErrors.length;
+          events += step.lines - batch.parseErrors.length;
+          matches += batch.texts.length;
+          // Per line: its detections, then the correlation results it fired (as `evaluateEvent` orders them).
+          let t = 0;
+          for (const c of batch.correlate) {
+            for (; t < batch.texts.length && (batch.textLines[t] as number) <= c.line; t++) out.push(`${batch.texts[t] as string}\n`);
+            const fired = runtime?.onEvent(c.matched, c.event, Date.now()) ?? [];
+            matches += fired.length;
+            for (const res of fired) out.push(`${JSON.stringify(res)}\n`);
+          }
+          for (; t < batch.texts.length; t++) out.push(`${batch.texts[t] as string}\n`);
+          evalMs += batch.seconds * 1000 + (performance.now() - t0);
+        }
+        if (out.length >= 256) await flush();
+      }
+    } finally {
+      await detector.close();
+    }
   }
   await flush();
   // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
@@ -205,6 +243,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--max-group-entries <n>', 'Window entries kept per group (0 = unlimited)')
     .option('--action <action>', 'After a correlation fires: alert or reset')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
+    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 8 MiB or more)')
     .action(async (events: string | undefined, flags: EvalFlags) => {
       // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.
       const swallowed = BOOLEAN_FLAGS.map((k) => flags[k]).find((v): v is string => typeof v === 'string');

@@ -93,6 +93,10 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
   for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
+  // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
+  const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
+  const starting = workers > 0 ? startEvalWorkers(workers, inputs, { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true }) : undefined;
+  starting?.catch(() => undefined);
   const ruleSet: RuleSet = buildRuleSet(read.sources, {
     pipelines,
     correlation: defaults,
@@ -103,6 +107,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
   const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
   if (rulesLoaded === 0) {
+    await starting?.then((d) => d.close(), () => undefined);
     process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
     return 2;
   }
@@ -140,14 +145,13 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   };
   const chunks = input === '-' ? process.stdin : createReadStream(input);
   const now = Date.now();
-  if (workers === 0) {
+  if (starting === undefined) {
     for await (const event of readEvents(chunks, format, () => parseErrors++, now)) {
       evaluate(event);
       if (out.length >= 256) await flush();
     }
   } else {
-    const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
-    const detector = await startEvalWorkers(workers, inputs, { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true });
+    const detector = await starting;
     try {
       for await (const step of detectInOrder(readEventItems(chunks, format, () => parseErrors++), detector, now)) {
         if ('event' in step) evaluate(step.event);
@@ -243,7 +247,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--max-group-entries <n>', 'Window entries kept per group (0 = unlimited)')
     .option('--action <action>', 'After a correlation fires: alert or reset')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
-    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 8 MiB or more)')
+    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 512 MiB or more)')
     .action(async (events: string | undefined, flags: EvalFlags) => {
       // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.
       const swallowed = BOOLEAN_FLAGS.map((k) => flags[k]).find((v): v is string => typeof v === 'string');

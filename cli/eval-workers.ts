@@ -10,15 +10,19 @@ import { startWorkerPool } from '../streams/index.js';
 import { UsageError } from './load-pipelines.js';
 import type { EventItem } from './read-events.js';
 
-/** Below this input size `auto` stays on one thread: starting workers costs more than they save. */
-const AUTO_MIN_BYTES = 8 * 1024 * 1024;
+/**
+ * Below this input size `auto` stays on one thread. Each worker compiles the rule set again (about 3 s
+ * of CPU for the bundled corpus), which 100,000 events (106 MB) did not earn back on the 2-core
+ * reference machine (issue 19 bench: slower with 2 workers than on one thread).
+ */
+const AUTO_MIN_BYTES = 512 * 1024 * 1024;
 const AUTO_MAX_WORKERS = 4;
 /** Lines per batch: large enough that a message's fixed cost is small beside its work. */
 const BATCH_LINES = 500;
 
 /**
  * Workers for `--detect-workers N|auto`: `auto` uses one per core (at most 4, none on one core) for a
- * file of at least 8 MiB, none for stdin or a smaller file.
+ * file of at least 512 MiB, none for stdin or a smaller file.
  */
 export function evalWorkerCount(setting: string | undefined, input: string, cores = availableParallelism()): number {
   if (setting === undefined || setting === 'auto') {

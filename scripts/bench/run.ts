@@ -2,6 +2,7 @@
 import { printRows } from './bench-row.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
+import { runEvalBench } from './eval.js';
 import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
 
@@ -12,3 +13,4 @@ printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
+printRows('One-shot eval (100k events, bundled corpus, wall-clock from spawn)', await runEvalBench());

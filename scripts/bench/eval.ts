@@ -50,4 +50,6 @@ export async function runEvalBench(): Promise<BenchRow[]> {
   }
 }
 
-if (isMain(import.meta.url)) printRows('One-shot eval (100k events, bundled corpus, wall-clock from spawn)', await runEvalBench());
+export const EVAL_TITLE = 'One-shot eval (100k events, bundled corpus, wall-clock from spawn)';
+
+if (isMain(import.meta.url)) printRows(EVAL_TITLE, await runEvalBench());

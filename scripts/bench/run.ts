@@ -2,9 +2,10 @@
 import { printRows } from './bench-row.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
-import { runEvalBench } from './eval.js';
+import { EVAL_TITLE, runEvalBench } from './eval.js';
 import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
+import { runStartupBench, STARTUP_TITLE } from './startup.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 // The journal first: its replay and snapshot figures are heap-sensitive, and the engine lanes leave
@@ -13,4 +14,5 @@ printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
-printRows('One-shot eval (100k events, bundled corpus, wall-clock from spawn)', await runEvalBench());
+printRows(EVAL_TITLE, await runEvalBench());
+printRows(STARTUP_TITLE, await runStartupBench());

@@ -22,7 +22,10 @@ export function keepsValues(def: CompiledCorrelation): boolean {
   return def.aggregate !== 'count' && def.aggregate !== 'rules' && def.aggregate !== 'ordered';
 }
 
+// Shared stand-ins for the data a type does not keep: never written, since only the types that keep
+// the data write to it.
 const NONE: never[] = [];
+const NO_VALUES = new Map<string, number>();
 
 /** Storage shared by the successive windows of one group; only ever appended to. */
 interface Log {
@@ -72,7 +75,7 @@ function newLog(def: CompiledCorrelation): Log {
     exactUpTo: 0,
     absTotal: 0,
     next: def.aggregate === 'distinct' ? [] : NONE,
-    lastOf: new Map(),
+    lastOf: def.aggregate === 'distinct' ? new Map() : NO_VALUES,
   };
 }
 

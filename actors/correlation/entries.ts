@@ -79,6 +79,28 @@ function newLog(def: CompiledCorrelation): Log {
   };
 }
 
+/**
+ * A one-entry window with arrays of exactly its size: most groups never see a second entry, and the
+ * first push reserves room for 17 in each array.
+ */
+function exactSize(w: Entries): Entries {
+  const log = w.log as Log;
+  const copy = <T>(xs: T[]): T[] => (xs === NONE ? xs : xs.slice());
+  const exact: Log = {
+    ts: copy(log.ts),
+    rules: copy(log.rules),
+    values: copy(log.values),
+    byRule: log.byRule === NONE ? NONE : log.byRule.map(copy),
+    sums: copy(log.sums),
+    counts: copy(log.counts),
+    exactUpTo: log.exactUpTo,
+    absTotal: log.absTotal,
+    next: copy(log.next),
+    lastOf: log.lastOf,
+  };
+  return { ...w, log: exact };
+}
+
 export function sizeOfEntries(w: Entries): number {
   return w.end - w.head;
 }
@@ -225,7 +247,7 @@ export function entriesOf(def: CompiledCorrelation, ts: readonly number[], rules
  */
 export function append(def: CompiledCorrelation, w: Entries, at: number, rules: number, value: HitValue): Entries {
   const log = w.log;
-  if (log === null) return pushEntry(def, newLog(def), w, at, rules, value);
+  if (log === null) return exactSize(pushEntry(def, newLog(def), w, at, rules, value));
   if (w.end === log.ts.length && w.head * 2 <= w.end) return pushEntry(def, log, w, at, rules, value);
   const lists = listsOf(w);
   lists.ts.push(at);

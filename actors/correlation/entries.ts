@@ -27,6 +27,12 @@ export function keepsValues(def: CompiledCorrelation): boolean {
 const NONE: never[] = [];
 const NO_VALUES = new Map<string, number>();
 
+/**
+ * A log is copied into a fresh one when more of it lies before the window than in it, and at least this
+ * many entries do: small windows then copy every 16 trims or more, not every few.
+ */
+const COMPACT_AFTER = 16;
+
 /** Storage shared by the successive windows of one group; only ever appended to. */
 interface Log {
   readonly ts: number[];
@@ -243,12 +249,13 @@ export function entriesOf(def: CompiledCorrelation, ts: readonly number[], rules
 
 /**
  * The window with an entry appended after its newest one. Appends in place when the window ends at its
- * log's end; otherwise (or when most of the log lies before the window) continues in a fresh log.
+ * log's end; otherwise (or when the log is mostly trimmed entries, see COMPACT_AFTER) continues in a
+ * fresh log.
  */
 export function append(def: CompiledCorrelation, w: Entries, at: number, rules: number, value: HitValue): Entries {
   const log = w.log;
   if (log === null) return exactSize(pushEntry(def, newLog(def), w, at, rules, value));
-  if (w.end === log.ts.length && w.head * 2 <= w.end) return pushEntry(def, log, w, at, rules, value);
+  if (w.end === log.ts.length && (w.head < COMPACT_AFTER || w.head * 2 <= w.end)) return pushEntry(def, log, w, at, rules, value);
   const lists = listsOf(w);
   lists.ts.push(at);
   if (keepsRules(def)) lists.rules.push(rules);

@@ -68,7 +68,7 @@ export async function runConvert(flags: ConvertFlags): Promise<number> {
   const target: SqlTarget = choice('target', flags.target, SQL_TARGETS);
   const format: OutputFormat = choice('format', flags.format ?? 'default', OUTPUT_FORMATS);
   const options = parseConvertOptions(list(flags.O));
-  const pipelines = await loadPipelines(list(flags.pipeline));
+  const { pipelines } = await loadPipelines(list(flags.pipeline));
   const read = await readRuleSources(rulePaths);
   for (const e of read.errors) process.stderr.write(`warning: ${formatSigmaError(e)}\n`);
   const ruleSet = buildRuleSet(read.sources, { pipelines });

@@ -1,19 +1,17 @@
 // The daemon's one way to turn its config into a rule set: rule files, file pipelines re-read from
 // disk, then the shared load path. Used at start-up and by every reload.
-import { readFile } from 'node:fs/promises';
 import type { CorrelationRuntimeOptions } from '../actors/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS } from '../sigma/index.js';
 import type { CorrelationDefaults } from '../sigma/index.js';
 import { formatSigmaError } from '../sigma/index.js';
 import type { SigmaError } from '../sigma/index.js';
-import { isBuiltinPipeline } from '../sigma/index.js';
 import type { Pipeline } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
 import { buildRuleSetFrom, resolvePipelines } from '../streams/index.js';
 import type { PipelineInput, RuleInputs } from '../streams/index.js';
-import { UsageError } from './load-pipelines.js';
+import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
 /** Why a load failed: its pipelines (a bad `--pipeline`), or its rule files. */
@@ -43,23 +41,6 @@ export function runtimeOptions(config: DaemonConfig, ruleSet: RuleSet): Correlat
     timestampFallback: config.correlation.timestamp_fallback,
     maxStateEntries: config.correlation.max_state_entries,
   };
-}
-
-/** Pipeline references with the texts of the file ones (read here, once). */
-async function readPipelines(references: readonly string[]): Promise<PipelineInput[]> {
-  const out: PipelineInput[] = [];
-  for (const ref of references) {
-    if (isBuiltinPipeline(ref)) {
-      out.push({ ref });
-      continue;
-    }
-    try {
-      out.push({ ref, text: await readFile(ref, 'utf8') });
-    } catch (e) {
-      throw new UsageError(`pipeline '${ref}' is neither a built-in pipeline nor a readable file (${(e as Error).message})`);
-    }
-  }
-  return out;
 }
 
 /** What a load read from disk: the texts (for workers) and what main parsed on the way. */

@@ -4,15 +4,16 @@ import { createReadStream, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { CAC } from 'cac';
 import { CorrelationRuntime } from '../actors/index.js';
-import type { InputFormat } from '../protocol/index.js';
+import type { InputFormat, JsonEvent } from '../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/index.js';
 import { errorsByRule, formatSigmaError } from '../sigma/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
 import { buildRuleSet, type RuleSet } from '../sigma/index.js';
 import { detectRules, EventDetector } from '../streams/index.js';
+import { detectInOrder, evalWorkerCount, startEvalWorkers } from './eval-workers.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/index.js';
-import { readEvents } from './read-events.js';
+import { readEventItems, readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
@@ -31,6 +32,7 @@ interface EvalFlags {
   readonly logsourceFieldMap?: string;
   readonly eventLogsource?: string;
   readonly emitReferenced?: boolean | string;
+  readonly detectWorkers?: string | number;
   readonly correlationEventMode?: string;
   readonly maxCorrelationEvents?: number;
   readonly maxStateEntries?: number;
@@ -68,7 +70,7 @@ function correlationDefaults(f: EvalFlags): CorrelationDefaults {
   };
 }
 
-async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
+export async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
   const rulePaths = list(flags.rules);
   if (rulePaths.length === 0) throw new UsageError('--rules PATH is required (a rule file or directory; repeatable)');
   const format = oneOf('input-format', flags.inputFormat, INPUT_FORMATS, 'auto');
@@ -82,15 +84,21 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
     : undefined;
   // The daemon's own result builder: the same lines for the same input.
   const detector = new EventDetector({ includeEvent: flags.includeEvent === true, ...(routing !== undefined ? { routing } : {}) });
-  const pipelines = await loadPipelines(list(flags.pipeline));
+  const { inputs: pipelineInputs, pipelines } = await loadPipelines(list(flags.pipeline));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
   if (input !== '-') checkPath('events file', input, 'file');
+  // Logsource routing stays on this thread: its per-event context is built here.
+  const workers = routing === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
 
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
   for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
+  // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
+  const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
+  const starting = workers > 0 ? startEvalWorkers(workers, inputs, { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true }) : undefined;
+  starting?.catch(() => undefined);
   const ruleSet: RuleSet = buildRuleSet(read.sources, {
     pipelines,
     correlation: defaults,
@@ -101,6 +109,7 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
   const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
   if (rulesLoaded === 0) {
+    await starting?.then((d) => d.close(), () => undefined);
     process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
     return 2;
   }
@@ -128,8 +137,7 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   const emit = (text: string): void => {
     out.push(`${text}\n`);
   };
-  const chunks = input === '-' ? process.stdin : createReadStream(input);
-  for await (const event of readEvents(chunks, format, () => parseErrors++)) {
+  const evaluate = (event: JsonEvent): void => {
     events++;
     const t0 = performance.now();
     const before = out.length;
@@ -139,7 +147,41 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
     }
     evalMs += performance.now() - t0;
     matches += out.length - before;
-    if (out.length >= 256) await flush();
+  };
+  const chunks = input === '-' ? process.stdin : createReadStream(input);
+  const now = Date.now();
+  if (starting === undefined) {
+    for await (const event of readEvents(chunks, format, () => parseErrors++, now)) {
+      evaluate(event);
+      if (out.length >= 256) await flush();
+    }
+  } else {
+    const workerPool = await starting;
+    try {
+      for await (const step of detectInOrder(readEventItems(chunks, format, () => parseErrors++), workerPool, now)) {
+        if ('event' in step) evaluate(step.event);
+        else {
+          const t0 = performance.now();
+          const batch = step.batch;
+          parseErrors += batch.parseErrors.length;
+          events += step.lines - batch.parseErrors.length;
+          matches += batch.texts.length;
+          // Per line: its detections, then the correlation results it fired (the order `evaluate` gives).
+          let t = 0;
+          for (const c of batch.correlate) {
+            for (; t < batch.texts.length && (batch.textLines[t] as number) <= c.line; t++) out.push(`${batch.texts[t] as string}\n`);
+            const fired = runtime?.onEvent(c.matched, c.event, Date.now()) ?? [];
+            matches += fired.length;
+            for (const res of fired) out.push(`${JSON.stringify(res)}\n`);
+          }
+          for (; t < batch.texts.length; t++) out.push(`${batch.texts[t] as string}\n`);
+          evalMs += batch.seconds * 1000 + (performance.now() - t0);
+        }
+        if (out.length >= 256) await flush();
+      }
+    } finally {
+      await workerPool.close();
+    }
   }
   await flush();
   // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
@@ -204,6 +246,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--logsource-field-map <pairs>', 'Event fields holding the logsource: product=F,category=F,service=F')
     .option('--event-logsource <pairs>', 'Fixed logsource of every event: product=windows,service=sysmon')
     .option('--emit-referenced', 'Emit results of rules referenced by correlations even without generate')
+    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 512 MiB or more)')
     .option('--correlation-event-mode <mode>', 'none, full or refs')
     .option('--max-correlation-events <n>', 'Events kept per correlation result (default 10)')
     .option('--max-state-entries <n>', 'Correlation groups kept across all correlations (default 100000)')

@@ -1,30 +1,38 @@
 // Pipeline references from the command line: a built-in name, or a YAML file read here (the pipeline
 // module itself does no I/O).
 import { readFile } from 'node:fs/promises';
-import { formatSigmaError } from '../sigma/index.js';
-import { isBuiltinPipeline, resolvePipeline, type Pipeline } from '../sigma/index.js';
+import { isBuiltinPipeline, type Pipeline } from '../sigma/index.js';
+import { resolvePipelines } from '../streams/index.js';
+import type { PipelineInput } from '../streams/index.js';
 
 /** Unusable arguments: the command prints the message and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export async function loadPipelines(references: readonly string[]): Promise<Pipeline[]> {
-  const out: Pipeline[] = [];
+/** Pipeline references with the texts of the file ones (read here, once). */
+export async function readPipelines(references: readonly string[]): Promise<PipelineInput[]> {
+  const out: PipelineInput[] = [];
   for (const ref of references) {
-    let text: string | undefined;
-    if (!isBuiltinPipeline(ref)) {
-      try {
-        text = await readFile(ref, 'utf8');
-      } catch (e) {
-        throw new UsageError(`pipeline '${ref}' is neither a built-in pipeline nor a readable file (${(e as Error).message})`);
-      }
+    if (isBuiltinPipeline(ref)) {
+      out.push({ ref });
+      continue;
     }
-    const parsed = resolvePipeline(ref, text);
-    if (parsed.pipeline === undefined || parsed.errors.length > 0) {
-      throw new UsageError(parsed.errors.map((e) => formatSigmaError(e)).join('\n') || `pipeline '${ref}' did not load`);
+    try {
+      out.push({ ref, text: await readFile(ref, 'utf8') });
+    } catch (e) {
+      throw new UsageError(`pipeline '${ref}' is neither a built-in pipeline nor a readable file (${(e as Error).message})`);
     }
-    out.push(parsed.pipeline);
   }
   return out;
+}
+
+/** The pipelines of `references`, and what they were read from (for detection workers). */
+export async function loadPipelines(references: readonly string[]): Promise<{ inputs: PipelineInput[]; pipelines: Pipeline[] }> {
+  const inputs = await readPipelines(references);
+  try {
+    return { inputs, pipelines: resolvePipelines(inputs) };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }

@@ -10,26 +10,52 @@ import {
   type LineFrame,
 } from '../protocol/index.js';
 
+/** One input item: an NDJSON line still to decode, or an event read from pretty-printed objects. */
+export type EventItem = { readonly line: string } | { readonly event: JsonEvent };
+
 /**
- * Decoded events of `chunks`; `onParseError` hears of every line or object that gives no event (a line
- * over 1 MiB or not UTF-8 included). The first line decides the layout: one that is not a whole JSON
- * value but starts one means pretty-printed objects, read over the whole input. NDJSON that later
- * turns pretty-printed switches to objects at a line holding only `{` or `[` (how pretty-printers open
- * a value); any other bad line stays one parse error, so a live stream is never held back by one.
+ * Decoded events of `chunks` (see `readEventItems`), decoded on this thread with syslog years anchored
+ * at `now`.
  */
 export async function* readEvents(
   chunks: AsyncIterable<Uint8Array | string>,
   format: InputFormat,
   onParseError: (reason: string) => void,
+  now = Date.now(),
 ): AsyncGenerator<JsonEvent> {
-  // `now` only anchors syslog timestamps without a year: the start of the read is close enough.
-  const options = { now: Date.now(), tzOffsetMinutes: 0 };
-  const decode = (line: string) => decodeLine(line, format, options);
+  const options = { now, tzOffsetMinutes: 0 };
+  for await (const items of readEventItems(chunks, format, onParseError)) {
+    for (const item of items) {
+      if ('event' in item) {
+        yield item.event;
+        continue;
+      }
+      const decoded = decodeLine(item.line, format, options);
+      if (decoded.ok) yield decoded.event;
+      else onParseError(decoded.error);
+    }
+  }
+}
+
+/**
+ * The items of `chunks`, a list per chunk read, lines left to the caller to decode (with `decodeLine`,
+ * here or on a worker); `onParseError` hears of every line or object that gives no event (a line
+ * over 1 MiB or not UTF-8 included). The first line decides the layout: one that is not a whole JSON
+ * value but starts one means pretty-printed objects, read over the whole input. NDJSON that later
+ * turns pretty-printed switches to objects at a line holding only `{` or `[` (how pretty-printers open
+ * a value); any other bad line stays one parse error, so a live stream is never held back by one.
+ */
+export async function* readEventItems(
+  chunks: AsyncIterable<Uint8Array | string>,
+  format: InputFormat,
+  onParseError: (reason: string) => void,
+): AsyncGenerator<EventItem[]> {
   const jsonish = format === 'auto' || format === 'json' || format === 'evtx-json';
   const splitter = new LineSplitter();
   let mode = (jsonish ? 'undecided' : 'lines') as 'undecided' | 'lines' | 'objects';
   const held: string[] = [];
-  const handle = function* (frames: LineFrame[]) {
+  const handle = (frames: LineFrame[]): EventItem[] => {
+    const items: EventItem[] = [];
     for (const frame of frames) {
       if (!frame.ok) {
         onParseError(frame.reason === 'too_long' ? `line ${frame.lineNo} exceeds 1 MiB` : `line ${frame.lineNo} is not UTF-8`);
@@ -51,24 +77,25 @@ export async function* readEvents(
         held.push(frame.line);
         continue;
       }
-      const decoded = decode(frame.line);
-      if (decoded.ok) yield decoded.event;
-      else onParseError(decoded.error);
+      items.push({ line: frame.line });
     }
+    return items;
   };
-  for await (const chunk of chunks) yield* handle(splitter.push(chunk));
-  yield* handle(splitter.end());
+  for await (const chunk of chunks) yield handle(splitter.push(chunk));
+  yield handle(splitter.end());
   if (mode !== 'objects') return;
   const eventFormat = format === 'evtx-json' ? 'evtx-json' : format === 'json' ? 'json' : 'auto';
+  const events: EventItem[] = [];
   for (const item of readJsonObjects(held.join('\n'))) {
     if (!item.ok) {
       onParseError(item.error);
       continue;
     }
     const decoded = decodeEvent(item.event, eventFormat);
-    if (decoded.ok) yield decoded.event;
+    if (decoded.ok) events.push({ event: decoded.event });
     else onParseError(decoded.error);
   }
+  yield events;
 }
 
 function startsPrettyPrinted(line: string): boolean {

@@ -1,6 +1,6 @@
 // sigma/: the pure rule language (load, pipelines, compile, evaluate, correlation arithmetic). Other
 // folders import it only through this file.
-export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue, orderedPrefix, percentileOf, popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
+export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue, orderedPrefix, orderedPrefixBy, percentileBy, percentileOf, popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
 export type { CompiledCorrelation, CorrelationDefaults, FieldReader, GroupId, KeyPart, ParentLink } from './correlation/index.js';
 export type { CompiledRule, Match } from './engine/index.js';
 export { SigmaError, errorsByRule, formatSigmaError } from './errors.js';

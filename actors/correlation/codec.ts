@@ -4,7 +4,8 @@ import type { CompiledCorrelation } from '../../sigma/index.js';
 import { compareGroupIds, groupIdOf } from '../../sigma/index.js';
 import { HitValueSchema, KeptEventSchema } from './events.js';
 import type { GroupState } from './state.js';
-import { groupState, keepsRules, keepsValues, markOf, NO_ENTRIES, partsOf } from './state.js';
+import { entriesOf, keepsRules, keepsValues, listsOf } from './entries.js';
+import { groupState, markOf, NO_KEPT, partsOf } from './state.js';
 
 /** Layout version of the encoded snapshot; an unknown version means starting fresh. */
 export const CORRELATION_CODEC_VERSION = 1;
@@ -60,13 +61,14 @@ export function compareGroups(a: GroupState, b: GroupState): number {
 
 /** One group as plain data (the journal's per-actor snapshot value). */
 export function encodeGroup(g: GroupState): EncodedGroup {
+  const { ts, rules, values } = listsOf(g.entries);
   return {
     corr: g.def.hash,
     key: partsOf(g),
     mark: markOf(g),
-    ts: [...g.ts],
-    rules: [...g.rules],
-    values: [...g.values],
+    ts,
+    rules,
+    values,
     kept: g.kept.map((k) => ({ ...k })),
     last_alert: g.lastAlert,
     phase: g.phase,
@@ -94,9 +96,9 @@ function rebuild(e: EncodedGroup, def: CompiledCorrelation): GroupState | undefi
     e.phase !== 'expired' &&
     e.phase !== 'evicted';
   if (!shapeOk) return undefined;
-  const list = <T>(xs: readonly T[]): readonly T[] => (xs.length === 0 ? NO_ENTRIES : xs);
-  const id = groupIdOf(e.key);
-  return groupState(def, id, e.mark, list(e.ts), list(e.rules), list(e.values), list(e.kept), e.last_alert, e.phase);
+  const entries = entriesOf(def, e.ts, e.rules, e.values);
+  const kept = e.kept.length === 0 ? NO_KEPT : e.kept;
+  return groupState(def, groupIdOf(e.key), e.mark, entries, kept, e.last_alert, e.phase);
 }
 
 /** One group back from `encodeGroup`'s output; undefined when its definition is gone or it does not check. */

@@ -1,6 +1,8 @@
 export { actorKey, correlationName, definitionGroupOf, definitionHashes, parseActorKey } from './actor-key.js';
 export { compareGroups, CORRELATION_CODEC_VERSION, decode, decodeGroup, encode, encodeGroup, EncodedGroupSchema } from './codec.js';
 export type { DecodedSnapshot, EncodedGroup, EncodedSnapshot } from './codec.js';
+export { sizeOfEntries } from './entries.js';
+export type { Entries } from './entries.js';
 export { CorrelationEventSchema, HitValueSchema, KeptEventSchema } from './events.js';
 export type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 export { snapshotGroup, summarize } from './introspect.js';

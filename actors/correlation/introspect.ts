@@ -5,6 +5,7 @@ import type {
 } from '../../protocol/index.js';
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import { renderGroupKey } from '../../sigma/index.js';
+import { earliestOf, latestOf, listsOf, sizeOfEntries } from './entries.js';
 import { evaluateGroup } from './reducer.js';
 import { toSeconds } from './result.js';
 import type { GroupState } from './state.js';
@@ -29,17 +30,18 @@ export function summarize(def: CompiledCorrelation, activeGroups: number): Corre
 
 function windowOf(g: GroupState): CorrelationWindow {
   const def = g.def;
-  const secs = g.ts.map(toSeconds);
+  const { ts, rules, values } = listsOf(g.entries);
+  const secs = ts.map(toSeconds);
   switch (def.aggregate) {
     case 'count':
       return { EventCount: { timestamps: secs } };
     case 'distinct':
-      return { ValueCount: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'string' ? g.values[i] : null]) } };
+      return { ValueCount: { entries: secs.map((t, i) => [t, typeof values[i] === 'string' ? values[i] : null]) } };
     case 'rules':
     case 'ordered': {
       const hits: Record<string, number[]> = {};
       def.refs.forEach((ref, bit) => {
-        const times = secs.filter((_, i) => (((g.rules[i] as number) >>> bit) & 1) === 1);
+        const times = secs.filter((_, i) => (((rules[i] as number) >>> bit) & 1) === 1);
         if (times.length > 0) hits[ref.ref] = times;
       });
       return { Temporal: { rule_hits: hits } };
@@ -47,7 +49,7 @@ function windowOf(g: GroupState): CorrelationWindow {
     case 'sum':
     case 'avg':
     case 'percentile':
-      return { NumericAgg: { entries: secs.map((t, i) => [t, typeof g.values[i] === 'number' ? g.values[i] : null]) } };
+      return { NumericAgg: { entries: secs.map((t, i) => [t, typeof values[i] === 'number' ? values[i] : null]) } };
     default: {
       const never: never = def.aggregate;
       return never;
@@ -60,9 +62,9 @@ export function snapshotGroup(g: GroupState): CorrelationGroupSnapshot {
   const def = g.def;
   const r = def.rule;
   const { value, met } = evaluateGroup(g);
-  const n = g.ts.length;
-  const earliest = n > 0 ? (g.ts[0] as number) : undefined;
-  const latest = n > 0 ? (g.ts[n - 1] as number) : undefined;
+  const n = sizeOfEntries(g.entries);
+  const earliest = earliestOf(g.entries);
+  const latest = latestOf(g.entries);
   // Remaining suppression is measured from the newest entry (the group's own time when it has none).
   const now = latest ?? Math.max(markOf(g), 0);
   const parts = partsOf(g);

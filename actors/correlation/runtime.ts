@@ -17,6 +17,7 @@ import {
   renderScalar,
 } from '../../sigma/index.js';
 import { actorKey } from './actor-key.js';
+import { latestOf } from './entries.js';
 import type { CorrelationEvent, HitEvent, HitValue, KeptEvent } from './events.js';
 import { snapshotGroup, summarize } from './introspect.js';
 import type { GroupTransition } from './reducer.js';
@@ -71,7 +72,8 @@ interface Aged {
 
 /** When a group last did something: its newest entry or its last alert (-1 when neither). */
 function lastSeen(g: GroupState): number {
-  return g.ts.length > 0 ? Math.max(g.ts[g.ts.length - 1] as number, g.lastAlert) : g.lastAlert;
+  const latest = latestOf(g.entries);
+  return latest !== undefined ? Math.max(latest, g.lastAlert) : g.lastAlert;
 }
 
 /** Stalest first: oldest last-seen time, then correlation index, then group key (a total order). */

@@ -1,13 +1,16 @@
 import type { CompiledCorrelation, GroupId, KeyPart } from '../../sigma/index.js';
 import { groupParts } from '../../sigma/index.js';
-import type { HitValue, KeptEvent } from './events.js';
+import type { Entries } from './entries.js';
+import { latestOf, NO_ENTRIES } from './entries.js';
+import type { KeptEvent } from './events.js';
 
 /** Where a group is in its lifecycle (see `spec.ts`). `expired` and `evicted` are final. */
 export type GroupPhase = 'idle' | 'accumulating' | 'fired' | 'suppressed' | 'expired' | 'evicted';
 
 /**
- * One correlation group: a compact plain record. Entries are parallel arrays sorted by time (ties in
- * arrival order). `def` points at the shared compiled definition (not copied, encoded as its hash).
+ * One correlation group: a compact plain record. Its window's entries are sorted by time (ties in
+ * arrival order), with its type's aggregate kept up to date (see `entries.ts`). `def` points at the
+ * shared compiled definition (not copied, encoded as its hash).
  */
 export interface GroupState {
   readonly def: CompiledCorrelation;
@@ -19,11 +22,7 @@ export interface GroupState {
    * Null before the group saw anything (which also keeps the field's representation tagged).
    */
   readonly ahead: number | null;
-  readonly ts: readonly number[];
-  /** Rule mask per entry (temporal types only, else empty). */
-  readonly rules: readonly number[];
-  /** Aggregated input per entry (value_* types only, else empty). */
-  readonly values: readonly HitValue[];
+  readonly entries: Entries;
   /** Events kept for results (`refs`/`full` event mode), oldest first. */
   readonly kept: readonly KeptEvent[];
   /** Time of the last emitted result; -1 when none. */
@@ -31,23 +30,22 @@ export interface GroupState {
   readonly phase: GroupPhase;
 }
 
-export const NO_ENTRIES: readonly never[] = Object.freeze([]);
+/** The shared empty list of kept events. */
+export const NO_KEPT: readonly never[] = Object.freeze([]);
 
 /** The one place group records are made, so every record has the same shape (one hidden class). */
 export function groupState(
   def: CompiledCorrelation,
   id: GroupId,
   mark: number,
-  ts: readonly number[],
-  rules: readonly number[],
-  values: readonly HitValue[],
+  entries: Entries,
   kept: readonly KeptEvent[],
   lastAlert: number,
   phase: GroupPhase,
 ): GroupState {
-  const n = ts.length;
-  const ahead = mark < 0 ? null : n > 0 ? smallInt(mark - (ts[n - 1] as number)) : mark;
-  return { def, id, ahead, ts, rules, values, kept, lastAlert, phase };
+  const latest = latestOf(entries);
+  const ahead = mark < 0 ? null : latest !== undefined ? smallInt(mark - latest) : mark;
+  return { def, id, ahead, entries, kept, lastAlert, phase };
 }
 
 /** An integral difference as an int32 when it fits (stored as a small integer, not a heap number). */
@@ -58,24 +56,15 @@ function smallInt(d: number): number {
 /** The group's time: the latest entry or tick time it has seen (epoch ms); -1 before the first. */
 export function markOf(s: GroupState): number {
   if (s.ahead === null) return -1;
-  const n = s.ts.length;
-  return n > 0 ? (s.ts[n - 1] as number) + s.ahead : s.ahead;
+  const latest = latestOf(s.entries);
+  return latest !== undefined ? latest + s.ahead : s.ahead;
 }
 
 export function initial(def: CompiledCorrelation, id: GroupId): GroupState {
-  return groupState(def, id, -1, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, NO_ENTRIES, -1, 'idle');
+  return groupState(def, id, -1, NO_ENTRIES, NO_KEPT, -1, 'idle');
 }
 
 /** The group-by components of a group, in group-by order (null = absent). */
 export function partsOf(s: GroupState): KeyPart[] {
   return groupParts(s.def.groupBy.length, s.id);
-}
-
-/** Which per-entry arrays a correlation type keeps. */
-export function keepsRules(def: CompiledCorrelation): boolean {
-  return def.aggregate === 'rules' || def.aggregate === 'ordered';
-}
-
-export function keepsValues(def: CompiledCorrelation): boolean {
-  return def.aggregate !== 'count' && def.aggregate !== 'rules' && def.aggregate !== 'ordered';
 }

@@ -84,6 +84,55 @@ function cappedAt100k(): BenchRow[] {
   ];
 }
 
+const FILLS = [10, 1_000, 10_000, 100_000] as const;
+const CHUNK = 20_000;
+const UNREACHABLE = { ops: { gte: 1e12 } };
+
+/** One correlation of each type over one group (`host`), its condition never met so nothing fires. */
+const PER_TYPE: readonly { type: CorrelationType; extra: Partial<CorrelationRule> }[] = [
+  { type: 'event_count', extra: { condition: UNREACHABLE } },
+  { type: 'value_count', extra: { condition: { ...UNREACHABLE, field: ['User'] } } },
+  { type: 'temporal', extra: { rules: ['r0', 'r1', 'r2'], condition: { ops: { gte: 4 } } } },
+  { type: 'temporal_ordered', extra: { rules: ['r0', 'r1', 'r2'], condition: { ops: { gte: 4 } } } },
+  { type: 'value_sum', extra: { condition: { ...UNREACHABLE, field: ['bytes'] } } },
+  { type: 'value_avg', extra: { condition: { ...UNREACHABLE, field: ['bytes'] } } },
+  { type: 'value_percentile', extra: { percentile: 95, condition: { ...UNREACHABLE, field: ['bytes'] } } },
+  { type: 'value_median', extra: { condition: { ...UNREACHABLE, field: ['bytes'] } } },
+];
+
+/**
+ * Per-event cost with `fill` entries in one group's window: events 1 ms apart in a `fill` ms sliding
+ * window, so each event adds one entry and trims one (the steady state). The fastest of 5 chunks: on a
+ * shared machine the slower chunks measure the other processes.
+ */
+function nsPerEventAt(type: CorrelationType, extra: Partial<CorrelationRule>, fill: number): number {
+  const rt = runtime(rule(type, { ...extra, timespanMs: fill - 1 }));
+  const users = 500;
+  const event = (i: number) => ({ t: T0 + i, host: 'h', User: `u${(i * 7919) % users}`, bytes: (i * 7919) % 100_000 });
+  const matches = (i: number) => ORDERED_MATCHES[i % 3] ?? R0;
+  let i = 0;
+  for (; i < fill; i++) rt.onEvent(matches(i), event(i), 0);
+  const chunks: number[] = [];
+  for (let c = 0; c < 5; c++) {
+    const started = performance.now();
+    for (const end = i + CHUNK; i < end; i++) rt.onEvent(matches(i), event(i), 0);
+    chunks.push(((performance.now() - started) * 1e6) / CHUNK);
+  }
+  return Math.min(...chunks);
+}
+
+/** Issue 19 §1: per-event cost of each type at 10, 1k, 10k and 100k entries, and 100k over 10. */
+function costByFill(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const { type, extra } of PER_TYPE) {
+    nsPerEventAt(type, extra, 1_000); // warm-up: the first figure would otherwise include compiling the code
+    const costs = FILLS.map((fill) => nsPerEventAt(type, extra, fill));
+    FILLS.forEach((fill, k) => rows.push({ name: `correlation_${type}_at_${fill}_entries`, value: Math.round(costs[k] as number), unit: 'ns/event' }));
+    rows.push({ name: `correlation_${type}_100k_vs_10`, value: Number(((costs[3] as number) / (costs[0] as number)).toFixed(2)), unit: 'ratio (target <= 1.5)' });
+  }
+  return rows;
+}
+
 /** Heap rows need `--expose-gc`: without a collection before each reading they measure garbage. */
 const canMeasureHeap = typeof (globalThis as { gc?: unknown }).gc === 'function';
 
@@ -124,6 +173,7 @@ export async function runCorrelationBench(): Promise<BenchRow[]> {
     unit: 'updates/s',
   });
 
+  rows.push(...costByFill());
   if (canMeasureHeap) rows.push(...heapAt100kGroups());
   rows.push(...cappedAt100k().filter((r) => canMeasureHeap || r.unit !== 'bytes'));
   return rows;

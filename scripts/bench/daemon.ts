@@ -15,8 +15,8 @@ import { engineRate } from './engine.js';
 import { processCreationLane } from './lanes.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
-const MAIN = join(ROOT, 'dist/cli/main.js');
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
+export const MAIN = join(ROOT, 'dist/cli/main.js');
 const BATCH_LINES = 500;
 const POSTERS = 4;
 const WARMUP_MS = 1_000;
@@ -46,20 +46,27 @@ function cpuSeconds(pid: number, mainThread = false): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-interface ModeResult {
+export interface ModeResult {
   readonly eventsPerSecond: number;
   /** Daemon CPU per event: steadier than throughput on a machine shared with the posters. */
   readonly cpuMicrosPerEvent: number;
   /** The main thread's share (HTTP, correlation, commits; all of it with --detect-workers 0). */
   readonly mainMicrosPerEvent: number;
+  /** The measured span on the monotonic clock (see `monotonicUs`). */
+  readonly measured: { readonly fromUs: number; readonly toUs: number };
 }
 
-/** What one daemon sustains under the posters. */
-async function runMode(extra: readonly string[], bodies: readonly string[]): Promise<ModeResult> {
+/** The monotonic clock in µs: the clock V8's CPU profiles stamp their samples with (Linux). */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+/** What one daemon sustains under the posters; `nodeFlags` go to node itself (the profile's `--cpu-prof`). */
+export async function runMode(extra: readonly string[], bodies: readonly string[], nodeFlags: readonly string[] = []): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   // The listener is up before the rules load: post only once the daemon says it is ready.
   const port = await new Promise<number>((done, fail) => {
     let buf = '';
@@ -82,7 +89,9 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   const cpu0 = cpuSeconds(child.pid as number);
   const main0 = cpuSeconds(child.pid as number, true);
   const t0 = performance.now();
+  const fromUs = monotonicUs();
   await new Promise((r) => setTimeout(r, MEASURE_MS));
+  const toUs = monotonicUs();
   const after = await processed(port);
   const cpu = cpuSeconds(child.pid as number) - cpu0;
   const main = cpuSeconds(child.pid as number, true) - main0;
@@ -94,15 +103,23 @@ async function runMode(extra: readonly string[], bodies: readonly string[]): Pro
   rmSync(dir, { recursive: true, force: true });
   const events = after - before;
   const perEvent = (s: number): number => (events > 0 ? Number(((s * 1e6) / events).toFixed(1)) : Number.NaN);
-  return { eventsPerSecond: Math.round(events / seconds), cpuMicrosPerEvent: perEvent(cpu), mainMicrosPerEvent: perEvent(main) };
+  return { eventsPerSecond: Math.round(events / seconds), cpuMicrosPerEvent: perEvent(cpu), mainMicrosPerEvent: perEvent(main), measured: { fromUs, toUs } };
 }
+
+/** The lane's lines as POST bodies of BATCH_LINES lines each. */
+export function postBodies(lines: readonly string[]): string[] {
+  const bodies: string[] = [];
+  for (let i = 0; i + BATCH_LINES <= lines.length; i += BATCH_LINES) bodies.push(`${lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
+  return bodies;
+}
+
+export const DAEMON_BASE_FLAGS: readonly string[] = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
 
 /** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
 export async function runDaemonBench(): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
-  const bodies: string[] = [];
-  for (let i = 0; i + BATCH_LINES <= lane.lines.length; i += BATCH_LINES) bodies.push(`${lane.lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
-  const base = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
+  const bodies = postBodies(lane.lines);
+  const base = DAEMON_BASE_FLAGS;
   // Extra daemon flags from the command line (`node dist/scripts/bench/daemon.js --detect-workers 2`).
   const common = [...base, ...process.argv.slice(2)];
   const memory: ModeResult[] = [];
@@ -133,4 +150,8 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   ];
 }
 
-if (isMain(import.meta.url)) printRows('Daemon (full corpus + sysmon pipeline, throughput from svc_events_processed_total)', await runDaemonBench());
+if (isMain(import.meta.url)) {
+  printRows('Daemon (full corpus + sysmon pipeline, throughput from svc_events_processed_total)', await runDaemonBench());
+  const { PROFILE_TITLE, runDaemonProfile } = await import('./daemon-profile.js');
+  printRows(PROFILE_TITLE, await runDaemonProfile());
+}

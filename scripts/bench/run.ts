@@ -3,8 +3,10 @@ import { printRows } from './bench-row.js';
 import { runConvertBench } from './convert.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
+import { EVAL_TITLE, runEvalBench } from './eval.js';
 import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
+import { runStartupBench, STARTUP_TITLE } from './startup.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 // The journal first: its replay and snapshot figures are heap-sensitive, and the engine lanes leave
@@ -14,3 +16,5 @@ printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoad
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
 printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the run)', await runConvertBench());
+printRows(EVAL_TITLE, await runEvalBench());
+printRows(STARTUP_TITLE, await runStartupBench());

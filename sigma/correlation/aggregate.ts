@@ -11,19 +11,25 @@ export function popcount(mask: number): number {
  * `masks[i]` holds the rules entry i matched. Greedy earliest choice is optimal for a prefix.
  */
 export function orderedPrefix(ts: readonly number[], masks: readonly number[], ruleCount: number): number {
-  let rule = 0;
-  let i = 0;
-  while (rule < ruleCount && i < ts.length) {
-    // An entry whose timestamp ties the previous choice may still serve the next rule.
-    if (((masks[i] as number) >>> rule) & 1) {
-      rule++;
-      const at = ts[i] as number;
-      while (i > 0 && (ts[i - 1] as number) === at) i--;
-    } else {
-      i++;
-    }
+  return orderedPrefixBy(ruleCount, (rule, t) => {
+    for (let i = 0; i < ts.length; i++) if ((ts[i] as number) >= t && ((masks[i] as number) >>> rule) & 1) return ts[i];
+    return undefined;
+  });
+}
+
+/**
+ * `orderedPrefix` over any entry store: `earliest(rule, t)` is the earliest time >= t of an entry that
+ * matched `rule` (undefined when none). Each rule takes the earliest entry not before the previous
+ * rule's choice; an entry whose time ties that choice may serve the next rule.
+ */
+export function orderedPrefixBy(ruleCount: number, earliest: (rule: number, t: number) => number | undefined): number {
+  let t = -Infinity;
+  for (let rule = 0; rule < ruleCount; rule++) {
+    const at = earliest(rule, t);
+    if (at === undefined) return rule;
+    t = at;
   }
-  return rule;
+  return ruleCount;
 }
 
 /**
@@ -31,12 +37,16 @@ export function orderedPrefix(ts: readonly number[], masks: readonly number[], r
  * `sorted` is ascending; undefined when empty.
  */
 export function percentileOf(sorted: readonly number[], p: number): number | undefined {
-  const n = sorted.length;
+  return percentileBy(sorted.length, (i) => sorted[i] as number, p);
+}
+
+/** `percentileOf` over `n` ascending values read by rank (`at(i)` is the i-th smallest). */
+export function percentileBy(n: number, at: (i: number) => number, p: number): number | undefined {
   if (n === 0) return undefined;
   const rank = (Math.min(100, Math.max(0, p)) / 100) * (n - 1);
   const lo = Math.floor(rank);
   const hi = Math.ceil(rank);
-  const a = sorted[lo] as number;
-  const b = sorted[hi] as number;
+  const a = at(lo);
+  const b = at(hi);
   return a + (b - a) * (rank - lo);
 }

@@ -1,4 +1,4 @@
-export { popcount, orderedPrefix, percentileOf } from './aggregate.js';
+export { popcount, orderedPrefix, orderedPrefixBy, percentileBy, percentileOf } from './aggregate.js';
 export { compileCorrelations, MAX_CHAIN_DEPTH } from './compile.js';
 export type { CompileCorrelationsOptions, CompiledCorrelationSet, RuleIdentity } from './compile.js';
 export type {

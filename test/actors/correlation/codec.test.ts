@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { GroupState } from '../../../actors/correlation/index.js';
-import { CORRELATION_CODEC_VERSION, decode, encode } from '../../../actors/correlation/index.js';
+import { CORRELATION_CODEC_VERSION, decode, encode, encodeGroup, evaluateGroup } from '../../../actors/correlation/index.js';
 import { compareGroupIds } from '../../../sigma/correlation/index.js';
 import { arbScenario, BASE, buildScenario, eventOf, matchesOf } from './scenario.js';
 
@@ -11,7 +11,8 @@ function groupsAfter(s: Parameters<typeof buildScenario>[0]) {
   return { rt, groups: rt.snapshot() };
 }
 
-const plain = (g: readonly GroupState[]) => g.map((x) => ({ ...x, def: x.def.hash }));
+// A group as it is observed: its encoding and its current aggregate (the entry storage is shared).
+const plain = (g: readonly GroupState[]) => g.map((x) => ({ ...encodeGroup(x), evaluation: evaluateGroup(x) }));
 
 describe('correlation snapshot codec', () => {
   it('decodes what it encodes', () => {

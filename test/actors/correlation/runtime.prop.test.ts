@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CorrelationRuntime } from '../../../actors/correlation/index.js';
+import { sizeOfEntries } from '../../../actors/correlation/index.js';
 import type { CorrelationResult } from '../../../protocol/correlation-result.js';
 import type { CompiledCorrelation } from '../../../sigma/correlation/index.js';
 import { compareGroupIds } from '../../../sigma/correlation/index.js';
@@ -49,7 +50,7 @@ function checkGroups(m: Model, r: Real): void {
   const want = [...m.ref.groups.values()].map((g) => ({ key: g.key, entries: g.window().length, got: g.evaluate().value }));
   const have = r.rt.snapshot().map((g) => ({
     key: g.id,
-    entries: g.ts.length,
+    entries: sizeOfEntries(g.entries),
     got: snapshots.find((s) => s.group_key_display === `host=${g.id ?? '<none>'}`)?.got,
   }));
   const order = (a: { key: string | null }, b: { key: string | null }) => compareGroupIds(a.key, b.key);

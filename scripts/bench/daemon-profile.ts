@@ -1,0 +1,97 @@
+// Where the daemon's time goes (issue 19 §4): one `--state-db` run of the daemon bench under node's
+// `--cpu-prof` (a profile per thread), its samples of the measured span sorted into stages by the module
+// that was running, as shares of the main thread's and of the detection workers' busy time.
+// Run after `npm run build`: `node dist/scripts/bench/daemon-profile.js`.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isMain, printRows, type BenchRow } from './bench-row.js';
+import { DAEMON_BASE_FLAGS, postBodies, runMode } from './daemon.js';
+import { processCreationLane } from './lanes.js';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string };
+}
+interface Profile {
+  readonly startTime: number;
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Stages in the order they are tested: the first whose pattern matches a frame's module names it. */
+const STAGES: readonly (readonly [string, RegExp])[] = [
+  ['gc', /^\(garbage collector\)$/],
+  ['idle', /^\((idle|program)\)$/],
+  ['receive (HTTP, ingest source)', /\/(http|sources)\/|node:_http|node:http|uws|uWebSockets/],
+  ['split (lines, units, queue)', /line-splitter|unit-chunks|input-unit|input-queue/],
+  ['transfer (worker messages)', /worker-pool|detect-worker|node:internal\/worker|postMessage/],
+  ['decode', /\/protocol\/decode\//],
+  ['detect (engine)', /\/sigma\/|detect-batch|detection-text/],
+  ['correlate', /\/actors\/correlation\/|correlation-state/],
+  ['commit (journal, outbox, LMDB)', /\/state\/|lmdb|msgpackr/],
+  ['sinks, tail, results', /\/sinks\/|tail-fanout|event-results|batch-processor|event-pipeline/],
+  ['metrics, logs', /prom-client|pino|metrics/],
+];
+
+function stageOf(frame: ProfileNode['callFrame']): string {
+  const text = `${frame.functionName} ${frame.url}`;
+  for (const [name, pattern] of STAGES) if (pattern.test(frame.url) || pattern.test(frame.functionName)) return name;
+  return text.trim() === '' ? 'other' : 'other (node internals)';
+}
+
+/** Sampled µs per stage of one profile, counting only samples taken inside `span` (start-up left out). */
+function stageTimes(profile: Profile, span: { readonly fromUs: number; readonly toUs: number }): Map<string, number> {
+  const stage = new Map(profile.nodes.map((n) => [n.id, stageOf(n.callFrame)]));
+  const out = new Map<string, number>();
+  let at = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (at < span.fromUs || at > span.toUs) return;
+    const s = stage.get(id) ?? 'other';
+    out.set(s, (out.get(s) ?? 0) + delta);
+  });
+  return out;
+}
+
+/** How busy the threads were over the span, then each stage's share of that busy time. */
+function shares(prefix: string, times: Map<string, number>, spanUs: number, threads: number): BenchRow[] {
+  let total = 0;
+  for (const [s, v] of times) if (s !== 'idle') total += v;
+  const busy = { name: `${prefix}: busy`, value: Number(((100 * total) / (spanUs * threads)).toFixed(1)), unit: '% of the span per thread' };
+  return [busy, ...[...times]
+    .filter(([s]) => s !== 'idle')
+    .sort((a, b) => b[1] - a[1])
+    .map(([s, v]) => ({ name: `${prefix}: ${s}`, value: Number(((100 * v) / total).toFixed(1)), unit: '% of busy samples' }))];
+}
+
+export async function runDaemonProfile(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-profile-'));
+  try {
+    const lane = processCreationLane(20_000);
+    const result = await runMode([...DAEMON_BASE_FLAGS, '--state-db', '$DIR/state'], postBodies(lane.lines), ['--cpu-prof', '--cpu-prof-dir', dir]);
+    // Profile names end in `.<pid>.<thread id>.<seq>.cpuprofile`; thread 0 is the main thread.
+    const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+    const span = result.measured.toUs - result.measured.fromUs;
+    const main = new Map<string, number>();
+    const workers = new Map<string, number>();
+    for (const f of files) {
+      const thread = Number(f.split('.').at(-3));
+      const into = thread === 0 ? main : workers;
+      for (const [s, v] of stageTimes(JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile, result.measured)) into.set(s, (into.get(s) ?? 0) + v);
+    }
+    return [
+      { name: 'profiled run (--state-db)', value: result.eventsPerSecond, unit: 'events/s' },
+      ...shares('main thread', main, span, 1),
+      ...shares(`detection workers (${String(files.length - 1)})`, workers, span, files.length - 1),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const PROFILE_TITLE = 'Where daemon time goes (CPU profile of one --state-db run, measured span only)';
+
+if (isMain(import.meta.url)) printRows(PROFILE_TITLE, await runDaemonProfile());

@@ -1,0 +1,60 @@
+// `sigmad eval --detect-workers N`: the same output bytes and summary as evaluating on one thread.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, FIXTURES, MAIN, tempDir } from '../e2e/harness.js';
+
+beforeAll(ensureBuilt, 180_000);
+
+function run(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string[] }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [MAIN, 'eval', ...args], { maxBuffer: 256 << 20 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      resolve({ code, stdout, stderr: stderr.split('\n').filter((l) => l !== '') });
+    });
+  });
+}
+
+/** The summary without its timings, which differ from run to run. */
+function counts(stderr: readonly string[]): Record<string, number> {
+  const { load_ms: _load, eval_ms: _eval, ...rest } = JSON.parse(stderr.at(-1) as string) as Record<string, number>;
+  return rest;
+}
+
+const RULES = join(FIXTURES, 'rules');
+
+/** Detections, failed logons on a few hosts (correlations fire), lines that do not parse, then pretty-printed objects. */
+function events(n: number): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(Date.UTC(2024, 4, 1) + i * 7_000).toISOString();
+    if (i % 97 === 0) lines.push('{not json');
+    else if (i % 5 === 0) lines.push(JSON.stringify({ CommandLine: `cmd /c whoami #${i}`, '@timestamp': at }));
+    else lines.push(JSON.stringify({ EventID: 4625, Computer: `h${i % 7}`, '@timestamp': at, seq: i }));
+  }
+  lines.push('{', '  "CommandLine": "whoami /priv"', '}');
+  return `${lines.join('\n')}\n`;
+}
+
+describe('sigmad eval with detection workers', () => {
+  it('writes the same bytes in the same order as a single-threaded run, and the same summary', async () => {
+    const file = join(tempDir('eval-workers'), 'events.ndjson');
+    writeFileSync(file, events(6_000));
+    const flags = ['--rules', RULES, '--include-event', '--correlation-event-mode', 'full', file];
+    const [one, two] = await Promise.all([run(['--detect-workers', '0', ...flags]), run(['--detect-workers', '2', ...flags])]);
+    expect([one.code, two.code]).toEqual([0, 0]);
+    const out = one.stdout.split('\n');
+    expect(out.filter((l) => l.includes('"correlation_type"')).length).toBeGreaterThan(100);
+    expect(out.filter((l) => l.includes('Whoami Execution')).length).toBe(1_200 - 13 + 1);
+    expect(two.stdout).toBe(one.stdout);
+    expect(counts(two.stderr)).toEqual(counts(one.stderr));
+    expect(counts(one.stderr)).toMatchObject({ events: 6_000 - 62 + 1, parse_errors: 62 });
+  }, 120_000);
+
+  it('refuses a --detect-workers that is not a count or auto', async () => {
+    const r = await run(['--rules', RULES, '--detect-workers', 'many', join(FIXTURES, 'empty.yaml')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toEqual([expect.stringMatching(/--detect-workers must be a non-negative integer or auto/)]);
+  });
+});

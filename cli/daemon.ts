@@ -16,6 +16,7 @@ import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parse
 import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
+import type { MetricHandles } from '../protocol/metrics.js';
 import type { SigmaError } from '../sigma/errors.js';
 import { isBuiltinPipeline } from '../sigma/pipeline/index.js';
 import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
@@ -45,6 +46,10 @@ import {
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
+import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.js';
+import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
+import type { ApiSecurity } from './daemon-api-security.js';
+import { startDaemonAudit } from './daemon-audit.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -80,6 +85,10 @@ export interface DaemonDeps {
   readonly stdout?: LineWritable;
   /** Test hook (`SVC_DETECT_CRASH_AT=<n>`): the first detection worker dies on its n-th batch. */
   readonly detectCrashAt?: number;
+  /** Handles already created on `registry` (by the listener, before the daemon is built). */
+  readonly metrics?: MetricHandles;
+  /** Further steps of the reload pass after the rules (the listener's TLS); false when one failed. */
+  readonly onReload?: () => Promise<boolean>;
 }
 
 /**
@@ -128,7 +137,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const log = deps.log;
   const startedAt = clock.now();
   const registry = deps.registry ?? new Registry();
-  const metrics = createMetrics(registry).handles;
+  const metrics = deps.metrics ?? createMetrics(registry).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -295,7 +304,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   readiness.send({ type: 'state_recovered', at: clock.now() });
 
   const reloadLog = log.child({ component: 'reload' });
+  // Each step of the pass runs whether or not the rules reloaded (daemon-semantics §15.2).
   const runReload = async (): Promise<boolean> => {
+    const rulesReloaded = await reloadRules();
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded;
+  };
+  const reloadRules = async (): Promise<boolean> => {
     metrics.svc_reloads_total.inc();
     const next = await loadDaemonRules(config, rulesPath);
     const failed = (reason: string, problems: number): false => {
@@ -345,10 +359,16 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       ? createStdinSource({ chunk_lines: Math.min(config.input.batch_size, capacity) }, ctx, { input: deps.stdin, queue })
       : undefined;
 
+  const audit =
+    config.state.db !== undefined && config.api.audit.enabled !== false
+      ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND })
+      : undefined;
+
   let stopping: Promise<boolean> | undefined;
   const stop = (): Promise<boolean> => {
     stopping ??= (async () => {
       abort.abort();
+      audit?.stop();
       reload.stop();
       await unwatch();
       tail?.closeAll();
@@ -385,6 +405,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     silences: createSilenceStore(),
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
+    ...(audit !== undefined ? { audit: audit.log } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }
@@ -463,6 +484,18 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     process.stderr.write(`sigmad: ${addr.error}\n`);
     return 3;
   }
+  const refusal = plaintextRefusal(config) ?? keyPasswordEnvRefusal(process.env);
+  if (refusal !== undefined) {
+    process.stderr.write(`sigmad: ${refusal}\n`);
+    return 3;
+  }
+  let security: ApiSecurity;
+  try {
+    security = await prepareApiSecurity(config, process.env);
+  } catch (error) {
+    process.stderr.write(`sigmad: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 3;
+  }
   // Signals are caught from here on: one during start-up ends it with the listener closed.
   const stopSignal = new Promise<string>((resolveSignal) => {
     process.once('SIGTERM', () => resolveSignal('SIGTERM'));
@@ -475,6 +508,7 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
+  const metrics = createMetrics(registry, { groups: security.tls !== undefined ? ['tls'] : [] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,
@@ -482,14 +516,16 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
   });
   let server: Awaited<ReturnType<typeof listenHttp>>;
   try {
-    server = await listenHttp(app, addr, config.api.adapter);
+    server = await listenHttp(secureApp(app, security, metrics, log), addr, config.api.adapter, listenTlsOptions(security, metrics, log, Date.now()));
   } catch (error) {
     // One line naming the flag, as for every start-up error of a setting.
     process.stderr.write(`sigmad: ${settingName('api.addr')} ${config.api.addr}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
     return 3;
   }
   // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
-  log.info({ component: 'http', adapter: server.adapter, addr: formatListenAddress(server.address) }, 'listening');
+  const scheme = security.tls === undefined ? 'http' : security.tls.settings.clientCa !== undefined ? 'https+mtls' : 'https';
+  log.info({ component: 'http', adapter: server.adapter, scheme, auth: security.policy !== undefined, addr: formatListenAddress(server.address) }, 'listening');
+  const tlsListener = server.tls;
   const building = buildDaemon(config, {
     log,
     registry,
@@ -498,6 +534,10 @@ export async function runDaemonCommand(options: Readonly<Record<string, unknown>
     ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
     ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
     stdout: process.stdout,
+    metrics,
+    ...(tlsListener !== undefined && security.tls !== undefined
+      ? { onReload: tlsReloadStep(tlsListener, security.tls.settings, metrics, log, () => Date.now()) }
+      : {}),
   });
   let daemon: Daemon;
   try {

@@ -1,5 +1,6 @@
 import Compile from 'typebox/compile';
 import type { DaemonFacade } from './facade.js';
+import { AUDITED_ROUTES, runAudited } from './audited-request.js';
 import type { HttpApp, Req, Res } from './handler.js';
 import { compilePathMatcher } from './path-matcher.js';
 import { sendError } from './respond.js';
@@ -104,6 +105,20 @@ function compileRoute(route: Route): CompiledRoute {
 }
 
 async function serve(
+  compiled: CompiledRoute,
+  params: Record<string, string>,
+  raw: Omit<Req, 'params'>,
+  res: Res,
+  facade: DaemonFacade,
+): Promise<void> {
+  const { route } = compiled;
+  if (facade.audit !== undefined && AUDITED_ROUTES.has(`${route.method} ${route.path}`)) {
+    return runAudited(facade.audit, route.path, raw, res, (held) => serveRoute(compiled, params, raw, held, facade));
+  }
+  return serveRoute(compiled, params, raw, res, facade);
+}
+
+async function serveRoute(
   compiled: CompiledRoute,
   params: Record<string, string>,
   raw: Omit<Req, 'params'>,

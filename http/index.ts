@@ -34,5 +34,10 @@ export { JSON_CONTENT_TYPE, NDJSON_CONTENT_TYPE, sendError, sendJson } from './r
 export { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 export { listenUws } from './uws-server.js';
 export { listenNode } from './node-server.js';
-export { listenHttp, uwsNativeAvailable, type AdapterChoice } from './listen.js';
-export { DEFAULT_API_ADDR, formatListenAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
+export { listenHttp, uwsNativeAvailable, type AdapterChoice, type ListenTls } from './listen.js';
+export { guardApp, type AuthRejection } from './auth-guard.js';
+export type { AccessDecision, ApiToken, AuthPolicy } from './bearer-auth.js';
+export { AUDITED_ROUTES, type AuditLog } from './audited-request.js';
+export { loadTlsMaterial, ENCRYPTED_KEY_HINT, type TlsMaterial, type TlsSettings } from './tls-material.js';
+export type { TlsHooks, TlsListener } from './tls-server.js';
+export { DEFAULT_API_ADDR, formatListenAddress, isLoopbackAddress, parseListenAddress, type ListenAddress } from './listen-address.js';

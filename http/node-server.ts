@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server } from 'node:net';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -7,10 +8,28 @@ import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
 import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
 
-/** The node:http adapter: used where uWS cannot load, and the base for mTLS and gRPC fronts. */
-export async function listenNode(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
+/** A node server serving `handler`, with the connection controls shutdown needs. */
+export interface NodeServer {
+  readonly server: Server;
+  closeIdleConnections(): void;
+  closeAllConnections(): void;
+}
+
+export type NodeServerFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => NodeServer;
+
+const plainServer: NodeServerFactory = (handler) => {
+  const server = createServer(handler);
+  return { server, closeIdleConnections: () => server.closeIdleConnections(), closeAllConnections: () => server.closeAllConnections() };
+};
+
+/**
+ * The node:http adapter: used where uWS cannot load, and the base for TLS (`factory` builds the
+ * HTTPS/HTTP2 server, see tls-server.ts) and gRPC fronts.
+ */
+export async function listenNode(app: HttpApp, address: ListenAddress, factory: NodeServerFactory = plainServer): Promise<HttpServer> {
   const open = new OpenResponses<NodeRes>();
-  const server = createServer((req, res) => serve(app, open, req, res));
+  const node = factory((req, res) => serve(app, open, req, res));
+  const server = node.server;
   if (address.kind === 'unix') await prepareUnixSocketPath(address.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -29,9 +48,9 @@ export async function listenNode(app: HttpApp, address: ListenAddress): Promise<
     address: bound,
     async close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      node.closeIdleConnections();
       await open.drain(graceMs, (r) => r.cut());
-      server.closeAllConnections();
+      node.closeAllConnections();
       await closed;
       if (address.kind === 'unix') await removeUnixSocket(address.path);
     },

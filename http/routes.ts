@@ -27,6 +27,7 @@ import {
   SourceListResponse,
   StatusRecord,
 } from '../protocol/api-records.js';
+import { AuditListResponse, AuditQuery } from '../protocol/audit-record.js';
 import { parseDuration } from '../protocol/duration.js';
 import type { ApiErrorCode } from '../protocol/errors.js';
 import { parseDispositionBody } from './disposition-body.js';
@@ -312,6 +313,13 @@ export const ROUTES: readonly Route[] = [
       const request = { durationMs, limit: q.limit, level: q.level, rule: rule === '' ? undefined : rule };
       openLive(res, tail, request, 'tail_capacity_reached');
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/audit',
+    schema: { query: AuditQuery, response: AuditListResponse },
+    feature: { select: (d) => d.audit, disabled: 'audit_disabled' },
+    handle: (req, res, _d, audit) => sendJson(res, 200, audit.list(req.input.query)),
   }),
   defineRoute({
     method: 'POST',

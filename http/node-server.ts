@@ -57,6 +57,8 @@ export async function listenNode(app: HttpApp, address: ListenAddress, factory: 
   };
 }
 
+const STREAMED_BODY = { kind: 'read', length: 0 } as const;
+
 function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage, res: ServerResponse): void {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = req.url ?? '/';
@@ -64,13 +66,15 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
   const path = q === -1 ? url : url.slice(0, q);
   const rawQuery = q === -1 ? '' : url.slice(q + 1);
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  // HTTP/2 pseudo-headers (`:path`, ...) are not headers of the request.
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !k.startsWith(':')) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const r = new NodeRes(res, open);
   const dispatch = (body: Uint8Array): void => {
     void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
   };
   const limit = app.bodyLimit(method, path);
-  const announced = announcedBody(headers, limit);
+  // HTTP/2 has no Transfer-Encoding: a body without Content-Length is just the rest of the stream.
+  const announced = req.httpVersionMajor === 2 && headers['content-length'] === undefined ? STREAMED_BODY : announcedBody(headers, limit);
   switch (announced.kind) {
     case 'none':
       req.resume();

@@ -2,6 +2,7 @@
 // 1.2, ALPN h2 then http/1.1, mTLS with --tls-client-ca, expiry gauge and warning, certificate
 // rotation through the reload path, and the start-up refusals. TLS is served by the node adapter.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { connect as h2connect } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions, type SecureVersion } from 'node:tls';
@@ -71,6 +72,25 @@ function handshake(d: RunningDaemon, o: ConnectionOptions): Promise<{ alpn: stri
   });
 }
 
+/** One HTTP/2 request (no Content-Length: the body is the stream). */
+function h2Call(d: RunningDaemon, method: string, path: string, body?: string): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const session = h2connect(`https://127.0.0.1:${port(d)}`, { ca: readFileSync(ca.cert), servername: 'localhost' });
+    session.on('error', reject);
+    const stream = session.request({ ':method': method, ':path': path });
+    let status = 0;
+    let text = '';
+    stream.on('response', (h) => (status = Number(h[':status'])));
+    stream.setEncoding('utf8').on('data', (c: string) => (text += c));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, text });
+    });
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
+
 async function metric(d: RunningDaemon, name: string, cert?: Pem): Promise<number> {
   const text = (await httpsCall(d, '/metrics', cert !== undefined ? { cert } : {})).text;
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
@@ -117,6 +137,9 @@ describe('TLS listener', () => {
     const h2 = await handshake(d, { ALPNProtocols: ['h2', 'http/1.1'] });
     expect(h2).toMatchObject({ alpn: 'h2', version: 'TLSv1.3' });
     expect((await handshake(d, { ALPNProtocols: ['http/1.1'] })).alpn).toBe('http/1.1');
+    // HTTP/2 requests are served, bodies without Content-Length included.
+    expect(await h2Call(d, 'GET', '/api/v1/status')).toMatchObject({ status: 200 });
+    expect(await h2Call(d, 'POST', '/api/v1/events', '{"EventID":1}\n{"EventID":2}\n')).toEqual({ status: 200, text: '{"accepted":2,"parse_errors":0}' });
     await expect(handshake(d, { maxVersion: 'TLSv1.2' })).rejects.toThrow();
     await expect(httpsCall(d, '/healthz', { maxVersion: 'TLSv1.2' })).rejects.toThrow();
 

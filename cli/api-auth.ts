@@ -1,7 +1,7 @@
 // `--api-token-env` / `daemon.api.auth` resolved into the policy the auth guard enforces, with every
 // start-up check of daemon-semantics §18.5 (each a ConfigError: exit 3 naming the problem).
-import type { AuthPolicy, ApiToken } from '../http/bearer-auth.js';
-import { BUILTIN_ROLES, parsePermission, type Permission } from '../http/permissions.js';
+import { BUILTIN_ROLES, parsePermission } from '../http/index.js';
+import type { ApiToken, AuthPolicy, Permission } from '../http/index.js';
 import type { ApiAuthConfig, DaemonConfig } from '../protocol/config.js';
 import { ConfigError } from './config.js';
 

@@ -1,5 +1,6 @@
 // Start-up checks of the API's TLS and audit settings (daemon-semantics §18.3, §18.6, §2.1):
-// each failure is a ConfigError naming the key (exit 3).
+// each failure is a ConfigError naming the key (exit 3). Imported by config loading, so it takes
+// the two http modules it needs directly (as cli/config.ts does) rather than the whole folder.
 import { isLoopbackAddress, parseListenAddress } from '../http/listen-address.js';
 import { ENCRYPTED_KEY_HINT } from '../http/tls-material.js';
 import type { DaemonConfig } from '../protocol/config.js';

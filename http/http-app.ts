@@ -81,8 +81,13 @@ export function createHttpApp(routes: readonly Route[], facade: DaemonFacade, op
           case 'method':
             res.header('allow', m.allowed.join(', '));
             return sendError(res, 'method_not_allowed', { allowed: m.allowed });
-          case 'route':
-            return await serve(m.compiled, m.params, raw, res, facade);
+          case 'route': {
+            const run = (r: Res): Promise<void> => serve(m.compiled, m.params, raw, r, facade);
+            const { method, path } = m.compiled.route;
+            // Audited control calls answer only once their audit record is durable.
+            if (facade.audit !== undefined && AUDITED_ROUTES.has(`${method} ${path}`)) return await runAudited(facade.audit, path, raw, res, run);
+            return await run(res);
+          }
           default:
             return assertNever(m);
         }
@@ -105,20 +110,6 @@ function compileRoute(route: Route): CompiledRoute {
 }
 
 async function serve(
-  compiled: CompiledRoute,
-  params: Record<string, string>,
-  raw: Omit<Req, 'params'>,
-  res: Res,
-  facade: DaemonFacade,
-): Promise<void> {
-  const { route } = compiled;
-  if (facade.audit !== undefined && AUDITED_ROUTES.has(`${route.method} ${route.path}`)) {
-    return runAudited(facade.audit, route.path, raw, res, (held) => serveRoute(compiled, params, raw, held, facade));
-  }
-  return serveRoute(compiled, params, raw, res, facade);
-}
-
-async function serveRoute(
   compiled: CompiledRoute,
   params: Record<string, string>,
   raw: Omit<Req, 'params'>,

@@ -6,6 +6,7 @@ import { parseListenAddress } from '../http/index.js';
 import { DaemonConfig } from '../protocol/index.js';
 import { parseDuration } from '../protocol/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
+import { checkApiSecurity } from './api-security-config.js';
 
 /**
  * Daemon configuration from four layers, highest first: flags > `SVC_<A>__<B>` environment >
@@ -56,6 +57,13 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('-p, --pipeline <pipeline>', 'pipelines', 'list', 'Processing pipeline (builtin name or YAML path), repeatable'),
   f('--api-addr <addr>', 'api.addr', 'value', 'API listen address: IP:port or unix:///path (default 0.0.0.0:9090)'),
   f('--http-adapter <adapter>', 'api.adapter', 'value', 'HTTP server: auto (uWebSockets.js when it loads, else node:http), uws or node'),
+  f('--tls-cert <path>', 'api.tls.cert', 'value', 'Serve the API over TLS with this PEM certificate (chain allowed)'),
+  f('--tls-key <path>', 'api.tls.key', 'value', 'PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1, unencrypted)'),
+  f('--tls-key-password <password>', 'api.tls.key_password', 'value', 'Reserved: encrypted keys are refused'),
+  f('--tls-client-ca <path>', 'api.tls.client_ca', 'value', 'PEM CA bundle: require client certificates (mTLS)'),
+  f('--tls-min-version <version>', 'api.tls.min_version', 'value', 'Lowest TLS version: 1.3 (default) or 1.2'),
+  f('--allow-plaintext', 'api.tls.allow_plaintext', 'enable', 'Allow plaintext HTTP on a non-loopback --api-addr'),
+  f('--api-token-env <var>', 'api.token_env', 'value', 'Require a bearer token: the one in this environment variable (role admin)'),
   f('--input <source>', 'input.source', 'value', 'Event input: stdin or http (default stdin)'),
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout or file://PATH[?on_full=block|drop], repeatable'),
@@ -319,6 +327,7 @@ function checkSemantics(config: DaemonConfig, origins: ReadonlyMap<string, strin
   };
   const addr = parseListenAddress(config.api.addr);
   if ('error' in addr) fail('daemon.api.addr', addr.error);
+  checkApiSecurity(config, fail);
   if (parseDuration(config.tap.max_duration) === undefined) fail('daemon.tap.max_duration', 'expected a duration such as 5m');
   if (parseDuration(config.dispositions.window) === undefined) fail('daemon.dispositions.window', 'expected a duration such as 30d');
 }

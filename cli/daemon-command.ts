@@ -10,9 +10,13 @@ import { Registry } from 'prom-client';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
 import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
+import { createMetrics } from '../protocol/index.js';
 import { noCrash } from '../state/index.js';
 import type { CrashHook, CrashPoint } from '../state/index.js';
 import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
+import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.js';
+import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
+import type { ApiSecurity } from './daemon-api-security.js';
 import { buildDaemon, DaemonExit } from './daemon.js';
 import type { Daemon, StartupPhase } from './daemon.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -79,6 +83,18 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
     process.stderr.write(`sigmad: ${addr.error}\n`);
     return 3;
   }
+  const refusal = plaintextRefusal(config) ?? keyPasswordEnvRefusal(process.env);
+  if (refusal !== undefined) {
+    process.stderr.write(`sigmad: ${refusal}\n`);
+    return 3;
+  }
+  let security: ApiSecurity;
+  try {
+    security = await prepareApiSecurity(config, process.env);
+  } catch (error) {
+    process.stderr.write(`sigmad: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 3;
+  }
   // Signals are caught from here on: one during start-up ends it with the listener closed.
   const stopSignal = new Promise<string>((resolveSignal) => {
     process.once('SIGTERM', () => resolveSignal('SIGTERM'));
@@ -91,6 +107,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
+  const metrics = createMetrics(registry, { groups: security.tls !== undefined ? ['tls'] : [] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,
@@ -98,14 +115,16 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   });
   let server: Awaited<ReturnType<typeof listenHttp>>;
   try {
-    server = await listenHttp(app, addr, config.api.adapter);
+    server = await listenHttp(secureApp(app, security, metrics, log), addr, config.api.adapter, listenTlsOptions(security, metrics, log, Date.now()));
   } catch (error) {
     // One line naming the flag, as for every start-up error of a setting.
     process.stderr.write(`sigmad: ${settingName('api.addr')} ${config.api.addr}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
     return 3;
   }
   // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
-  log.info({ component: 'http', adapter: server.adapter, addr: formatListenAddress(server.address) }, 'listening');
+  const scheme = security.tls === undefined ? 'http' : security.tls.settings.clientCa !== undefined ? 'https+mtls' : 'https';
+  log.info({ component: 'http', adapter: server.adapter, scheme, auth: security.policy !== undefined, addr: formatListenAddress(server.address) }, 'listening');
+  const tlsListener = server.tls;
   const building = buildDaemon(config, {
     log,
     registry,
@@ -114,6 +133,10 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
     ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
     ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
     stdout: process.stdout,
+    metrics,
+    ...(tlsListener !== undefined && security.tls !== undefined
+      ? { onReload: tlsReloadStep(tlsListener, security.tls.settings, metrics, log, () => Date.now()) }
+      : {}),
   });
   let daemon: Daemon;
   try {

@@ -1,7 +1,7 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { DaemonFacade, EventIngest, SilenceStore } from '../http/index.js';
+import type { AuditLog, DaemonFacade, EventIngest, SilenceStore } from '../http/index.js';
 import type { StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
@@ -20,6 +20,7 @@ export interface FacadeParts {
   readonly silences: SilenceStore;
   readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
+  readonly audit?: AuditLog;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -68,6 +69,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     silences: p.silences,
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
+    ...(p.audit !== undefined ? { audit: p.audit } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { readinessMachine } from '../actors/index.js';
 import type { DaemonFacade } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
+import type { MetricHandles } from '../protocol/index.js';
 import type { SigmaError } from '../sigma/index.js';
 import { isBuiltinPipeline } from '../sigma/index.js';
 import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
@@ -33,6 +34,7 @@ import {
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { requireRules, settingName } from './config.js';
+import { startDaemonAudit } from './daemon-audit.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -72,6 +74,10 @@ export interface DaemonDeps {
   readonly stdout?: LineWritable;
   /** Test hook (`SVC_DETECT_CRASH_AT=<n>`): the first detection worker dies on its n-th batch. */
   readonly detectCrashAt?: number;
+  /** Handles already created on `registry` (by the listener, before the daemon is built). */
+  readonly metrics?: MetricHandles;
+  /** Further steps of the reload pass after the rules (the listener's TLS); false when one failed. */
+  readonly onReload?: () => Promise<boolean>;
 }
 
 export interface Daemon {
@@ -95,7 +101,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const startedAt = clock.now();
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
-  const metrics = createMetrics(registry).handles;
+  const metrics = deps.metrics ?? createMetrics(registry).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -231,7 +237,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   readiness.send({ type: 'state_recovered', at: clock.now() });
 
   const reloadLog = log.child({ component: 'reload' });
-  const runReload = createRulesReload({
+  const reloadRules = createRulesReload({
     load: () => loadDaemonRules(config, rulesPath),
     detector,
     exclusive: (fn) => pipeline.exclusive(fn),
@@ -257,6 +263,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     clock,
     log: reloadLog,
   });
+  // Each step of the pass runs whether or not the rules reloaded (daemon-semantics §15.2).
+  const runReload = async (): Promise<boolean> => {
+    const rulesReloaded = await reloadRules();
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded;
+  };
   const reload = createReloadController(clock, runReload, reloadLog);
   const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
@@ -269,9 +280,15 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
+  const audit =
+    config.state.db !== undefined && config.api.audit.enabled !== false
+      ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: settings.snapshotPolicy.intervalMs })
+      : undefined;
+
   const stop = (): Promise<boolean> => {
     stopping ??= (async () => {
       abort.abort();
+      audit?.stop();
       reload.stop();
       await unwatch();
       tail?.closeAll();
@@ -309,6 +326,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     silences: createSilenceStore(),
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
+    ...(audit !== undefined ? { audit: audit.log } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

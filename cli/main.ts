@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cac } from 'cac';
-import { compactStateDir, inspectStateDir } from '../state/index.js';
+import { compactStateDir, inspectStateDir, verifyAuditDir } from '../state/index.js';
 import { listBuiltinPipelines } from '../sigma/index.js';
 import { registerDaemonCommand } from './daemon-command.js';
 import { registerConvertCommand } from './convert-command.js';
@@ -30,6 +30,17 @@ cli
     if (action === 'compact' && !existsSync(join(dir, 'data.mdb'))) throw new UsageError(`no state database in ${dir}`);
     const report = action === 'inspect' ? await inspectStateDir(dir) : await compactStateDir(dir);
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  });
+
+cli
+  .command('audit <action>', 'Verify the hash chain of the control-plane audit trail (`sigmad audit verify --state-db DIR`); exit 1 names the first broken link')
+  .option('--state-db <dir>', 'State directory (LMDB)')
+  .action(async (action: string, flags: { stateDb?: string }) => {
+    if (action !== 'verify') throw new UsageError(`unknown audit action '${action}' (known: verify)`);
+    if (flags.stateDb === undefined) throw new UsageError('--state-db DIR is required');
+    const result = await verifyAuditDir(String(flags.stateDb));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (!result.ok) process.exitCode = 1;
   });
 
 cli.help();

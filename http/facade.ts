@@ -11,11 +11,13 @@ import type {
 } from '../protocol/index.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
 import type { EventIngest } from '../protocol/index.js';
+import type { AuditLog } from './audited-request.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
 export { IngestClosedError, IngestTooLargeError, type EventIngest } from '../protocol/index.js';
 export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
+export type { AuditLog } from './audited-request.js';
 
 /**
  * What the HTTP layer needs from the daemon. Optional surfaces of the contract are optional
@@ -53,6 +55,8 @@ export interface DaemonFacade {
   readonly schemaDiscovery?: { suggestions(): JsonObject };
   readonly tap?: LiveStream<TapRequest>;
   readonly tail?: LiveStream<TailRequest>;
+  /** Present when the audit trail is on (a state DB and `daemon.api.audit.enabled` not false). */
+  readonly audit?: AuditLog;
 }
 
 

@@ -12,6 +12,8 @@ export interface Req {
   readonly headers: Readonly<Record<string, string>>;
   /** The whole body, already read under the route's size cap. */
   readonly body: Uint8Array;
+  /** Name of the bearer token that authenticated the request (absent: anonymous or auth off). */
+  readonly token?: string;
 }
 
 export type Chunk = string | Uint8Array;

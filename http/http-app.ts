@@ -1,5 +1,6 @@
 import Compile from 'typebox/compile';
 import type { DaemonFacade } from './facade.js';
+import { AUDITED_ROUTES, runAudited } from './audited-request.js';
 import type { HttpApp, Req, Res } from './handler.js';
 import { compilePathMatcher } from './path-matcher.js';
 import { sendError } from './respond.js';
@@ -80,8 +81,13 @@ export function createHttpApp(routes: readonly Route[], facade: DaemonFacade, op
           case 'method':
             res.header('allow', m.allowed.join(', '));
             return sendError(res, 'method_not_allowed', { allowed: m.allowed });
-          case 'route':
-            return await serve(m.compiled, m.params, raw, res, facade);
+          case 'route': {
+            const run = (r: Res): Promise<void> => serve(m.compiled, m.params, raw, r, facade);
+            const { method, path } = m.compiled.route;
+            // Audited control calls answer only once their audit record is durable.
+            if (facade.audit !== undefined && AUDITED_ROUTES.has(`${method} ${path}`)) return await runAudited(facade.audit, path, raw, res, run);
+            return await run(res);
+          }
           default:
             return assertNever(m);
         }

@@ -24,3 +24,10 @@ export function formatListenAddress(a: ListenAddress): string {
   if (a.kind === 'unix') return `unix://${a.path}`;
   return isIP(a.host) === 6 ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
+
+/** 127.0.0.0/8, ::1 and their IPv4-mapped forms. */
+export function isLoopbackAddress(host: string): boolean {
+  const v4 = host.toLowerCase().startsWith('::ffff:') ? host.slice('::ffff:'.length) : host;
+  if (isIP(v4) === 4) return v4.startsWith('127.');
+  return isIP(host) === 6 && /^(0{0,4}:){2,7}0{0,3}1$|^::1$/i.test(host);
+}

@@ -6,6 +6,8 @@ import type { HttpApp } from './handler.js';
 import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenNode } from './node-server.js';
+import type { TlsMaterial } from './tls-material.js';
+import { listenTls, type TlsHooks, type TlsListener } from './tls-server.js';
 import { listenUws } from './uws-server.js';
 
 export type AdapterChoice = DaemonConfig['api']['adapter'];
@@ -24,12 +26,29 @@ export function uwsNativeAvailable(): boolean {
   }
 }
 
-/** Listen with the chosen adapter; `auto` takes uWS when its native binary loads, else node:http. */
+/** TLS for the listener: served by the node adapter (see tls-server.ts). */
+export interface ListenTls {
+  readonly material: TlsMaterial;
+  /** Require client certificates chaining to the material's CA. */
+  readonly mutual: boolean;
+  readonly hooks: TlsHooks;
+}
+
+/**
+ * Listen with the chosen adapter; `auto` takes uWS when its native binary loads, else node:http.
+ * With TLS the node adapter serves (`--http-adapter uws` is refused).
+ */
 export async function listenHttp(
   app: HttpApp,
   address: ListenAddress,
   choice: AdapterChoice = 'auto',
-): Promise<HttpServer & { readonly adapter: 'uws' | 'node' }> {
+  tls?: ListenTls,
+): Promise<HttpServer & { readonly adapter: 'uws' | 'node'; readonly tls?: TlsListener }> {
+  if (tls !== undefined) {
+    if (choice === 'uws') throw new Error('--http-adapter uws cannot serve TLS (no client-certificate enforcement, version pinning or h2 in uWS): use auto or node');
+    const server = await listenTls(app, address, tls.material, tls.mutual, tls.hooks);
+    return { adapter: 'node', address: server.address, close: (graceMs?: number) => server.close(graceMs), tls: server };
+  }
   const adapter = choice === 'auto' ? (uwsNativeAvailable() ? 'uws' : 'node') : choice;
   if (choice === 'uws' && !uwsNativeAvailable()) {
     throw new Error('--http-adapter uws: uWebSockets.js has no native binary for this platform and Node version (use auto or node)');

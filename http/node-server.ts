@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server } from 'node:net';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -7,10 +8,28 @@ import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
 import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
 
-/** The node:http adapter: used where uWS cannot load, and the base for mTLS and gRPC fronts. */
-export async function listenNode(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
+/** A node server serving `handler`, with the connection controls shutdown needs. */
+export interface NodeServer {
+  readonly server: Server;
+  closeIdleConnections(): void;
+  closeAllConnections(): void;
+}
+
+export type NodeServerFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => NodeServer;
+
+const plainServer: NodeServerFactory = (handler) => {
+  const server = createServer(handler);
+  return { server, closeIdleConnections: () => server.closeIdleConnections(), closeAllConnections: () => server.closeAllConnections() };
+};
+
+/**
+ * The node:http adapter: used where uWS cannot load, and the base for TLS (`factory` builds the
+ * HTTPS/HTTP2 server, see tls-server.ts) and gRPC fronts.
+ */
+export async function listenNode(app: HttpApp, address: ListenAddress, factory: NodeServerFactory = plainServer): Promise<HttpServer> {
   const open = new OpenResponses<NodeRes>();
-  const server = createServer((req, res) => serve(app, open, req, res));
+  const node = factory((req, res) => serve(app, open, req, res));
+  const server = node.server;
   if (address.kind === 'unix') await prepareUnixSocketPath(address.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -29,14 +48,16 @@ export async function listenNode(app: HttpApp, address: ListenAddress): Promise<
     address: bound,
     async close(graceMs = DEFAULT_CLOSE_GRACE_MS) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      node.closeIdleConnections();
       await open.drain(graceMs, (r) => r.cut());
-      server.closeAllConnections();
+      node.closeAllConnections();
       await closed;
       if (address.kind === 'unix') await removeUnixSocket(address.path);
     },
   };
 }
+
+const STREAMED_BODY = { kind: 'read', length: 0 } as const;
 
 function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage, res: ServerResponse): void {
   const method = (req.method ?? 'GET').toUpperCase();
@@ -45,13 +66,15 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
   const path = q === -1 ? url : url.slice(0, q);
   const rawQuery = q === -1 ? '' : url.slice(q + 1);
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  // HTTP/2 pseudo-headers (`:path`, ...) are not headers of the request.
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && !k.startsWith(':')) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   const r = new NodeRes(res, open);
   const dispatch = (body: Uint8Array): void => {
     void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
   };
   const limit = app.bodyLimit(method, path);
-  const announced = announcedBody(headers, limit);
+  // HTTP/2 has no Transfer-Encoding: a body without Content-Length is just the rest of the stream.
+  const announced = req.httpVersionMajor === 2 && headers['content-length'] === undefined ? STREAMED_BODY : announcedBody(headers, limit);
   switch (announced.kind) {
     case 'none':
       req.resume();

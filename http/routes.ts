@@ -27,7 +27,7 @@ import {
   SourceListResponse,
   StatusRecord,
 } from '../protocol/index.js';
-import { parseDuration } from '../protocol/index.js';
+import { AuditListResponse, AuditQuery, parseDuration } from '../protocol/index.js';
 import type { ApiErrorCode } from '../protocol/index.js';
 import { parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
@@ -312,6 +312,13 @@ export const ROUTES: readonly Route[] = [
       const request = { durationMs, limit: q.limit, level: q.level, rule: rule === '' ? undefined : rule };
       openLive(res, tail, request, 'tail_capacity_reached');
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/audit',
+    schema: { query: AuditQuery, response: AuditListResponse },
+    feature: { select: (d) => d.audit, disabled: 'audit_disabled' },
+    handle: (req, res, _d, audit) => sendJson(res, 200, audit.list(req.input.query)),
   }),
   defineRoute({
     method: 'POST',

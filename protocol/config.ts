@@ -14,6 +14,8 @@ const flag = () => Type.Boolean({ default: false });
 
 /** `stdout` or `file://PATH`, optionally `?on_full=block|drop`. */
 const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
+/** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
+const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */
 const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
 
@@ -32,6 +34,52 @@ const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
 const INPUT_SOURCES = ['stdin', 'http'] as const;
 export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
 
+/** `--tls-*` and `--allow-plaintext` (daemon-semantics §18.3); paths are PEM files. */
+const ApiTlsConfig = Type.Object(
+  {
+    cert: Type.Optional(Type.String({ minLength: 1 })),
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    /** Encrypted keys are unsupported: any value refuses start-up (kept so the refusal names it). */
+    key_password: Type.Optional(Type.String()),
+    client_ca: Type.Optional(Type.String({ minLength: 1 })),
+    /** `1.2` or `1.3` (`tls1.2`, `TLS1.2` accepted). */
+    min_version: Type.String({ default: '1.3' }),
+    allow_plaintext: flag(),
+  },
+  { default: {} },
+);
+
+/** A bearer token: a name, the env var holding its secret, and a role or a permission list. */
+export const ApiTokenConfig = Type.Object({
+  name: Type.Optional(Type.String()),
+  token_env: Type.Optional(Type.String()),
+  role: Type.Optional(Type.String()),
+  permissions: Type.Optional(Type.Array(Type.String())),
+});
+export type ApiTokenConfig = Type.Static<typeof ApiTokenConfig>;
+
+/** `daemon.api.auth` (daemon-semantics §18.5); checked further at start-up (exit 3). */
+export const ApiAuthConfig = Type.Object({
+  anonymous_permissions: Type.Array(Type.String(), { default: [] }),
+  roles: Type.Record(Type.String(), Type.Array(Type.String()), { default: {} }),
+  tokens: Type.Array(ApiTokenConfig, { default: [] }),
+});
+export type ApiAuthConfig = Type.Static<typeof ApiAuthConfig>;
+
+/** `daemon.api.audit` (daemon-semantics §18.6): on by default when a state DB is set. */
+const ApiAuditConfig = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    max_entries: count(10_000),
+    /** Humantime. */
+    max_age: Type.String({ default: '720h' }),
+    max_body_bytes: count(65_536, 0),
+    /** `file://PATH`: each committed record as one JSON line. */
+    sink: Type.Optional(Type.String({ pattern: FILE_SINK_PATTERN })),
+  },
+  { default: {} },
+);
+
 export const DaemonConfig = Type.Object({
   /** Rule file or directory (required to run). */
   rules: Type.Optional(Type.String({ minLength: 1 })),
@@ -43,6 +91,11 @@ export const DaemonConfig = Type.Object({
       addr: Type.String({ default: '0.0.0.0:9090' }),
       /** `auto`: uWebSockets.js when its native binary loads, else node:http (ARCHITECTURE.md, HTTP). */
       adapter: enumOf(HTTP_ADAPTERS, 'auto'),
+      tls: ApiTlsConfig,
+      /** Names the environment variable holding one `admin` token (`default`); excludes `auth`. */
+      token_env: Type.Optional(Type.String({ minLength: 1 })),
+      auth: Type.Optional(ApiAuthConfig),
+      audit: ApiAuditConfig,
     },
     { default: {} },
   ),
@@ -61,7 +114,7 @@ export const DaemonConfig = Type.Object({
     {
       /** Empty behaves as `[stdout]`. */
       sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
-      dlq: Type.Optional(Type.String({ pattern: '^file://[^?]+(\\?on_full=(block|drop))?$' })),
+      dlq: Type.Optional(Type.String({ pattern: FILE_SINK_PATTERN })),
       /** Seconds in-flight events may drain on SIGTERM/SIGINT. */
       drain_timeout: count(5, 0),
       /** Retries after the first attempt. */

@@ -149,6 +149,16 @@ export const API_ERRORS = {
     error: 'OTLP ingest disabled',
     hint: 'OTLP ingest needs a build with feature daemon-otlp',
   },
+  // Bearer-token auth (§18.5): 401 carries `WWW-Authenticate: Bearer`; 403 names the permission after the message.
+  unauthorized: { status: 401, error: 'missing or invalid bearer token' },
+  forbidden: { status: 403, error: 'token lacks required permission' },
+  // Audit trail (§18.6).
+  audit_body_too_large: { status: 413, error: 'request body exceeds audit max_body_bytes' },
+  audit_disabled: {
+    status: 503,
+    error: 'audit trail disabled',
+    hint: 'the audit trail needs --state-db and daemon.api.audit.enabled not set to false',
+  },
   route_not_found: { status: 404, error: 'no such route' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   body_too_large: { status: 413, error: 'request body too large' },

@@ -4,7 +4,8 @@ export { CacheInvalidatedResponse, CorrelationListResponse, CorrelationStateResp
 export type { DynamicSourceInfo, IncidentRecord, JsonObject, RiskEntity, Silence } from './api-records.js';
 export { CorrelationStateQuery, IdParams, PageQuery, SilenceCreateBody, SourceIdParams, SourceResolveBody, TAIL_LEVELS, TailQuery, TapQuery } from './api-requests.js';
 export type { TailLevel } from './api-requests.js';
-export { DaemonConfig } from './config.js';
+export { AUDIT_GENESIS_HASH, AuditDraft, AuditListResponse, AuditQuery, AuditRecord } from './audit-record.js';
+export { ApiAuthConfig, DaemonConfig } from './config.js';
 export type { LogsourceMap } from './config.js';
 export { CORRELATION_TYPES } from './correlation-result.js';
 export type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary, CorrelationWindow, EventRef } from './correlation-result.js';
@@ -12,7 +13,7 @@ export { InputFormatSchema, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLin
 export type { InputFormat, JsonEvent, LineFrame, RejectedLine } from './decode/index.js';
 export type { DetectionResult, FieldMatch } from './detection-result.js';
 export { parseDuration } from './duration.js';
-export { apiError } from './errors.js';
+export { API_ERRORS, apiError } from './errors.js';
 export type { ApiErrorCode } from './errors.js';
 export { IngestClosedError, IngestTooLargeError } from './event-ingest.js';
 export type { EventIngest } from './event-ingest.js';

@@ -288,6 +288,22 @@ export const METRICS = {
     group: 'tls',
   },
   svc_tls_active_connections: { type: 'gauge', help: 'Open TLS connections.', labels: [], group: 'tls' },
+  // Beyond the contract's catalogue (issue 18, daemon-semantics §18.5-18.6): API auth and audit trail.
+  svc_api_auth_failures_total: {
+    type: 'counter',
+    help: 'API requests refused by bearer-token auth.',
+    labels: ['reason'],
+    group: 'always',
+    values: { reason: ['unauthorized', 'forbidden'] },
+    preregister: true,
+  },
+  svc_audit_records_total: { type: 'counter', help: 'Control-plane audit records committed.', labels: [], group: 'always' },
+  svc_audit_write_errors_total: {
+    type: 'counter',
+    help: 'Audit records that failed to commit or to reach the audit sink.',
+    labels: [],
+    group: 'always',
+  },
   // Always rendered, zero unless the feature is enabled
   svc_fields_observed_total: { type: 'counter', help: 'Events seen by the field observer.', labels: [], group: 'always' },
   svc_fields_observer_unique_keys: {

@@ -3,6 +3,9 @@
 // journaled kinds with `recover` (snapshot + journal replay into each kind's host at start-up) and
 // `snapshotKinds`, delivery helpers for sinks, `inspectStateDir` for `sigmad state inspect`, and
 // `compactStateDir` for `sigmad state compact`.
+export { AuditTrail, recordHash, verifyAuditChain } from './audit-trail.js';
+export type { AuditRetention, AuditVerification, ControlChange } from './audit-trail.js';
+export { verifyAuditDir } from './verify-audit-dir.js';
 export { compactStateDir } from './compact-state-dir.js';
 export type { CompactionResult } from './compact-state-dir.js';
 export { noCrash } from './crash-points.js';

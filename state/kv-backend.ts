@@ -5,9 +5,9 @@
  * A value read (from `get` or `range`) may be a view into a reused buffer: decode or copy it
  * before the next read or iteration step.
  */
-export type Table = 'journal' | 'outbox' | 'snapshots' | 'meta' | 'idempotency' | 'idempotency_order';
+export type Table = 'journal' | 'outbox' | 'snapshots' | 'meta' | 'idempotency' | 'idempotency_order' | 'audit';
 
-export const TABLES: readonly Table[] = ['journal', 'outbox', 'snapshots', 'meta', 'idempotency', 'idempotency_order'];
+export const TABLES: readonly Table[] = ['journal', 'outbox', 'snapshots', 'meta', 'idempotency', 'idempotency_order', 'audit'];
 
 /** Keys within one table are all of one shape: numbers, strings or arrays of numbers. */
 export type KvKey = number | string | readonly number[];
@@ -24,6 +24,13 @@ export interface KvRange {
   readonly end?: KvKey;
   readonly reverse?: boolean;
   readonly limit?: number;
+}
+
+/** One row written beside a batch (e.g. the audit record of a control call). */
+export interface KvPut {
+  readonly table: Table;
+  readonly key: KvKey;
+  readonly value: Uint8Array;
 }
 
 export interface KvWriter {

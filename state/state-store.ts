@@ -2,7 +2,7 @@ import { noCrash } from './crash-points.js';
 import type { CrashHook } from './crash-points.js';
 import { firstNumberKey, lastNumberKey } from './batch-keys.js';
 import { encodeJournalBatch, journalBatches } from './journal-table.js';
-import type { KvBackend, KvWriter } from './kv-backend.js';
+import type { KvBackend, KvPut, KvWriter } from './kv-backend.js';
 import { encodeOutboxBatch, outboxBatches } from './outbox-table.js';
 import { Counters, IdempotencyEntry, IdempotencyOrder, InputPosition, PrunedFloor, Watermark } from './records.js';
 import type { JournalDraft, JournalRecord, OutboxDraft, OutboxEntry } from './records.js';
@@ -38,6 +38,8 @@ export interface CommitBatch {
   readonly input?: { readonly count: number; readonly source?: string; readonly position?: unknown };
   /** The answer to remember for a request's `Idempotency-Key`; `at` is the commit time in ms. */
   readonly idempotency?: { readonly key: string; readonly answer: unknown; readonly at: number };
+  /** Further rows committed in the same transaction (the audit record of a control call). */
+  readonly puts?: readonly KvPut[];
 }
 
 /** Sequences the batch received; `first* > last*` when it had none of that kind. */
@@ -195,6 +197,7 @@ export class StateStore {
         w.put('idempotency_order', after.idempotency_seq, packValue({ key: idem.key, at: idem.at }));
         this.pruneIdempotency(w, after.idempotency_seq, idem.at);
       }
+      for (const p of batch.puts ?? []) w.put(p.table, p.key, p.value);
       w.put('meta', COUNTERS_KEY, packValue(after));
     });
     if (idem !== undefined) {

@@ -45,7 +45,7 @@ describe('sigmad daemon --dry-run', () => {
     expect(code).toBe(0);
     const { daemon } = JSON.parse(stdout) as Effective;
     expect(daemon.rules).toBe(RULES);
-    expect(daemon['api']).toEqual({ addr: '0.0.0.0:9090', adapter: 'auto' });
+    expect(daemon['api']).toMatchObject({ addr: '0.0.0.0:9090', adapter: 'auto', tls: { min_version: '1.3', allow_plaintext: false } });
     expect(daemon.pipelines).toEqual([]);
     expect(daemon['input']).toMatchObject({ source: 'stdin', format: 'auto' });
     expect(daemon['logsource_routing']).toMatchObject({ enabled: false });

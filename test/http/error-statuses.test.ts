@@ -7,6 +7,7 @@ import { createHttpApp } from '../../http/http-app.js';
 import type { HttpApp } from '../../http/handler.js';
 import { createStartupApp } from '../../http/startup-app.js';
 import { ROUTES } from '../../http/routes.js';
+import { guardApp } from '../../http/auth-guard.js';
 import { API_ERRORS, type ApiErrorCode } from '../../protocol/errors.js';
 
 interface ErrorCase {
@@ -18,6 +19,10 @@ interface ErrorCase {
   /** The app answering instead of the route table over the facade (the start-up listener). */
   readonly app?: () => HttpApp;
 }
+
+/** The route table behind the auth guard: one token `r` holding the reader role. */
+const guarded = (): HttpApp =>
+  guardApp(createHttpApp(ROUTES, new FakeDaemonFacade()), ROUTES, { anonymous: [], tokens: [{ name: 'r', secret: 'r', permissions: [{ resource: '*', action: 'read' }] }] }, () => undefined);
 
 const ON: FakeFeatures = { tap: true, tail: true, dispositions: true, httpInput: true };
 const silence = (matchers: unknown) => ({ method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers }) });
@@ -62,6 +67,13 @@ const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
     request: { method: 'GET', url: '/api/v1/status' },
   },
   otlp_disabled: { request: { method: 'POST', url: '/v1/logs' } },
+  unauthorized: { app: () => guarded(), request: { method: 'GET', url: '/api/v1/status' } },
+  forbidden: { app: () => guarded(), request: { method: 'POST', url: '/api/v1/reload', headers: { authorization: 'Bearer r' } } },
+  audit_disabled: { request: { method: 'GET', url: '/api/v1/audit' } },
+  audit_body_too_large: {
+    setup: (f) => Object.assign(f, { audit: { maxBodyBytes: 4, record: () => Promise.resolve(), list: () => ({ count: 0, entries: [] }) } }),
+    request: silence([{ selector: 'rule', op: '=', value: 'x' }]),
+  },
   route_not_found: { request: { method: 'GET', url: '/api/v2/status' } },
   method_not_allowed: { request: { method: 'PATCH', url: '/healthz' } },
   body_too_large: { request: { method: 'POST', url: '/api/v1/silences', body: 'x'.repeat(2_000_000) } },
@@ -92,6 +104,8 @@ describe('every catalogued error is answered by the route table', () => {
     const spec = API_ERRORS[code];
     expect(res.status).toBe(spec.status);
     expect(res.headers['content-type']).toBe('application/json');
-    expect(res.json()).toMatchObject({ error: spec.error, ...('hint' in spec ? { hint: spec.hint } : {}) });
+    // 403 appends the missing permission to its catalogue message.
+    const error = code === 'forbidden' ? `${spec.error} 'reload:execute'` : spec.error;
+    expect(res.json()).toMatchObject({ error, ...('hint' in spec ? { hint: spec.hint } : {}) });
   });
 });

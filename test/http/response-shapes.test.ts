@@ -25,6 +25,7 @@ const SUCCESS: Readonly<Record<string, InjectRequest>> = {
   'POST /api/v1/sources/resolve': { method: 'POST', url: '/api/v1/sources/resolve' },
   'POST /api/v1/sources/resolve/{source_id}': { method: 'POST', url: '/api/v1/sources/resolve/a' },
   'DELETE /api/v1/sources/cache/{source_id}': { method: 'DELETE', url: '/api/v1/sources/cache/a' },
+  'GET /api/v1/audit': { method: 'GET', url: '/api/v1/audit?limit=5&since=0' },
 };
 
 function populatedFacade(): FakeDaemonFacade {
@@ -57,7 +58,8 @@ function populatedFacade(): FakeDaemonFacade {
     },
   ];
   facade.silences.create({ matchers: [{ selector: 'rule', op: '=', value: 'x' }] });
-  return facade;
+  const record = { id: 1, ts: 1, method: 'POST', endpoint: '/api/v1/silences', token: 'ops', status: 201, prev_hash: '0'.repeat(64), hash: 'a'.repeat(64) };
+  return Object.assign(facade, { audit: { maxBodyBytes: 65_536, record: () => Promise.resolve(), list: () => ({ count: 1, entries: [record] }) } });
 }
 
 describe('response shapes', () => {

@@ -29,7 +29,11 @@ describe('codecs', () => {
         for (const kind of createCorrelationKinds(() => runtime, { tickedAt }).kinds as AnyJournaledKind[]) {
           for (const [key, state] of kind.states()) {
             const chunk = chunks.decode(packValue({ kind: kind.kind, entries: [[key, kind.codec.encode(state)]] }));
-            expect(kind.codec.decode(chunk?.entries[0]?.[1], kind.codec.version)).toEqual(state);
+            // States may share an entry log (actors/correlation/entries.ts), so a decoded state equals the
+            // original in what it encodes, not in the log it holds.
+            const decoded = kind.codec.decode(chunk?.entries[0]?.[1], kind.codec.version);
+            expect(decoded).toBeDefined();
+            expect(kind.codec.encode(decoded as typeof state)).toEqual(kind.codec.encode(state));
           }
         }
       }),

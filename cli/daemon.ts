@@ -14,6 +14,7 @@ import { readinessMachine } from '../actors/readiness/index.js';
 import type { DaemonFacade } from '../http/facade.js';
 import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
 import type { HttpApp } from '../http/index.js';
+import type { IncidentRecord } from '../protocol/api-records.js';
 import type { DaemonConfig } from '../protocol/config.js';
 import { createMetrics } from '../protocol/metrics.js';
 import type { SigmaError } from '../sigma/errors.js';
@@ -49,7 +50,7 @@ import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
-import { createSilenceStore } from './daemon-silences.js';
+import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { replayProgressLogger } from './replay-progress.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
@@ -128,7 +129,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const log = deps.log;
   const startedAt = clock.now();
   const registry = deps.registry ?? new Registry();
-  const metrics = createMetrics(registry).handles;
+  // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
+  const metrics = createMetrics(registry, { groups: ['alert_pipeline'] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -180,7 +182,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // The journaled kinds: correlation groups hosted by the runtime in force, the tick frontier by `journal`.
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: new CorrelationRuntime(defs, optionsFor(loaded.ruleSet)) };
   const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
-  const stateKinds = createKindRegistry(correlationKinds.kinds);
+  const alertFile = await readConfiguredPipeline(config.alert_pipeline).catch((error: unknown) => {
+    throw exit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash });
+  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind]);
   let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
@@ -280,6 +286,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       for (const w of workers) w.offer(firstOseq, results);
       tail?.publish(results);
     },
+    alerts: alerts.stage,
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -289,6 +296,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     batchSize: Math.min(config.input.batch_size, capacity),
     snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * SNAPSHOT_MS_PER_SECOND },
     snapshot: (at) => snapshotKinds(store, stateKinds, at),
+  });
+  alerts.start({
+    pipeline,
+    processor,
+    deliver: (results, firstOseq) => {
+      for (const w of workers) w.offer(firstOseq, results);
+    },
+    rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
@@ -335,8 +350,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     readiness.send({ type: 'reload_succeeded', at: clock.now() });
     return true;
   };
-  const reload = createReloadController(clock, runReload, reloadLog);
-  const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
+  const reload = createReloadController(clock, async () => (await alerts.reload()) && (await runReload()), reloadLog);
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { queue, store }) : undefined;
@@ -350,6 +365,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     stopping ??= (async () => {
       abort.abort();
       reload.stop();
+      alerts.stop();
       await unwatch();
       tail?.closeAll();
       const drained = await pipeline.stop(config.output.drain_timeout * 1000);
@@ -382,7 +398,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     clock,
     startedAt,
     triggerReload: () => reload.trigger('api'),
-    silences: createSilenceStore(),
+    silences: alerts.silences,
+    incidents: () => alerts.incidents.list() as IncidentRecord[],
+    incidentApi: alerts.incidents,
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
   });
@@ -408,7 +426,7 @@ function apiApp(daemon: Daemon, log: Logger): HttpApp {
   });
 }
 
-const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
+const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot', 'after-tick-commit'];
 
 /**
  * `SVC_CRASH_AT=<point>[:<n>]`: SIGKILL this process the n-th time (default first) the data path

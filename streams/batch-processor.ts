@@ -63,6 +63,8 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+  /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
+  readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
 
 /** A batch taken off the queue whose detection is under way. */
@@ -155,8 +157,8 @@ export class BatchProcessor {
     deps.journal.at = now;
     const started = performance.now();
     const ordinal0 = deps.store.nextInputOrdinal;
-    const outbox: OutboxDraft[] = [];
-    const lines: CommittedResult[] = [];
+    let outbox: OutboxDraft[] = [];
+    let lines: CommittedResult[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
@@ -181,6 +183,11 @@ export class BatchProcessor {
         lines.push({ result_id, head: result, text });
         outbox.push({ result_id, payload: text });
       }
+    }
+    const alerted = deps.alerts?.apply(lines) ?? lines;
+    if (alerted !== lines) {
+      lines = [...alerted];
+      outbox = lines.map((l) => ({ result_id: l.result_id, payload: l.text }));
     }
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
@@ -265,11 +272,16 @@ export class BatchProcessor {
     if (detected.eventsWithoutLogsource > 0) m.svc_events_without_logsource_total.inc(detected.eventsWithoutLogsource);
   }
 
-  /** Journals what is buffered (ticks, `$definitions`) without input. */
-  async commitJournal(): Promise<void> {
+  /**
+   * Journals what is buffered (ticks, `$definitions`, silences) without input, with the `emitted`
+   * results of timers in the same transaction; resolves with the outbox sequence of the first.
+   */
+  async commitJournal(emitted: readonly CommittedResult[] = []): Promise<number> {
     const records = this.deps.journal.drafts.splice(0);
-    if (records.length === 0) return;
-    await this.deps.store.commitBatch({ records });
+    if (records.length === 0 && emitted.length === 0) return -1;
+    const outbox = emitted.map((l) => ({ result_id: l.result_id, payload: l.text }));
+    const { firstOseq } = await this.deps.store.commitBatch(outbox.length > 0 ? { records, outbox } : { records });
+    return firstOseq;
   }
 
   /** Advance every group to the newest hit time of this batch when it moved a tick further. */

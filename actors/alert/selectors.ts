@@ -1,0 +1,118 @@
+/**
+ * Field selectors (daemon-semantics §9.2) and the value texts the alert pipeline hashes and matches.
+ * A result is the JSON object a sink receives (detection or correlation).
+ */
+
+export type AlertResult = Readonly<Record<string, unknown>>;
+
+export type Namespace = 'rule' | 'level' | 'event' | 'match' | 'enrichment' | 'correlation.group_key';
+
+export interface Selector {
+  readonly namespace: Namespace;
+  readonly path: readonly string[];
+  /** Namespace plus dot-joined path: how the selector names itself in keys and records. */
+  readonly text: string;
+}
+
+const PATH_NAMESPACES: readonly Namespace[] = ['correlation.group_key', 'enrichment', 'event', 'match'];
+
+/** Parses a selector; `{error}` says what is wrong with it. */
+export function parseSelector(input: string): Selector | { readonly error: string } {
+  const text = input.trim();
+  if (text === 'rule' || text === 'level') return { namespace: text, path: [], text };
+  for (const ns of PATH_NAMESPACES) {
+    if (!text.startsWith(`${ns}.`)) continue;
+    const path = text.slice(ns.length + 1).split('.').filter((s) => s !== '');
+    if (path.length === 0) return { error: `selector '${input}' has an empty path` };
+    // `match.<Field>` names one field, dots included.
+    const kept = ns === 'match' || ns === 'correlation.group_key' ? [path.join('.')] : path;
+    return { namespace: ns, path: kept, text: `${ns}.${kept.join('.')}` };
+  }
+  return { error: `selector '${input}' has an unknown namespace (rule, level, event., match., enrichment., correlation.group_key.)` };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function walk(root: unknown, path: readonly string[]): unknown {
+  let at = root;
+  for (const seg of path) {
+    if (!isObject(at)) return undefined;
+    at = at[seg];
+  }
+  return at;
+}
+
+/** The rule identity of a result: its id, else its title. */
+export function ruleOf(result: AlertResult): string {
+  const id = result['rule_id'];
+  return typeof id === 'string' && id !== '' ? id : String(result['rule_title'] ?? '');
+}
+
+/** What a selector resolves to in a result; `undefined` when nothing. */
+export function resolveSelector(sel: Selector, result: AlertResult): unknown {
+  switch (sel.namespace) {
+    case 'rule':
+      return ruleOf(result);
+    case 'level': {
+      const level = result['level'];
+      return typeof level === 'string' ? level.toLowerCase() : undefined;
+    }
+    case 'event':
+      return walk(result['event'], sel.path);
+    case 'enrichment':
+      return walk(result['enrichments'], sel.path);
+    case 'match': {
+      const fields = result['matched_fields'];
+      if (!Array.isArray(fields)) return undefined;
+      const field = sel.path[0];
+      const hit = (fields as unknown[]).find((f) => isObject(f) && f['field'] === field);
+      return isObject(hit) ? hit['value'] : undefined;
+    }
+    case 'correlation.group_key': {
+      const key = result['group_key'];
+      if (!Array.isArray(key)) return undefined;
+      const pair = (key as unknown[]).find((p) => Array.isArray(p) && p[0] === sel.path[0]) as unknown[] | undefined;
+      return pair === undefined ? undefined : String(pair[1]);
+    }
+  }
+}
+
+/** Strings raw, everything else compact JSON (null as `null`). */
+export function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+const utf8 = new TextEncoder();
+const TWO32 = 0x1_0000_0000;
+
+/**
+ * 64-bit FNV-1a over the UTF-8 bytes, 16 lower-case hex digits (§9.5: stable across restarts). The
+ * 64-bit state is two 32-bit halves (prime = 2^40 + 0x1b3), far cheaper than BigInt per byte.
+ */
+export function fnv1a64(text: string): string {
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (const byte of utf8.encode(text)) {
+    lo ^= byte;
+    const low = (lo >>> 0) * 0x1b3;
+    hi = (hi * 0x1b3 + (lo >>> 0) * 256 + Math.floor(low / TWO32)) >>> 0;
+    lo = low >>> 0;
+  }
+  return hi.toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Parses every selector of a list, naming the list and the selector when one is bad. */
+export function parseSelectors(list: readonly string[], where: string): readonly Selector[] {
+  return list.map((text) => {
+    const s = parseSelector(text);
+    if ('error' in s) throw new AlertConfigError(`${where}: ${s.error}`);
+    return s;
+  });
+}
+
+/** A problem of an alert pipeline file or silence; the message names the key or field at fault. */
+export class AlertConfigError extends Error {
+  override readonly name = 'AlertConfigError';
+}

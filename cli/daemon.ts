@@ -301,7 +301,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     pipeline,
     processor,
     deliver: (results, firstOseq) => {
-      for (const w of workers) w.offer(firstOseq, results);
+      for (const w of workers) {
+        w.offer(firstOseq, results);
+        w.wake();
+      }
     },
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });

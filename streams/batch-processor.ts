@@ -83,6 +83,8 @@ interface CommittingBatch {
   readonly units: readonly InputUnit[];
   readonly answers: readonly { accepted: number; parseErrors: number }[];
   readonly lines: readonly CommittedResult[];
+  /** `lines` past the alert pipeline. */
+  readonly delivered: readonly CommittedResult[];
   readonly events: number;
   readonly line: number;
   readonly elapsed: number;
@@ -158,7 +160,7 @@ export class BatchProcessor {
     const started = performance.now();
     const ordinal0 = deps.store.nextInputOrdinal;
     let outbox: OutboxDraft[] = [];
-    let lines: CommittedResult[] = [];
+    const lines: CommittedResult[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
@@ -184,11 +186,9 @@ export class BatchProcessor {
         outbox.push({ result_id, payload: text });
       }
     }
-    const alerted = deps.alerts?.apply(lines) ?? lines;
-    if (alerted !== lines) {
-      lines = [...alerted];
-      outbox = lines.map((l) => ({ result_id: l.result_id, payload: l.text }));
-    }
+    // What the alert pipeline lets through is delivered; match counters count every result.
+    const delivered = deps.alerts?.apply(lines) ?? lines;
+    if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;
@@ -206,7 +206,7 @@ export class BatchProcessor {
           : {}),
     });
     this.reportRouting(detected);
-    return { committed: this.afterCommit(commit, { units, answers, lines, events, line: texts.length, elapsed, dequeuedAt, active }) };
+    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, events, line: texts.length, elapsed, dequeuedAt, active }) };
   }
 
   private headOf(rule: CompiledRule): ResultHead {
@@ -239,7 +239,7 @@ export class BatchProcessor {
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
     const { deps, ctx } = this;
     const m = ctx.metrics;
-    const { units, answers, lines, events, line, elapsed, dequeuedAt, active } = batch;
+    const { units, answers, lines, delivered, events, line, elapsed, dequeuedAt, active } = batch;
     let firstOseq: number;
     try {
       firstOseq = (await commit).firstOseq;
@@ -261,7 +261,7 @@ export class BatchProcessor {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
-    deps.committed(lines, firstOseq);
+    deps.committed(delivered, firstOseq);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 

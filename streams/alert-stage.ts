@@ -108,8 +108,13 @@ export class AlertStage {
   tick(now: number): CommittedResult[] {
     if (!this.active || now <= this.pipeline.tickedAt) return [];
     const started = performance.now();
-    const hasState = this.pipeline.dedup.alerts.size + this.pipeline.incidents.incidents.size + this.pipeline.silences.all().length + this.pipeline.inhibition.entries().length > 0;
-    if (hasState) this.record({ t: 'tick', now });
+    const p = this.pipeline;
+    // Nothing to time out: the tick would change nothing, so it is neither run nor journaled.
+    if (p.dedup.alerts.size + p.incidents.incidents.size + p.silences.all().length + p.inhibition.entries().length === 0) {
+      this.gauges(now);
+      return [];
+    }
+    this.record({ t: 'tick', now });
     const emitted = this.pipeline.tick(now, this.observer).map((e): CommittedResult => {
       const result_id = resultIdForTimer(e.actor, e.trigger, now * 1000, 0);
       const level = typeof e.record['max_level'] === 'string' ? e.record['max_level'] : null;

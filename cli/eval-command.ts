@@ -14,6 +14,7 @@ import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/duration.js';
 import { readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
+import { evalAlerts } from './eval-alerts.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
 
@@ -37,6 +38,7 @@ interface EvalFlags {
   readonly maxGroupEntries?: number;
   readonly action?: string;
   readonly suppress?: string;
+  readonly alertPipeline?: string;
 }
 
 function list(v: string | string[] | undefined): string[] {
@@ -81,6 +83,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
       })
     : undefined;
   const pipelines = await loadPipelines(list(flags.pipeline));
+  const alerts = await evalAlerts(flags.alertPipeline, buildTimestampFields(list(flags.timestampField)));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
@@ -133,9 +136,10 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     });
     evalMs += performance.now() - t0;
     matches += r.results.length;
-    for (const res of r.results) out.push(`${JSON.stringify(res)}\n`);
+    for (const res of alerts?.results(event, r.results, events - 1) ?? r.results) out.push(`${JSON.stringify(res)}\n`);
     if (out.length >= 256) await flush();
   }
+  for (const res of alerts?.finish() ?? []) out.push(`${JSON.stringify(res)}\n`);
   await flush();
   // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
   if (extractor !== undefined) {
@@ -204,6 +208,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--max-state-entries <n>', 'Correlation groups kept across all correlations (default 100000)')
     .option('--max-group-entries <n>', 'Window entries kept per group (0 = unlimited)')
     .option('--action <action>', 'After a correlation fires: alert or reset')
+    .option('--alert-pipeline <path>', 'Alert pipeline file: inhibition, silences, dedup, incidents (event time drives its ticks)')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
     .action(async (events: string | undefined, flags: EvalFlags) => {
       // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.

@@ -121,3 +121,14 @@ describe('dedup against its reference model', () => {
     expect(fp.fields).toEqual([['event.Computer', 'h1'], ['event.Missing', null]]);
   });
 });
+
+describe('fnv1a64', () => {
+  it('equals FNV-1a 64 over the UTF-8 bytes TextEncoder gives, for any string', () => {
+    const reference = (s: string): string => {
+      let h = 0xcbf29ce484222325n;
+      for (const b of new TextEncoder().encode(s)) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+      return h.toString(16).padStart(16, '0');
+    };
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => fnv1a64(s) === reference(s)), { numRuns: 500 });
+  });
+});

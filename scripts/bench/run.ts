@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
+import { runAlertBench } from './alert.js';
 import { printRows } from './bench-row.js';
 import { runCorrelationBench } from './correlation.js';
 import { runEngineBench } from './engine.js';
@@ -12,3 +13,4 @@ printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
 printRows('Correlation', await runCorrelationBench());
+printRows('Alert pipeline', runAlertBench());

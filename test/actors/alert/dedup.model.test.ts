@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AlertPipeline, fingerprintOf, fnv1a64, quietObserver } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
-import { pipelineWith, result } from './support.js';
+import { command, pipelineWith, result } from './support.js';
 
 interface RefAlert {
   first: number;
@@ -28,26 +28,20 @@ interface Real {
 
 const file = (m: Model): AlertPipelineFile => ({ dedup: { fingerprint: ['event.Computer'], repeat_interval: `${m.repeat}s`, resolve_timeout: `${m.resolve}s`, max_active_alerts: m.cap } });
 
-class Fire implements fc.Command<Model, Real> {
-  constructor(readonly host: string) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    const passed = r.p.process(result(this.host), m.now, 'seed', quietObserver) !== undefined;
-    const a = m.alerts.get(this.host);
+const fire = (host: string): fc.Command<Model, Real> =>
+  command(`fire(${host})`, (m: Model, r: Real) => {
+    const passed = r.p.process(result(host), m.now, 'seed', quietObserver) !== undefined;
+    const a = m.alerts.get(host);
     if (a !== undefined) {
       a.fires++;
       a.last = m.now;
-    } else if (m.alerts.size < m.cap) m.alerts.set(this.host, { first: m.now, last: m.now, emittedAt: m.now, fires: 1, emitted: 1 });
+    } else if (m.alerts.size < m.cap) m.alerts.set(host, { first: m.now, last: m.now, emittedAt: m.now, fires: 1, emitted: 1 });
     expect(passed).toBe(a === undefined);
-  }
-  toString = () => `fire(${this.host})`;
-}
+  });
 
-class Tick implements fc.Command<Model, Real> {
-  constructor(readonly dt: number) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    m.now += this.dt;
+const tick = (dt: number): fc.Command<Model, Real> =>
+  command(`tick(+${dt})`, (m: Model, r: Real) => {
+    m.now += dt;
     const want: string[] = [];
     for (const [host, a] of m.alerts) {
       if (m.now - a.last >= m.resolve) {
@@ -65,39 +59,30 @@ class Tick implements fc.Command<Model, Real> {
     });
     expect(got).toEqual(want);
     expect(r.p.dedup.alerts.size).toBe(m.alerts.size);
-  }
-  toString = () => `tick(+${this.dt})`;
-}
+  });
 
-class Reload implements fc.Command<Model, Real> {
-  constructor(readonly repeat: number, readonly resolve: number) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    m.repeat = this.repeat;
-    m.resolve = this.resolve;
+const reload = (repeat: number, resolve: number): fc.Command<Model, Real> =>
+  command(`reload(repeat ${repeat}, resolve ${resolve})`, (m: Model, r: Real) => {
+    m.repeat = repeat;
+    m.resolve = resolve;
     r.p.load(file(m));
-  }
-  toString = () => `reload(repeat ${this.repeat}, resolve ${this.resolve})`;
-}
+  });
 
-class Crash implements fc.Command<Model, Real> {
-  check = () => true;
-  run(_m: Model, r: Real): void {
+const crash = (): fc.Command<Model, Real> =>
+  command('crash', (_m: Model, r: Real) => {
     const pieces = JSON.parse(JSON.stringify([...r.p.pieces()]));
     const restored = new AlertPipeline();
     restored.restore(pieces);
     expect(JSON.stringify([...restored.pieces()])).toBe(JSON.stringify([...r.p.pieces()]));
     r.p = restored;
-  }
-  toString = () => 'crash';
-}
+  });
 
 const host = fc.constantFrom('h1', 'h2', 'h3', 'h4');
 const commands = [
-  host.map((h) => new Fire(h)),
-  fc.integer({ min: 0, max: 4 }).map((dt) => new Tick(dt)),
-  fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 8 })).map(([a, b]) => new Reload(a, b)),
-  fc.constant(new Crash()),
+  host.map((h) => fire(h)),
+  fc.integer({ min: 0, max: 4 }).map((dt) => tick(dt)),
+  fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 1, max: 8 })).map(([a, b]) => reload(a, b)),
+  fc.constant(crash()),
 ];
 
 describe('dedup against its reference model', () => {

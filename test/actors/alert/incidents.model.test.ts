@@ -6,7 +6,7 @@ import { createActor } from 'xstate';
 import type { Actor } from 'xstate';
 import { AlertPipeline, incidentLifecycle } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
-import { countingObserver, pipelineWith, result } from './support.js';
+import { command, countingObserver, pipelineWith, result } from './support.js';
 
 interface Timers {
   groupWait: number;
@@ -33,25 +33,19 @@ function hostOf(p: AlertPipeline, id: string): string {
   return String(p.incidents.incidents.get(id)?.group_by[0]?.[1]);
 }
 
-class Absorb implements fc.Command<Model, Real> {
-  constructor(readonly host: string) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    const out = r.p.process(result(this.host), m.now, `s${m.now}`, countingObserver());
+const absorb = (host: string): fc.Command<Model, Real> =>
+  command(`absorb(${host})`, (m: Model, r: Real) => {
+    const out = r.p.process(result(host), m.now, `s${m.now}`, countingObserver());
     const id = (out?.['enrichments'] as Record<string, unknown>)['incident_id'] as string;
-    expect(hostOf(r.p, id)).toBe(this.host);
-    const chart = m.charts.get(this.host);
-    if (chart === undefined) m.charts.set(this.host, createActor(incidentLifecycle, { input: { ...m.timers, now: m.now } }).start());
+    expect(hostOf(r.p, id)).toBe(host);
+    const chart = m.charts.get(host);
+    if (chart === undefined) m.charts.set(host, createActor(incidentLifecycle, { input: { ...m.timers, now: m.now } }).start());
     else chart.send({ type: 'absorb', now: m.now });
-  }
-  toString = () => `absorb(${this.host})`;
-}
+  });
 
-class Tick implements fc.Command<Model, Real> {
-  constructor(readonly dt: number) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    m.now += this.dt;
+const tick = (dt: number): fc.Command<Model, Real> =>
+  command(`tick(+${dt})`, (m: Model, r: Real) => {
+    m.now += dt;
     const want: string[] = [];
     for (const [host, chart] of m.charts) {
       chart.send({ type: 'tick', now: m.now });
@@ -63,30 +57,21 @@ class Tick implements fc.Command<Model, Real> {
     const got = r.p.tick(m.now, countingObserver()).map((e) => `${before.get(String(e.record['incident_id']))}:${String(e.record['trigger'])}`);
     expect(got.sort()).toEqual(want.sort());
     expect(r.p.incidents.incidents.size).toBe(m.charts.size);
-  }
-  toString = () => `tick(+${this.dt})`;
-}
+  });
 
-class Reload implements fc.Command<Model, Real> {
-  constructor(readonly timers: Timers) {}
-  check = () => true;
-  run(m: Model, r: Real): void {
-    m.timers = this.timers;
-    for (const chart of m.charts.values()) chart.send({ type: 'retime', timers: this.timers });
-    r.p.load(groupBy(this.timers));
-  }
-  toString = () => `reload(${JSON.stringify(this.timers)})`;
-}
+const reload = (timers: Timers): fc.Command<Model, Real> =>
+  command(`reload(${JSON.stringify(timers)})`, (m: Model, r: Real) => {
+    m.timers = timers;
+    for (const chart of m.charts.values()) chart.send({ type: 'retime', timers: timers });
+    r.p.load(groupBy(timers));
+  });
 
-class Crash implements fc.Command<Model, Real> {
-  check = () => true;
-  run(_m: Model, r: Real): void {
+const crash = (): fc.Command<Model, Real> =>
+  command('crash', (_m: Model, r: Real) => {
     const restored = new AlertPipeline();
     restored.restore(JSON.parse(JSON.stringify([...r.p.pieces()])));
     r.p = restored;
-  }
-  toString = () => 'crash';
-}
+  });
 
 const timers = fc.record({
   groupWait: fc.integer({ min: 0, max: 3 }),
@@ -99,10 +84,10 @@ describe('group_by incidents against the incident statechart', () => {
   it('emit group_wait, group_interval, repeat and resolved as the chart does, across reloads and crashes', () => {
     fc.assert(
       fc.property(timers, fc.commands([
-        fc.constantFrom('h1', 'h2', 'h3').map((h) => new Absorb(h)),
-        fc.integer({ min: 0, max: 3 }).map((dt) => new Tick(dt)),
-        timers.map((t) => new Reload(t)),
-        fc.constant(new Crash()),
+        fc.constantFrom('h1', 'h2', 'h3').map((h) => absorb(h)),
+        fc.integer({ min: 0, max: 3 }).map((dt) => tick(dt)),
+        timers.map((t) => reload(t)),
+        fc.constant(crash()),
       ], { maxCommands: 60 }), (t, cmds) => {
         const m: Model = { now: 1000, timers: t, charts: new Map() };
         fc.modelRun(() => ({ model: m, real: { p: pipelineWith(groupBy(t)) } }), cmds);

@@ -6,7 +6,7 @@ import { createActor } from 'xstate';
 import type { Actor } from 'xstate';
 import { AlertPipeline, MAX_MATCHERS, quietObserver, silenceLifecycle, silenceState, unsafeRegexReason } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
-import { countingObserver, pipelineWith, result } from './support.js';
+import { command, countingObserver, pipelineWith, result } from './support.js';
 
 const T0 = Date.parse('2024-03-01T00:00:00Z') / 1000;
 const iso = (s: number) => new Date(s * 1000).toISOString();
@@ -20,15 +20,13 @@ interface Real {
   p: AlertPipeline;
 }
 
-class Create implements fc.Command<SilenceModel, Real> {
-  constructor(readonly host: string, readonly starts: number | undefined, readonly ends: number | undefined) {}
-  check = () => true;
-  run(m: SilenceModel, r: Real): void {
-    const startsAt = this.starts === undefined ? undefined : m.now + this.starts;
-    const endsAt = this.ends === undefined ? undefined : (startsAt ?? m.now) + this.ends;
+const create = (host: string, starts: number | undefined, ends: number | undefined): fc.Command<SilenceModel, Real> =>
+  command(`create(${host}, ${starts}, ${ends})`, (m: SilenceModel, r: Real) => {
+    const startsAt = starts === undefined ? undefined : m.now + starts;
+    const endsAt = ends === undefined ? undefined : (startsAt ?? m.now) + ends;
     const id = `s${m.next++}`;
     const created = r.p.checkSilence({
-      matchers: [{ selector: 'event.Computer', value: this.host }],
+      matchers: [{ selector: 'event.Computer', value: host }],
       ...(startsAt !== undefined ? { starts_at: iso(startsAt) } : {}),
       ...(endsAt !== undefined ? { ends_at: iso(endsAt) } : {}),
     }, id);
@@ -37,27 +35,19 @@ class Create implements fc.Command<SilenceModel, Real> {
     r.p.silences.add(created.silence);
     const chart = createActor(silenceLifecycle, { input: { startsAt, endsAt } }).start();
     chart.send({ type: 'tick', now: m.now });
-    m.charts.set(id, { host: this.host, chart });
-  }
-  toString = () => `create(${this.host}, ${this.starts}, ${this.ends})`;
-}
+    m.charts.set(id, { host: host, chart });
+  });
 
-class Delete implements fc.Command<SilenceModel, Real> {
-  constructor(readonly pick: number) {}
-  check = () => true;
-  run(m: SilenceModel, r: Real): void {
+const remove = (pick: number): fc.Command<SilenceModel, Real> =>
+  command(`delete(#${pick})`, (m: SilenceModel, r: Real) => {
     const ids = [...m.charts.keys()];
-    const id = ids[this.pick % Math.max(1, ids.length)] ?? 'none';
+    const id = ids[pick % Math.max(1, ids.length)] ?? 'none';
     expect(r.p.silences.remove(id)).toBe(m.charts.delete(id));
-  }
-  toString = () => `delete(#${this.pick})`;
-}
+  });
 
-class Tick implements fc.Command<SilenceModel, Real> {
-  constructor(readonly dt: number) {}
-  check = () => true;
-  run(m: SilenceModel, r: Real): void {
-    m.now += this.dt;
+const tick = (dt: number): fc.Command<SilenceModel, Real> =>
+  command(`tick(+${dt})`, (m: SilenceModel, r: Real) => {
+    m.now += dt;
     for (const [id, s] of m.charts) {
       s.chart.send({ type: 'tick', now: m.now });
       const stored = r.p.silences.all().find((x) => x.id === id);
@@ -70,27 +60,19 @@ class Tick implements fc.Command<SilenceModel, Real> {
     r.p.tick(m.now, quietObserver);
     for (const [id, s] of m.charts) if (s.chart.getSnapshot().status === 'done') m.charts.delete(id);
     expect(r.p.silences.all().map((s) => s.id).sort()).toEqual([...m.charts.keys()].sort());
-  }
-  toString = () => `tick(+${this.dt})`;
-}
+  });
 
-class Reload implements fc.Command<SilenceModel, Real> {
-  check = () => true;
-  run(_m: SilenceModel, r: Real): void {
+const reload = (): fc.Command<SilenceModel, Real> =>
+  command('reload', (_m: SilenceModel, r: Real) => {
     r.p.load({ strip_event: true });
-  }
-  toString = () => 'reload';
-}
+  });
 
-class Crash implements fc.Command<SilenceModel, Real> {
-  check = () => true;
-  run(_m: SilenceModel, r: Real): void {
+const crash = <M extends object>(): fc.Command<M, Real> =>
+  command('crash', (_m: M, r: Real) => {
     const restored = new AlertPipeline();
     restored.restore(JSON.parse(JSON.stringify([...r.p.pieces()])));
     r.p = restored;
-  }
-  toString = () => 'crash';
-}
+  });
 
 const offset = fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined });
 const span = fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined });
@@ -99,11 +81,11 @@ describe('silences against the silence statechart', () => {
   it('are pending, active and expired as the chart derives, mute only while active, and survive reloads and crashes', () => {
     fc.assert(
       fc.property(fc.commands([
-        fc.tuple(fc.constantFrom('h1', 'h2'), offset, span).map(([h, s, e]) => new Create(h, s, e)),
-        fc.nat(5).map((i) => new Delete(i)),
-        fc.integer({ min: 0, max: 3 }).map((dt) => new Tick(dt)),
-        fc.constant(new Reload()),
-        fc.constant(new Crash()),
+        fc.tuple(fc.constantFrom('h1', 'h2'), offset, span).map(([h, s, e]) => create(h, s, e)),
+        fc.nat(5).map((i) => remove(i)),
+        fc.integer({ min: 0, max: 3 }).map((dt) => tick(dt)),
+        fc.constant(reload()),
+        fc.constant(crash<SilenceModel>()),
       ], { maxCommands: 50 }), (cmds) => {
         const m: SilenceModel = { now: T0, next: 1, charts: new Map() };
         fc.modelRun(() => ({ model: m, real: { p: pipelineWith({}) } }), cmds);
@@ -147,51 +129,39 @@ const inhibitFile = (duration: number): AlertPipelineFile => ({
   inhibit_rules: [{ name: 'crit-mutes-low', source_match: [{ selector: 'level', value: 'critical' }], target_match: [{ selector: 'level', value: 'low' }], equal: ['event.Computer'], duration: `${duration}s` }],
 });
 
-class Fire implements fc.Command<InhibitModel, Real> {
-  constructor(readonly host: string, readonly level: 'critical' | 'low' | 'high') {}
-  check = () => true;
-  run(m: InhibitModel, r: Real): void {
+const fire = (host: string, level: 'critical' | 'low' | 'high'): fc.Command<InhibitModel, Real> =>
+  command(`fire(${host}, ${level})`, (m: InhibitModel, r: Real) => {
     const obs = countingObserver();
-    const passed = r.p.process(result(this.host, { level: this.level, rule: `rule-${this.level}` }), m.now, 'x', obs) !== undefined;
-    const last = m.sources.get(this.host);
-    const inhibited = this.level === 'low' && last !== undefined && m.now - last < m.duration;
+    const passed = r.p.process(result(host, { level: level, rule: `rule-${level}` }), m.now, 'x', obs) !== undefined;
+    const last = m.sources.get(host);
+    const inhibited = level === 'low' && last !== undefined && m.now - last < m.duration;
     expect(passed).toBe(!inhibited);
     expect(obs.counts.get('inhibited:crit-mutes-low') ?? 0).toBe(inhibited ? 1 : 0);
-    if (this.level === 'critical') m.sources.set(this.host, m.now);
-  }
-  toString = () => `fire(${this.host}, ${this.level})`;
-}
+    if (level === 'critical') m.sources.set(host, m.now);
+  });
 
-class InhibitTick implements fc.Command<InhibitModel, Real> {
-  constructor(readonly dt: number) {}
-  check = () => true;
-  run(m: InhibitModel, r: Real): void {
-    m.now += this.dt;
+const inhibitTick = (dt: number): fc.Command<InhibitModel, Real> =>
+  command(`tick(+${dt})`, (m: InhibitModel, r: Real) => {
+    m.now += dt;
     r.p.tick(m.now, quietObserver);
     for (const [h, t] of m.sources) if (m.now - t >= m.duration) m.sources.delete(h);
     expect(r.p.gauges(m.now).inhibitSources).toBe(m.sources.size);
-  }
-  toString = () => `tick(+${this.dt})`;
-}
+  });
 
-class InhibitReload implements fc.Command<InhibitModel, Real> {
-  constructor(readonly duration: number) {}
-  check = () => true;
-  run(m: InhibitModel, r: Real): void {
-    m.duration = this.duration;
-    r.p.load(inhibitFile(this.duration));
-  }
-  toString = () => `reload(${this.duration}s)`;
-}
+const inhibitReload = (duration: number): fc.Command<InhibitModel, Real> =>
+  command(`reload(${duration}s)`, (m: InhibitModel, r: Real) => {
+    m.duration = duration;
+    r.p.load(inhibitFile(duration));
+  });
 
 describe('inhibition against a last-seen model', () => {
   it('mutes targets while a source with equal labels is fresh, never itself, across reloads and crashes', () => {
     fc.assert(
       fc.property(fc.commands([
-        fc.tuple(fc.constantFrom('h1', 'h2'), fc.constantFrom('critical' as const, 'low' as const, 'high' as const)).map(([h, l]) => new Fire(h, l)),
-        fc.integer({ min: 0, max: 3 }).map((dt) => new InhibitTick(dt)),
-        fc.integer({ min: 1, max: 5 }).map((d) => new InhibitReload(d)),
-        fc.constant(new Crash() as unknown as fc.Command<InhibitModel, Real>),
+        fc.tuple(fc.constantFrom('h1', 'h2'), fc.constantFrom('critical' as const, 'low' as const, 'high' as const)).map(([h, l]) => fire(h, l)),
+        fc.integer({ min: 0, max: 3 }).map((dt) => inhibitTick(dt)),
+        fc.integer({ min: 1, max: 5 }).map((d) => inhibitReload(d)),
+        fc.constant(crash<InhibitModel>()),
       ], { maxCommands: 50 }), (cmds) => {
         const m: InhibitModel = { now: T0, duration: 3, sources: new Map() };
         fc.modelRun(() => ({ model: m, real: { p: pipelineWith(inhibitFile(3)) } }), cmds);

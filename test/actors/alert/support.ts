@@ -1,3 +1,4 @@
+import type fc from 'fast-check';
 import { AlertPipeline } from '../../../actors/alert/index.js';
 import type { AlertObserver } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
@@ -36,4 +37,9 @@ export function pipelineWith(file: AlertPipelineFile): AlertPipeline {
   const p = new AlertPipeline();
   p.load(file);
   return p;
+}
+
+/** A model-run command that prints as `name` (counterexamples). */
+export function command<M extends object, R>(name: string, run: (m: M, r: R) => void): fc.Command<M, R> {
+  return { check: () => true, run, toString: () => name };
 }

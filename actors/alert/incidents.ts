@@ -199,6 +199,20 @@ export class IncidentStore {
   }
 }
 
+/** One frozen ref per (rule, level): incidents hold up to `max_results_per_incident` refs each, mostly alike. */
+const REFS = new Map<string, IncidentRef>();
+
+function refOf(rule: string, level: string | undefined): IncidentRef {
+  const key = `${rule}\u0000${level ?? ''}`;
+  let ref = REFS.get(key);
+  if (ref === undefined) {
+    ref = Object.freeze(level === undefined ? { rule } : { rule, level });
+    // Bounded: past it a ref is simply not shared.
+    if (REFS.size < 10_000) REFS.set(key, ref);
+  }
+  return ref;
+}
+
 function absorb(config: GroupConfig, inc: Incident, result: AlertResult, stripped: AlertResult, now: number): void {
   inc.last_seen = now;
   inc.dirty = true;
@@ -208,7 +222,7 @@ function absorb(config: GroupConfig, inc: Incident, result: AlertResult, strippe
   const rule = ruleOf(result);
   inc.rule_counts[rule] = (inc.rule_counts[rule] ?? 0) + 1;
   if (config.include === 'refs') {
-    if (inc.refs.length < config.maxResultsPerIncident) inc.refs.push(level === undefined ? { rule } : { rule, level });
+    if (inc.refs.length < config.maxResultsPerIncident) inc.refs.push(refOf(rule, level));
   } else if (inc.results.length < config.maxResultsPerIncident) inc.results.push(stripped);
 }
 

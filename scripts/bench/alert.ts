@@ -81,13 +81,13 @@ function heapPer(file: AlertPipelineFile, n: number, count: (s: AlertStage) => n
   return { name, value: Math.round((after - before) / count(s)), unit: 'bytes' };
 }
 
-/** Replays 1M `result` journal records (half folds) into a fresh stage, as start-up does. */
+/** Replays 1M `result` journal records (half folds) into a fresh stage, as start-up does (records kept as JSON text and decoded one at a time, as a replay reads them). */
 function replay(): BenchRow[] {
   const { stage: live, journal } = stage(FILE);
-  const records: unknown[] = [];
+  const records: string[] = [];
   for (let i = 0; i < 1_000_000; i += 1000) {
     live.apply(Array.from({ length: 1000 }, (_, k) => line((i + k) % 2 === 0 ? i + k : (i + k) % 50_000)));
-    for (const d of journal.drafts) records.push(d.event);
+    for (const d of journal.drafts) records.push(JSON.stringify(d.event));
     journal.drafts.length = 0;
   }
   const runs: number[] = [];
@@ -95,12 +95,15 @@ function replay(): BenchRow[] {
     const kind = stage({}).stage.kind();
     const t0 = performance.now();
     kind.replay('', { t: 'config', file: FILE } as never);
-    for (const e of records) if (kind.isEvent(e)) kind.replay('', e);
+    for (const text of records) {
+      const e: unknown = JSON.parse(text);
+      if (kind.isEvent(e)) kind.replay('', e);
+    }
     runs.push((performance.now() - t0) / 1000);
   }
   return [
     { name: 'alert_replay_records', value: records.length, unit: 'records' },
-    { name: 'alert_replay_1m_records', value: Number(median(runs).toFixed(2)), unit: 's (median of 3; checked and applied, decode excluded)' },
+    { name: 'alert_replay_1m_records', value: Number(median(runs).toFixed(2)), unit: 's (median of 3; JSON-decoded, checked and applied)' },
   ];
 }
 

@@ -353,7 +353,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     readiness.send({ type: 'reload_succeeded', at: clock.now() });
     return true;
   };
-  const reload = createReloadController(clock, async () => (await alerts.reload()) && (await runReload()), reloadLog);
+  // The alert pipeline and the rules reload together; a failure of one does not hold back the other.
+  const reload = createReloadController(clock, async () => {
+    const alertsReloaded = await alerts.reload();
+    return (await runReload()) && alertsReloaded;
+  }, reloadLog);
   const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 

@@ -92,14 +92,8 @@ const TWO32 = 0x1_0000_0000;
  * the UTF-8 bytes are produced on the fly instead of encoding the string first.
  */
 export function fnv1a64(text: string): string {
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
-  const step = (byte: number): void => {
-    lo = (lo ^ byte) >>> 0;
-    const low = lo * 0x1b3;
-    hi = (hi * 0x1b3 + lo * 256 + Math.floor(low / TWO32)) >>> 0;
-    lo = low >>> 0;
-  };
+  hi = 0xcbf29ce4;
+  lo = 0x84222325;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {
@@ -128,6 +122,17 @@ export function fnv1a64(text: string): string {
     step(0x80 | (c & 0x3f));
   }
   return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+}
+
+/** The hash state of the running `fnv1a64` (module-level: no closure per call; the function never re-enters). */
+let hi = 0;
+let lo = 0;
+
+function step(byte: number): void {
+  lo = (lo ^ byte) >>> 0;
+  const low = lo * 0x1b3;
+  hi = (hi * 0x1b3 + lo * 256 + Math.floor(low / TWO32)) >>> 0;
+  lo = low >>> 0;
 }
 
 /** Parses every selector of a list, naming the list and the selector when one is bad. */

@@ -164,10 +164,11 @@ export class AlertPipeline {
     };
   }
 
-  /** Open incidents as API snapshots (`trigger: "snapshot"`). */
+  /** Open incidents as API snapshots (`trigger: "snapshot"`); none while grouping is off (§9.11). */
   incidentSnapshots(): AlertResult[] {
-    const include = this.compiled?.group?.include ?? 'refs';
-    return [...this.incidents.incidents.values()].map((i) => incidentRecord(i, 'open', 'snapshot', include));
+    const group = this.compiled?.group;
+    if (group === undefined) return [];
+    return [...this.incidents.incidents.values()].map((i) => incidentRecord(i, 'open', 'snapshot', group.include));
   }
 
   /** The state as snapshot pieces: config first, so a restore compiles before it seeds. */

@@ -64,14 +64,14 @@ export class IncidentStore {
   private readonly cardinality = new Map<string, number>();
 
   /**
-   * Assigns a result (its event-stripped form is `stripped`) to an incident; the incident id, or
+   * Assigns a result (`stripped` makes its event-stripped form, kept in `include: results` mode) to an incident; the incident id, or
    * undefined when the caps leave it unassigned. `seed` names the result (entity-graph ids).
    */
-  assign(config: GroupConfig, result: AlertResult, stripped: AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
+  assign(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
     return config.mode === 'group_by' ? this.assignGroupBy(config, result, stripped, now) : this.assignEntities(config, result, stripped, now, seed, overmerge);
   }
 
-  private assignGroupBy(config: GroupConfig, result: AlertResult, stripped: AlertResult, now: number): string | undefined {
+  private assignGroupBy(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number): string | undefined {
     let key = '';
     const pairs: [string, unknown][] = [];
     for (const sel of config.by) {
@@ -90,7 +90,7 @@ export class IncidentStore {
     return id;
   }
 
-  private assignEntities(config: GroupConfig, result: AlertResult, stripped: AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
+  private assignEntities(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
     const kept: [string, string][] = [];
     for (const sel of config.entities) {
       const v = resolveSelector(sel, result);
@@ -213,7 +213,7 @@ function refOf(rule: string, level: string | undefined): IncidentRef {
   return ref;
 }
 
-function absorb(config: GroupConfig, inc: Incident, result: AlertResult, stripped: AlertResult, now: number): void {
+function absorb(config: GroupConfig, inc: Incident, result: AlertResult, stripped: () => AlertResult, now: number): void {
   inc.last_seen = now;
   inc.dirty = true;
   inc.result_count++;
@@ -223,7 +223,7 @@ function absorb(config: GroupConfig, inc: Incident, result: AlertResult, strippe
   inc.rule_counts[rule] = (inc.rule_counts[rule] ?? 0) + 1;
   if (config.include === 'refs') {
     if (inc.refs.length < config.maxResultsPerIncident) inc.refs.push(refOf(rule, level));
-  } else if (inc.results.length < config.maxResultsPerIncident) inc.results.push(stripped);
+  } else if (inc.results.length < config.maxResultsPerIncident) inc.results.push(stripped());
 }
 
 function sortedCounts(counts: Record<string, number>): Record<string, number> {

@@ -106,14 +106,17 @@ export class AlertPipeline {
       observer.silenced();
       return undefined;
     }
+    // The event-stripped copy is made at most once, and only when something keeps it.
+    let copy: AlertResult | undefined;
+    const stripped = (): AlertResult => (copy ??= stripEvents(result));
     if (config.dedup !== undefined) {
-      const fired = this.dedup.fire(config.dedup, result, () => stripEvents(result), now);
+      const fired = this.dedup.fire(config.dedup, result, stripped, now);
       observer.dedup(fired);
       if (fired === 'folded') return undefined;
     }
-    const out = config.stripEvent ? stripEvents(result) : result;
+    const out = config.stripEvent ? stripped() : result;
     if (config.group === undefined) return out;
-    const id = this.incidents.assign(config.group, result, stripEvents(result), now, seed, (g) => observer.overmerge(g));
+    const id = this.incidents.assign(config.group, result, stripped, now, seed, (g) => observer.overmerge(g));
     return id === undefined ? out : withIncident(out, id);
   }
 

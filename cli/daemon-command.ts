@@ -28,7 +28,7 @@ function apiApp(daemon: Daemon, log: Logger): HttpApp {
   });
 }
 
-const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
+const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot', 'after-tick-commit'];
 
 /**
  * `SVC_CRASH_AT=<point>[:<n>]`: SIGKILL this process the n-th time (default first) the data path
@@ -107,7 +107,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
-  const metrics = createMetrics(registry, { groups: security.tls !== undefined ? ['tls'] : [] }).handles;
+  const metrics = createMetrics(registry, { groups: ['alert_pipeline', ...(security.tls !== undefined ? (['tls'] as const) : [])] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,

@@ -1,8 +1,8 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, EventIngest, SilenceStore } from '../http/index.js';
-import type { StatusRecord } from '../protocol/index.js';
+import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, SilenceStore } from '../http/index.js';
+import type { IncidentRecord, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
@@ -18,6 +18,8 @@ export interface FacadeParts {
   readonly startedAt: number;
   readonly triggerReload: () => 'triggered' | 'already_pending';
   readonly silences: SilenceStore;
+  readonly incidents?: () => readonly IncidentRecord[];
+  readonly incidentApi?: IncidentApi;
   readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
   readonly audit?: AuditLog;
@@ -67,6 +69,8 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
       return { contentType: p.registry.contentType, text: await p.registry.metrics() };
     },
     silences: p.silences,
+    ...(p.incidents !== undefined ? { incidents: p.incidents } : {}),
+    ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),

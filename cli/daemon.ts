@@ -8,7 +8,7 @@ import { createActor } from 'xstate';
 import { CorrelationRuntime } from '../actors/index.js';
 import { readinessMachine } from '../actors/index.js';
 import type { DaemonFacade } from '../http/index.js';
-import type { DaemonConfig } from '../protocol/index.js';
+import type { DaemonConfig, IncidentRecord } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import type { SigmaError } from '../sigma/index.js';
@@ -42,7 +42,7 @@ import { openOutputs, OutputError } from './daemon-outputs.js';
 import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { resolveDaemonSettings } from './daemon-settings.js';
-import { createSilenceStore } from './daemon-silences.js';
+import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -101,7 +101,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const startedAt = clock.now();
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
-  const metrics = deps.metrics ?? createMetrics(registry).handles;
+  // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline'] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -152,7 +153,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // The journaled kinds: correlation groups hosted by the runtime in force, the tick frontier by `journal`.
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: new CorrelationRuntime(defs, optionsFor(loaded.ruleSet)) };
   const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
-  const stateKinds = createKindRegistry(correlationKinds.kinds);
+  const alertFile = await readConfiguredPipeline(config.alert_pipeline).catch((error: unknown) => {
+    throw exit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const auditOn = config.state.db !== undefined && config.api.audit.enabled !== false;
+  const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash, auditCommits: auditOn });
+  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind]);
   let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
@@ -222,6 +228,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       for (const w of workers) w.offer(firstOseq, results);
       tail?.publish(results);
     },
+    alerts: alerts.stage,
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -231,6 +238,17 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     batchSize: settings.batchSize,
     snapshotPolicy: settings.snapshotPolicy,
     snapshot: (at) => snapshotKinds(store, stateKinds, at),
+  });
+  alerts.start({
+    pipeline,
+    processor,
+    deliver: (results, firstOseq) => {
+      for (const w of workers) {
+        w.offer(firstOseq, results);
+        w.wake();
+      }
+    },
+    rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
@@ -264,12 +282,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     log: reloadLog,
   });
   // Each step of the pass runs whether or not the rules reloaded (daemon-semantics §15.2).
+  // The alert pipeline, the rules and the listener's TLS reload together; a failure of one does not hold back the others.
   const runReload = async (): Promise<boolean> => {
+    const alertsReloaded = await alerts.reload();
     const rulesReloaded = await reloadRules();
-    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded;
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded;
   };
   const reload = createReloadController(clock, runReload, reloadLog);
-  const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p));
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
@@ -280,8 +300,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
-  const audit =
-    config.state.db !== undefined && config.api.audit.enabled !== false
+  const audit = auditOn
       ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: settings.snapshotPolicy.intervalMs })
       : undefined;
 
@@ -290,6 +309,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       abort.abort();
       audit?.stop();
       reload.stop();
+      alerts.stop();
       await unwatch();
       tail?.closeAll();
       admission.stop();
@@ -323,7 +343,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     clock,
     startedAt,
     triggerReload: () => reload.trigger('api'),
-    silences: createSilenceStore(),
+    silences: alerts.silences,
+    incidents: () => alerts.incidents.list() as IncidentRecord[],
+    incidentApi: alerts.incidents,
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),

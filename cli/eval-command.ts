@@ -15,6 +15,7 @@ import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/index.js';
 import { readEventItems, readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
+import { evalAlerts } from './eval-alerts.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
 
@@ -39,6 +40,7 @@ interface EvalFlags {
   readonly maxGroupEntries?: number;
   readonly action?: string;
   readonly suppress?: string;
+  readonly alertPipeline?: string;
 }
 
 function list(v: string | string[] | undefined): string[] {
@@ -85,12 +87,13 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   // The daemon's own result builder: the same lines for the same input.
   const detector = new EventDetector({ includeEvent: flags.includeEvent === true, ...(routing !== undefined ? { routing } : {}) });
   const { inputs: pipelineInputs, pipelines } = await loadPipelines(list(flags.pipeline));
+  const alerts = await evalAlerts(flags.alertPipeline, buildTimestampFields(list(flags.timestampField)));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
   if (input !== '-') checkPath('events file', input, 'file');
-  // Logsource routing stays on this thread: its per-event context is built here.
-  const workers = routing === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
+  // Logsource routing and the alert pipeline stay on this thread: they need each event here.
+  const workers = routing === undefined && alerts === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
 
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
@@ -147,6 +150,11 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     }
     evalMs += performance.now() - t0;
     matches += out.length - before;
+    // The alert pipeline works on result objects: only its runs pay for reading the lines back.
+    if (alerts !== undefined) {
+      const lines = out.splice(before);
+      for (const res of alerts.results(event, lines.map((l) => JSON.parse(l) as object), events - 1)) out.push(`${JSON.stringify(res)}\n`);
+    }
   };
   const chunks = input === '-' ? process.stdin : createReadStream(input);
   const now = Date.now();
@@ -183,6 +191,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
       await workerPool.close();
     }
   }
+  for (const res of alerts?.finish() ?? []) out.push(`${JSON.stringify(res)}\n`);
   await flush();
   // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
   if (routing !== undefined) {
@@ -252,6 +261,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--max-state-entries <n>', 'Correlation groups kept across all correlations (default 100000)')
     .option('--max-group-entries <n>', 'Window entries kept per group (0 = unlimited)')
     .option('--action <action>', 'After a correlation fires: alert or reset')
+    .option('--alert-pipeline <path>', 'Alert pipeline file: inhibition, silences, dedup, incidents (event time drives its ticks)')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
     .action(async (events: string | undefined, flags: EvalFlags) => {
       // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.

@@ -43,6 +43,8 @@ export interface DaemonFacade {
   readonly ingest?: EventIngest;
   /** Present with an alert pipeline group block; absent lists nothing. */
   readonly incidents?: () => readonly IncidentRecord[];
+  /** One incident and its bundle (daemon-semantics §9.11); absent behaves as grouping off. */
+  readonly incidentApi?: IncidentApi;
   /** Present with a risk accumulator; absent lists nothing. */
   readonly riskEntities?: () => readonly RiskEntity[];
   readonly silences: SilenceStore;
@@ -62,13 +64,22 @@ export interface DaemonFacade {
 
 export type SilenceCreateResult =
   | { readonly ok: true; readonly id: string }
-  | { readonly ok: false; readonly reason: 'invalid_regex'; readonly detail: string }
+  | { readonly ok: false; readonly reason: 'invalid_regex' | 'invalid'; readonly detail: string }
   | { readonly ok: false; readonly reason: 'limit_reached' };
 
+/** Silences; the daemon's journals a creation or deletion before it resolves (issue 13). */
 export interface SilenceStore {
   list(): readonly Silence[];
-  create(body: SilenceCreateBody): SilenceCreateResult;
-  remove(id: string): boolean;
+  create(body: SilenceCreateBody): SilenceCreateResult | Promise<SilenceCreateResult>;
+  remove(id: string): boolean | Promise<boolean>;
+}
+
+export interface IncidentApi {
+  /** An alert pipeline with a group block is loaded. */
+  grouping(): boolean;
+  /** An open incident's API snapshot (`trigger: "snapshot"`, `bundle_ready`). */
+  get(id: string): JsonObject | undefined;
+  bundle(id: string, format: 'json' | 'markdown'): { readonly contentType: string; readonly body: string } | undefined;
 }
 
 export interface DynamicSources {

@@ -41,3 +41,4 @@ export type { AuditLog } from './audited-request.js';
 export { ENCRYPTED_KEY_HINT, loadTlsMaterial, type TlsMaterial, type TlsSettings } from './tls-material.js';
 export type { TlsHooks, TlsListener } from './tls-server.js';
 export { formatListenAddress, isLoopbackAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
+export type { IncidentApi } from './facade.js';

@@ -1,4 +1,5 @@
 import {
+  BundleQuery,
   CorrelationStateQuery,
   IdParams,
   PageQuery,
@@ -112,6 +113,35 @@ export const ROUTES: readonly Route[] = [
   }),
   defineRoute({
     method: 'GET',
+    path: '/api/v1/incidents/{id}',
+    schema: { params: IdParams },
+    handle: (req, res, d) => {
+      const { id } = req.input.params;
+      if (d.incidentApi?.grouping() !== true) return sendError(res, 'incident_grouping_disabled');
+      const incident = d.incidentApi.get(id);
+      return incident === undefined ? sendError(res, 'incident_not_found', { incident_id: id }) : sendJson(res, 200, incident);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/incidents/{id}/bundle',
+    schema: { params: IdParams, query: BundleQuery },
+    handle: (req, res, d) => {
+      const { id } = req.input.params;
+      const asked = req.input.query.format ?? 'json';
+      const format = asked === 'json' ? 'json' : asked === 'markdown' || asked === 'md' ? 'markdown' : undefined;
+      if (format === undefined) return sendError(res, 'bundle_format_unknown', { format: asked });
+      if (d.incidentApi?.grouping() !== true) return sendError(res, 'incident_grouping_disabled');
+      const incident = d.incidentApi.get(id);
+      if (incident === undefined) return sendError(res, 'incident_not_found', { incident_id: id });
+      if (incident['bundle_ready'] !== true) return sendError(res, 'incident_batching', { incident_id: id });
+      const bundle = d.incidentApi.bundle(id, format);
+      if (bundle === undefined) return sendError(res, 'incident_not_found', { incident_id: id });
+      if (!res.closed) res.status(200).header('content-type', bundle.contentType).end(bundle.body);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
     path: '/api/v1/risk',
     schema: { response: RiskListResponse },
     handle: (_req, res, d) => {
@@ -132,19 +162,20 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/api/v1/silences',
     schema: { body: SilenceCreateBody, invalid: 'silence_invalid', response: SilenceCreatedResponse },
-    handle: (req, res, d) => {
-      const created = d.silences.create(req.input.body);
+    handle: async (req, res, d) => {
+      const created = await d.silences.create(req.input.body);
       if (created.ok) return sendJson(res, 201, { status: 'created', id: created.id });
-      if (created.reason === 'invalid_regex') return sendError(res, 'silence_regex_invalid', { detail: created.detail });
-      return sendError(res, 'silences_limit_reached');
+      if (created.reason === 'limit_reached') return sendError(res, 'silences_limit_reached');
+      const regex = created.reason === 'invalid_regex' || created.detail.includes('regex');
+      return sendError(res, regex ? 'silence_regex_invalid' : 'silence_invalid', { detail: created.detail });
     },
   }),
   defineRoute({
     method: 'DELETE',
     path: '/api/v1/silences/{id}',
     schema: { params: IdParams, response: SilenceDeletedResponse },
-    handle: (req, res, d) =>
-      d.silences.remove(req.input.params.id)
+    handle: async (req, res, d) =>
+      (await d.silences.remove(req.input.params.id))
         ? sendJson(res, 200, { status: 'deleted', id: req.input.params.id })
         : sendError(res, 'silence_not_found', { id: req.input.params.id }),
   }),

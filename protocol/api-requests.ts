@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { literalUnion } from './literal-union.js';
-import { SilenceMatcher } from './api-records.js';
+import { SilenceSpecSchema } from './alert-pipeline.js';
+import type { SilenceSpec } from './alert-pipeline.js';
 
 /** Request shapes of the HTTP API: path parameters, query strings and JSON bodies. */
 
@@ -37,13 +38,10 @@ export const TailQuery = Type.Object({
   rule: Type.Optional(Type.String()),
 });
 
-export const SilenceCreateBody = Type.Object({
-  matchers: Type.Array(SilenceMatcher, { minItems: 1 }),
-  starts_at: Type.Optional(Type.String({ format: 'date-time' })),
-  ends_at: Type.Optional(Type.String({ format: 'date-time' })),
-  created_by: Type.Optional(Type.String()),
-  comment: Type.Optional(Type.String()),
-});
-export type SilenceCreateBody = Type.Static<typeof SilenceCreateBody>;
+/** A silence spec (daemon-semantics §9.7; unknown keys refused); times and matchers are checked by the store, which names the field. */
+export const SilenceCreateBody = SilenceSpecSchema;
+export type SilenceCreateBody = SilenceSpec;
+
+export const BundleQuery = Type.Object({ format: Type.Optional(Type.String()) });
 
 export const SourceResolveBody = Type.Object({ source_id: Type.Optional(Type.String({ minLength: 1 })) });

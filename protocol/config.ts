@@ -83,6 +83,8 @@ const ApiAuditConfig = Type.Object(
 export const DaemonConfig = Type.Object({
   /** Rule file or directory (required to run). */
   rules: Type.Optional(Type.String({ minLength: 1 })),
+  /** Alert pipeline file (daemon-semantics §9.1): inhibition, silences, dedup, incidents. */
+  alert_pipeline: Type.Optional(Type.String({ minLength: 1 })),
   /** Builtin pipeline names or YAML paths, applied in order. */
   pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   api: Type.Object(

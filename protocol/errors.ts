@@ -16,7 +16,8 @@ export interface ApiErrorSpec {
 export const API_ERRORS = {
   silence_invalid: {
     status: 400,
-    error: 'invalid silence: matchers must be a non-empty list of {selector, op, value}',
+    error: 'invalid silence',
+    hint: 'detail names the field at fault; matchers is a non-empty list (at most 64) of {selector, op, value}',
     contract: 'POST /api/v1/silences',
   },
   silence_regex_invalid: {
@@ -40,6 +41,26 @@ export const API_ERRORS = {
     error: 'invalid detection tail parameters',
     hint: 'level is one of informational, low, medium, high, critical; duration a humantime value; limit an integer',
     contract: 'GET /api/v1/detections/stream',
+  },
+  bundle_format_unknown: {
+    status: 400,
+    error: 'unknown bundle format',
+    hint: 'format is json, markdown or md',
+  },
+  incident_not_found: {
+    status: 404,
+    error: 'no such open incident',
+    hint: 'it may have resolved; GET /api/v1/incidents lists the open ones',
+  },
+  incident_batching: {
+    status: 409,
+    error: 'incident is still batching',
+    hint: 'its bundle is ready once group_wait has passed and the incident opened',
+  },
+  incident_grouping_disabled: {
+    status: 503,
+    error: 'incident grouping disabled',
+    hint: 'load an alert pipeline (--alert-pipeline) with a group block',
   },
   silence_not_found: {
     status: 404,

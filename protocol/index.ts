@@ -2,7 +2,7 @@
 // nothing of ours. Other folders import it only through this file.
 export { CacheInvalidatedResponse, CorrelationListResponse, CorrelationStateResponse, DispositionSummary, HealthResponse, IncidentListResponse, IngestSummary, ReadyResponse, ReloadResponse, ResolveResponse, RiskListResponse, RulesRecord, SilenceCreatedResponse, SilenceDeletedResponse, SilenceListResponse, SourceListResponse, StatusRecord } from './api-records.js';
 export type { DynamicSourceInfo, IncidentRecord, JsonObject, RiskEntity, Silence } from './api-records.js';
-export { CorrelationStateQuery, IdParams, PageQuery, SilenceCreateBody, SourceIdParams, SourceResolveBody, TAIL_LEVELS, TailQuery, TapQuery } from './api-requests.js';
+export { BundleQuery, CorrelationStateQuery, IdParams, PageQuery, SilenceCreateBody, SourceIdParams, SourceResolveBody, TAIL_LEVELS, TailQuery, TapQuery } from './api-requests.js';
 export type { TailLevel } from './api-requests.js';
 export { AUDIT_GENESIS_HASH, AuditDraft, AuditListResponse, AuditQuery, AuditRecord } from './audit-record.js';
 export { ApiAuthConfig, DaemonConfig } from './config.js';
@@ -21,3 +21,7 @@ export { literalUnion } from './literal-union.js';
 export type { LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
 export { bindZeroed, createMetrics } from './metrics.js';
 export type { MetricHandles, Metrics } from './metrics.js';
+export type { AlertPipelineFile } from './alert-pipeline.js';
+export type { SilenceSpec } from './alert-pipeline.js';
+export type { AlertMatcher } from './alert-pipeline.js';
+export { AlertPipelineFileSchema } from './alert-pipeline.js';

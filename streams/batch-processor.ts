@@ -63,6 +63,8 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+  /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
+  readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
 
 /** A batch taken off the queue whose detection is under way. */
@@ -81,6 +83,8 @@ interface CommittingBatch {
   readonly units: readonly InputUnit[];
   readonly answers: readonly { accepted: number; parseErrors: number }[];
   readonly lines: readonly CommittedResult[];
+  /** `lines` past the alert pipeline. */
+  readonly delivered: readonly CommittedResult[];
   readonly events: number;
   readonly line: number;
   readonly elapsed: number;
@@ -155,7 +159,7 @@ export class BatchProcessor {
     deps.journal.at = now;
     const started = performance.now();
     const ordinal0 = deps.store.nextInputOrdinal;
-    const outbox: OutboxDraft[] = [];
+    let outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
     const { texts: found, textLines, textRules, correlate } = detected;
@@ -182,6 +186,9 @@ export class BatchProcessor {
         outbox.push({ result_id, payload: text });
       }
     }
+    // What the alert pipeline lets through is delivered; match counters count every result.
+    const delivered = deps.alerts?.apply(lines) ?? lines;
+    if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;
@@ -199,7 +206,7 @@ export class BatchProcessor {
           : {}),
     });
     this.reportRouting(detected);
-    return { committed: this.afterCommit(commit, { units, answers, lines, events, line: texts.length, elapsed, dequeuedAt, active }) };
+    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, events, line: texts.length, elapsed, dequeuedAt, active }) };
   }
 
   private headOf(rule: CompiledRule): ResultHead {
@@ -232,7 +239,7 @@ export class BatchProcessor {
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
     const { deps, ctx } = this;
     const m = ctx.metrics;
-    const { units, answers, lines, events, line, elapsed, dequeuedAt, active } = batch;
+    const { units, answers, lines, delivered, events, line, elapsed, dequeuedAt, active } = batch;
     let firstOseq: number;
     try {
       firstOseq = (await commit).firstOseq;
@@ -254,7 +261,7 @@ export class BatchProcessor {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
-    deps.committed(lines, firstOseq);
+    deps.committed(delivered, firstOseq);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 
@@ -265,11 +272,16 @@ export class BatchProcessor {
     if (detected.eventsWithoutLogsource > 0) m.svc_events_without_logsource_total.inc(detected.eventsWithoutLogsource);
   }
 
-  /** Journals what is buffered (ticks, `$definitions`) without input. */
-  async commitJournal(): Promise<void> {
+  /**
+   * Journals what is buffered (ticks, `$definitions`, silences) without input, with the `emitted`
+   * results of timers in the same transaction; resolves with the outbox sequence of the first.
+   */
+  async commitJournal(emitted: readonly CommittedResult[] = []): Promise<number> {
     const records = this.deps.journal.drafts.splice(0);
-    if (records.length === 0) return;
-    await this.deps.store.commitBatch({ records });
+    if (records.length === 0 && emitted.length === 0) return -1;
+    const outbox = emitted.map((l) => ({ result_id: l.result_id, payload: l.text }));
+    const { firstOseq } = await this.deps.store.commitBatch(outbox.length > 0 ? { records, outbox } : { records });
+    return firstOseq;
   }
 
   /** Advance every group to the newest hit time of this batch when it moved a tick further. */

@@ -46,3 +46,4 @@ export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
 export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';
 export { startWorkerPool } from './detect/worker-pool.js';
 export type { WorkerPoolOptions } from './detect/worker-pool.js';
+export { ALERT_KIND, AlertStage, metricsObserver, unixSeconds } from './alert-stage.js';

@@ -42,7 +42,7 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-function heapUsed(): number {
+export function heapUsed(): number {
   gc();
   gc();
   return process.memoryUsage().heapUsed;

@@ -1,4 +1,5 @@
 // `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
+import { runAlertBench } from './alert.js';
 import { printRows } from './bench-row.js';
 import { runConvertBench } from './convert.js';
 import { runCorrelationBench } from './correlation.js';
@@ -18,3 +19,4 @@ printRows('Correlation', await runCorrelationBench());
 printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the run)', await runConvertBench());
 printRows(EVAL_TITLE, await runEvalBench());
 printRows(STARTUP_TITLE, await runStartupBench());
+printRows('Alert pipeline', runAlertBench());

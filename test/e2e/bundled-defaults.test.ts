@@ -35,6 +35,10 @@ describe('bundled defaults', () => {
       expect(status['detection_matches']).toBeGreaterThan(0);
       const metrics = (await daemon.request({ method: 'GET', url: '/metrics' })).text;
       expect(metrics).toMatch(/^svc_rules_pruned_by_logsource_total [1-9]/m);
+      // The profile's example alert pipeline groups what fired into an incident (issue 13).
+      const incidents = (await daemon.json({ method: 'GET', url: '/api/v1/incidents' })).body;
+      expect(incidents['count']).toBeGreaterThan(0);
+      expect(first['event']).toBeUndefined();
     } finally {
       daemon.kill();
       expect(await daemon.exited).toBe(0);

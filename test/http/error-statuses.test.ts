@@ -34,6 +34,16 @@ const CASES: Readonly<Record<ApiErrorCode, ErrorCase>> = {
   disposition_body_invalid: { features: ON, request: { method: 'POST', url: '/api/v1/dispositions', body: '{' } },
   tap_params_invalid: { features: ON, request: { method: 'GET', url: '/api/v1/tap?duration=1h' } },
   tail_params_invalid: { features: ON, request: { method: 'GET', url: '/api/v1/detections/stream?level=loud' } },
+  bundle_format_unknown: { request: { method: 'GET', url: '/api/v1/incidents/x/bundle?format=pdf' } },
+  incident_grouping_disabled: { request: { method: 'GET', url: '/api/v1/incidents/x' } },
+  incident_not_found: {
+    setup: (f) => Object.assign(f, { incidentApi: { grouping: () => true, get: () => undefined, bundle: () => undefined } }),
+    request: { method: 'GET', url: '/api/v1/incidents/x' },
+  },
+  incident_batching: {
+    setup: (f) => Object.assign(f, { incidentApi: { grouping: () => true, get: () => ({ incident_id: 'x', bundle_ready: false }), bundle: () => undefined } }),
+    request: { method: 'GET', url: '/api/v1/incidents/x/bundle' },
+  },
   silence_not_found: { request: { method: 'DELETE', url: '/api/v1/silences/none' } },
   sources_not_configured: { request: { method: 'POST', url: '/api/v1/sources/resolve/x' } },
   tap_capacity_reached: { features: ON, occupy: '/api/v1/tap', request: { method: 'GET', url: '/api/v1/tap' } },

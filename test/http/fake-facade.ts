@@ -144,6 +144,7 @@ export class FakeDaemonFacade implements DaemonFacade {
   readonly silences: SilenceStore = {
     list: () => [...this.silenceMap.values()],
     create: (body: SilenceCreateBody): SilenceCreateResult => {
+      if (body.matchers.length === 0) return { ok: false, reason: 'invalid', detail: 'silence.matchers: must be a non-empty list' };
       for (const m of body.matchers) {
         if (m.op !== '=~' && m.op !== '!~') continue;
         try {
@@ -154,7 +155,7 @@ export class FakeDaemonFacade implements DaemonFacade {
       }
       if (this.silenceMap.size >= this.maxSilences) return { ok: false, reason: 'limit_reached' };
       const id = `s${this.nextSilence++}`;
-      this.silenceMap.set(id, { id, ...body, origin: 'api', state: 'active' });
+      this.silenceMap.set(id, { id, ...body, matchers: body.matchers.map((m) => ({ ...m, op: m.op ?? '=' })), origin: 'api', state: 'active' });
       return { ok: true, id };
     },
     remove: (id: string) => this.silenceMap.delete(id),

@@ -19,8 +19,11 @@ function contractRoutes(): string[] {
   return pairs.sort();
 }
 
-/** Routes issues add beyond the contract's table (issue 18: the audit trail, daemon-semantics §18.6). */
-const BEYOND_CONTRACT = ['GET /api/v1/audit'];
+/**
+ * Routes issues add beyond the contract's table: the audit trail (issue 18, daemon-semantics §18.6) and
+ * one incident with its bundle (issue 13, daemon-semantics §9).
+ */
+const BEYOND_CONTRACT = ['GET /api/v1/audit', 'GET /api/v1/incidents/{id}', 'GET /api/v1/incidents/{id}/bundle'];
 
 describe('route table', () => {
   it('serves exactly the routes of the contract summary table', () => {

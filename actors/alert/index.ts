@@ -1,0 +1,17 @@
+export { compileAlertConfig, compileSilence, DEFAULT_MAX_SILENCES, LEVELS, rfc3339Seconds } from './config.js';
+export type { AlertConfig, DedupConfig, GroupConfig, InhibitRule, Silence } from './config.js';
+export { DedupStore, fingerprintOf } from './dedup.js';
+export type { ActiveAlert, DedupSummary } from './dedup.js';
+export { IncidentStore, incidentRecord } from './incidents.js';
+export type { Incident, IncidentEmission, IncidentTrigger, Overmerge } from './incidents.js';
+export { InhibitionIndex } from './inhibition.js';
+export type { InhibitSource } from './inhibition.js';
+export { compileMatchers, matchesAll, MAX_MATCHERS } from './matchers.js';
+export { AlertPipeline, quietObserver } from './pipeline.js';
+export type { AlertEmission, AlertObserver, AlertStatePiece, SilenceCreation } from './pipeline.js';
+export { unsafeRegexReason } from './regex-safety.js';
+export { AlertConfigError, fnv1a64, parseSelector, resolveSelector, ruleOf, valueText } from './selectors.js';
+export type { AlertResult, Selector } from './selectors.js';
+export { silenceState, SilenceStore } from './silences.js';
+export type { SilenceState } from './silences.js';
+export { incidentLifecycle, silenceLifecycle } from './spec.js';

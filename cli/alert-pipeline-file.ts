@@ -1,0 +1,70 @@
+import { readFile } from 'node:fs/promises';
+import Compile from 'typebox/compile';
+import YAML from 'yaml';
+import { AlertConfigError, compileAlertConfig } from '../actors/index.js';
+import { AlertPipelineFileSchema } from '../protocol/index.js';
+import type { AlertPipelineFile } from '../protocol/index.js';
+
+const checker = Compile(AlertPipelineFileSchema);
+
+function isTree(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The first key of `value` the strict schema does not declare, as a path (`group.caps.max_x`). */
+function unknownKey(schema: unknown, value: unknown, path: string): string | undefined {
+  if (!isTree(schema)) return undefined;
+  if (Array.isArray(value) && schema['items'] !== undefined) {
+    for (const [i, v] of value.entries()) {
+      const found = unknownKey(schema['items'], v, `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isTree(value) || !isTree(schema['properties'])) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const key = path === '' ? k : `${path}.${k}`;
+    const prop = schema['properties'][k];
+    if (prop === undefined) return key;
+    const found = unknownKey(prop, v, key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses and checks an alert pipeline file's text (daemon-semantics §9.1): YAML, the strict schema
+ * (an unknown key is named), then everything the pipeline compiles (selectors, matchers, durations).
+ * Throws AlertConfigError whose message names the file and the key.
+ */
+export function parseAlertPipeline(text: string, path: string): AlertPipelineFile {
+  const doc = YAML.parseDocument(text);
+  if (doc.errors.length > 0) throw new AlertConfigError(`${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
+  const value: unknown = doc.toJS() ?? {};
+  if (!isTree(value)) throw new AlertConfigError(`${path}: the top level must be a mapping`);
+  const unknown = unknownKey(AlertPipelineFileSchema, value, '');
+  if (unknown !== undefined) throw new AlertConfigError(`${path}: unknown key '${unknown}'`);
+  if (!checker.Check(value)) {
+    const first = checker.Errors(value)[0];
+    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
+    throw new AlertConfigError(`${path}: ${key === '' ? 'the file' : key} ${first?.message ?? 'is invalid'}`);
+  }
+  try {
+    compileAlertConfig(value);
+  } catch (error) {
+    if (error instanceof AlertConfigError) throw new AlertConfigError(`${path}: ${error.message}`);
+    throw error;
+  }
+  return value;
+}
+
+/** Reads and checks the file; an unreadable file is an AlertConfigError too. */
+export async function readAlertPipeline(path: string): Promise<AlertPipelineFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new AlertConfigError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parseAlertPipeline(text, path);
+}

@@ -256,7 +256,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       throw exit(`${settingName('output.sinks')} ${config.output.sinks[i] ?? 'stdout'}: ${error instanceof Error ? error.message : String(error)}`, 3);
     }
   }
-  const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
+  const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {

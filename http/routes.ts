@@ -39,8 +39,6 @@ import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
 export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
-/** Lines a live session holds while its client is slow (then it drops and counts). */
-export const LIVE_BUFFER_LINES = 64;
 export const TAP_DEFAULT_DURATION_MS = 30_000;
 
 /** Every route of the contract's summary table (OTLP/gRPC aside, which is not HTTP/1.1). */
@@ -324,7 +322,7 @@ export const ROUTES: readonly Route[] = [
 /** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */
 function openLive<R>(res: Res, live: LiveStream<R>, request: R, capacity: ApiErrorCode): void {
   let close: (() => void) | undefined;
-  const stream = createNdjsonStream(res, { maxBufferedLines: LIVE_BUFFER_LINES, onClose: () => close?.() });
+  const stream = createNdjsonStream(res, { maxBufferedLines: live.bufferEvents, onClose: () => close?.() });
   const opened = live.open(request, stream);
   if (!opened.ok) return sendError(res, capacity);
   close = () => opened.close();

@@ -164,7 +164,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     const options = { sinks: specs.map((s) => s.name), crashHook: crash };
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
-    throw exit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw exit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
   }
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };

@@ -44,7 +44,7 @@ import {
   systemClock,
 } from '../streams/index.js';
 import type { ActiveRules, Clock, Detector, DetectSettings, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
-import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
+import { checkDaemonFlags, ConfigError, DAEMON_FLAGS, discoverConfigFiles, refuseUnavailableSettings, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
@@ -431,21 +431,19 @@ function detectCrashFromEnv(value: string | undefined): { detectCrashAt?: number
   return Number.isInteger(n) && n > 0 ? { detectCrashAt: n } : {};
 }
 
-const KNOWN_OPTIONS = new Set(['--', 'help', 'h', 'version', 'v', ...DAEMON_FLAGS.flatMap((f) => [f.name, f.name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())]), 'r', 'p']);
-
 /** The daemon command's action: the whole process lifecycle. Resolves with the exit code. */
 export async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Promise<number> {
   const log = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   let config: DaemonConfig;
   try {
-    const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
-    if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
+    checkDaemonFlags(options, process.argv);
     const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
     // No config anywhere means the schema defaults (the contract's); `npm start` names its profile.
     const files = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
     const loaded = loadDaemonConfig({ files, env: process.env, flags: options, readFile: (path) => readFileSync(path, 'utf8') });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;
+    refuseUnavailableSettings(config);
     // Before anything binds: a daemon without rules has nothing to serve.
     if (options['dryRun'] !== true) requireRules(config);
   } catch (error) {

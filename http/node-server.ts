@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { apiError } from '../protocol/errors.js';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -10,7 +12,13 @@ import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSoc
 /** The node:http adapter: used where uWS cannot load, and the base for mTLS and gRPC fronts. */
 export async function listenNode(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
   const open = new OpenResponses<NodeRes>();
-  const server = createServer((req, res) => serve(app, open, req, res));
+  const server = createServer(
+    // A client that trickles its headers (slowloris) is cut after HEADERS_TIMEOUT_MS, as uWS cuts it
+    // after its 10 s idle timeout; node's defaults (60 s, checked every 30 s) held it for 90 s.
+    { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 },
+    (req, res) => serve(app, open, req, res),
+  );
+  server.on('clientError', rejectMalformed);
   if (address.kind === 'unix') await prepareUnixSocketPath(address.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -36,6 +44,23 @@ export async function listenNode(app: HttpApp, address: ListenAddress): Promise<
       if (address.kind === 'unix') await removeUnixSocket(address.path);
     },
   };
+}
+
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/** A request the parser refused (or whose headers came too slowly) gets a JSON error, then the connection closes. */
+function rejectMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'request_headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'request_malformed';
+  const { status, body } = apiError(code);
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
 }
 
 function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage, res: ServerResponse): void {

@@ -15,8 +15,8 @@ import { engineRate } from './engine.js';
 import { processCreationLane } from './lanes.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
-const MAIN = join(ROOT, 'dist/cli/main.js');
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
+export const MAIN = join(ROOT, 'dist/cli/main.js');
 const BATCH_LINES = 500;
 const POSTERS = 4;
 const WARMUP_MS = 1_000;

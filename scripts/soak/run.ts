@@ -5,18 +5,14 @@
 // grows without bound (linear fit over the last half), if an accepted event is not processed, or if
 // a result is delivered twice.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { MAIN, ROOT } from '../bench/daemon.js';
 import { growthOverLastHalf, type Sample } from './growth.js';
 import { soakBatch } from './mix.js';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-// Runs from dist/scripts/soak: the package root holds package.json.
-const ROOT = resolve(HERE, existsSync(resolve(HERE, '../../package.json')) ? '../..' : '../../..');
-const MAIN = join(ROOT, 'dist/cli/main.js');
 const BATCH = 200;
 const CAPACITY_MS = 15_000;
 const SAMPLE_MS = 60_000;

@@ -71,6 +71,8 @@ async function main(): Promise<number> {
     }
   };
   process.once('exit', killDaemon);
+  // Interrupted: the daemon (in its own process group) goes too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
   let log = '';
   const port = await new Promise<number>((done, fail) => {
     child.stderr.setEncoding('utf8').on('data', (c: string) => {

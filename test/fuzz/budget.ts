@@ -2,7 +2,7 @@
 // (FUZZ_SECONDS per property). fast-check stops a property when its time is up without failing it.
 import type fc from 'fast-check';
 
-const seconds = Number(process.env['FUZZ_SECONDS'] ?? 2);
+const seconds = Number(process.env['FUZZ_SECONDS'] ?? 1);
 
 /** fast-check parameters for one property within the budget. */
 export function fuzzParams(): fc.Parameters<unknown> {

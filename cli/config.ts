@@ -212,7 +212,7 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
     } catch (error) {
       throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
     }
-    layers.push(fileLayer(text, file));
+    layers.push(fileLayer(text, file, warnings));
   }
   layers.push(envLayer(inputs.env), flagLayer(inputs.flags));
 
@@ -288,13 +288,16 @@ export function requireRules(config: DaemonConfig): string {
   return config.rules;
 }
 
-function fileLayer(text: string, path: string): Layer {
-  const doc = YAML.parseAllDocuments(text)[0];
+function fileLayer(text: string, path: string, warnings: string[]): Layer {
+  // YAML's own warnings (an unknown tag) become config warnings: printed by `yaml` they would be a
+  // line on stderr that is not a log record.
+  const doc = YAML.parseAllDocuments(text, { logLevel: 'silent' })[0];
   const origin = () => `file ${path}`;
   if (doc === undefined) return { values: {}, origin };
   if ('errors' in doc && doc.errors.length > 0) {
     throw new ConfigError(`config file ${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   }
+  for (const w of doc.warnings) warnings.push(`config file ${path}: ${w.message.split('\n')[0] ?? ''}`);
   const top: unknown = doc.toJS();
   if (top === null || top === undefined) return { values: {}, origin };
   if (!isTree(top)) throw new ConfigError(`config file ${path}: the top level must be a mapping`);

@@ -284,6 +284,20 @@ describe('dry run and the flag list', () => {
   });
 });
 
+describe('YAML warnings in a config file', () => {
+  it('are config warnings, not lines the yaml library prints (found by fuzzing)', async () => {
+    const printed: unknown[] = [];
+    const onWarning = (w: unknown): number => printed.push(w);
+    process.on('warning', onWarning);
+    const { warnings } = load({ file: '!n4 daemon: {}' });
+    // process.emitWarning delivers on a later tick.
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(warnings).toEqual([expect.stringMatching(/^config file test\.yaml: Unresolved tag: !n4/)]);
+    expect(printed).toEqual([]);
+  });
+});
+
 describe('flags the daemon does not take', () => {
   const flagError = (argv: readonly string[]): string => errorOf(() => checkDaemonFlags(parseFlags(argv), ['node', 'main.js', 'daemon', ...argv])).message;
 

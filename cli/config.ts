@@ -487,7 +487,7 @@ function setPath(tree: Tree, path: readonly string[], value: unknown): void {
 
 function parseScalar(raw: string): unknown {
   try {
-    return YAML.parse(raw) as unknown;
+    return YAML.parse(raw, { logLevel: 'silent' }) as unknown;
   } catch {
     return raw;
   }

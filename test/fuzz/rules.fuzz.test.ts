@@ -76,6 +76,19 @@ describe('rule and pipeline loading under hostile input', () => {
     fc.assert(fc.property(fc.oneof(hostileLine, fc.string({ maxLength: 400 })), parses), fuzzParams());
   });
 
+  // Found by fuzzing: the yaml library printed its warnings on stderr (lines that are not log records).
+  it('keeps YAML warnings (an unknown tag) in the load result, printing nothing', async () => {
+    const printed: unknown[] = [];
+    const onWarning = (w: unknown): number => printed.push(w);
+    process.on('warning', onWarning);
+    const set = buildRuleSet([{ file: 'fuzz.yml', text: `!n4 ${RULE}` }]);
+    parsePipelineText(`!n4 ${PIPELINE}`, 'fuzz.yml');
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(printed).toEqual([]);
+    expect(set.warnings.map((w) => w.code)).toContain('YamlWarning');
+  });
+
   it('loads the base rule (so the mutations start from something valid)', () => {
     const set = buildRuleSet([{ file: 'fuzz.yml', text: RULE }]);
     expect(set.errors).toEqual([]);

@@ -5,7 +5,8 @@
 // grows without bound (linear fit over the last half), if an accepted event is not processed, or if
 // a result is delivered twice.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +51,18 @@ function fileSize(path: string): number {
 function p99(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
+}
+
+/** Result lines of the sink file and how many repeat an earlier result id (read as a stream: gigabytes). */
+async function countResults(path: string): Promise<{ results: number; duplicates: number }> {
+  const seen = new Set<string>();
+  let results = 0;
+  for await (const line of createInterface({ input: createReadStream(path) })) {
+    if (line === '') continue;
+    results++;
+    seen.add((JSON.parse(line) as { result_id: string }).result_id);
+  }
+  return { results, duplicates: results - seen.size };
 }
 
 async function main(): Promise<number> {
@@ -168,11 +181,10 @@ async function main(): Promise<number> {
   child.kill('SIGTERM');
   const code = await exited;
   if (code !== 0 && !crashed) problems.push(`the daemon exited ${String(code)} on SIGTERM`);
-  const ids = readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { result_id: string }).result_id);
-  const unique = new Set(ids).size;
-  if (unique !== ids.length) problems.push(`${ids.length - unique} results delivered twice`);
+  const { results, duplicates } = await countResults(out);
+  if (duplicates > 0) problems.push(`${duplicates} results delivered twice`);
   problems.push(...growthOverLastHalf(samples));
-  console.log(JSON.stringify({ accepted, processed, results: ids.length, duplicates: ids.length - unique, reloads, problems }));
+  console.log(JSON.stringify({ accepted, processed, results, duplicates, reloads, problems }));
   rmSync(dir, { recursive: true, force: true });
   return problems.length === 0 ? 0 : 1;
 }

@@ -124,16 +124,25 @@ export async function stopAllDaemons(): Promise<void> {
 }
 
 afterAll(stopAllDaemons);
-// A test process that ends anyway (a crash, a worker recycled) takes its daemons with it.
-process.once('exit', () => {
-  for (const pid of running.keys()) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
+
+/**
+ * A test process that ends anyway (a crash, a worker recycled) takes its daemons with it. vitest runs
+ * many files in one process, each with its own copy of this module: one listener serves them all.
+ */
+const PROCESS_DAEMONS = Symbol.for('sigmad.e2e.daemon-groups');
+const processDaemons = ((globalThis as Record<symbol, Set<number> | undefined>)[PROCESS_DAEMONS] ??= (() => {
+  const pids = new Set<number>();
+  process.once('exit', () => {
+    for (const pid of pids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
     }
-  }
-});
+  });
+  return pids;
+})());
 
 /** Kill the daemon when the current test ends; outside a test (beforeAll), afterAll does. */
 function stopWithTest(pid: number): void {
@@ -238,7 +247,11 @@ export async function startDaemon(args: readonly string[], options: StartOptions
   const pid = proc.pid;
   if (pid !== undefined) {
     running.set(pid, exited);
-    void exited.then(() => running.delete(pid));
+    processDaemons.add(pid);
+    void exited.then(() => {
+      running.delete(pid);
+      processDaemons.delete(pid);
+    });
     stopWithTest(pid);
   }
   let gone = false;

@@ -102,6 +102,86 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--discover-schemas', 'schema.discover', 'enable', 'Mine signatures of unknown shapes (implies --observe-schemas)'),
 ];
 
+/**
+ * Flags of features not built yet, refused at start-up (exit 3, "... not available yet") rather than
+ * accepted and ignored (the routes would answer 503 telling the user to pass the flag they passed).
+ * The one list: a feature that lands takes its flags out of it. `enabled` reads the flag's setting
+ * where the config schema has one, so the file and environment layers are refused alike.
+ */
+export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
+  ...unavailable('risk-based alerting', ['risk']),
+  ...unavailable('enrichers', ['enrichers']),
+  ...unavailable('webhooks', ['webhook']),
+  ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include', 'egress-policy']),
+  ...unavailable('the NATS input', ['nats-creds', 'nats-token', 'nats-user', 'nats-password', 'nats-nkey', 'nats-tls-cert', 'nats-tls-key', 'nats-require-tls', 'consumer-group', 'replay-from-sequence', 'replay-from-time', 'replay-from-latest']),
+  ...unavailable('input filters', ['jq', 'jsonpath']),
+  ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),
+  ...unavailable('match details', ['match-detail']),
+  ...unavailable('the bloom prefilter', ['bloom-prefilter', 'bloom-max-bytes']),
+  ...unavailable('the cross-rule Aho-Corasick prefilter', ['cross-rule-ac']),
+  ...unavailable('pretty output', ['pretty']),
+  ...unavailable('correlation-only output', ['no-detections']),
+  ...unavailable('syslog settings', ['syslog-tz', 'syslog-strip-bom']),
+  ...unavailable('sink batching settings', ['sink-batch-max', 'sink-batch-flush-ms']),
+  ...unavailable('periodic state saves', ['state-save-interval']),
+  ...unavailable('state clearing', ['clear-state', 'keep-state']),
+  ...unavailable('the triage feedback loop', ['disposition-source']),
+  { name: 'enable-tap', feature: 'the event tap', enabled: (c) => c.tap.enabled },
+  { name: 'enable-dispositions', feature: 'the triage feedback loop', enabled: (c) => c.dispositions.enabled || c.dispositions.source !== undefined },
+  { name: 'observe-fields', feature: 'field observation', enabled: (c) => c.engine.observe_fields },
+  // Before observe-schemas: discovery implies observation.
+  { name: 'discover-schemas', feature: 'schema discovery', enabled: (c) => c.schema.discover },
+  { name: 'observe-schemas', feature: 'schema observation', enabled: (c) => c.schema.observe },
+];
+
+export interface UnavailableFlag {
+  /** Long name without dashes. */
+  readonly name: string;
+  readonly feature: string;
+  /** The flag's setting is on (from any layer); absent for flags without a setting in the schema. */
+  readonly enabled?: (config: DaemonConfig) => boolean;
+}
+
+function unavailable(feature: string, names: readonly string[]): UnavailableFlag[] {
+  return names.map((name) => ({ name, feature }));
+}
+
+/**
+ * Options cac parsed that the daemon does not know, reported as typed (`--alert-pipeline`, not cac's
+ * camel-cased key), and flags of features not built yet. Throws ConfigError.
+ */
+export function checkDaemonFlags(options: Readonly<Record<string, unknown>>, argv: readonly string[]): void {
+  const known = new Set(['--', 'help', 'h', 'version', 'v', 'r', 'p', ...DAEMON_FLAGS.flatMap((f) => [f.name, camelCase(f.name)])]);
+  for (const key of Object.keys(options)) {
+    if (known.has(key)) continue;
+    const typed = typedFlag(key, argv);
+    const missing = UNAVAILABLE_FLAGS.find((u) => `--${u.name}` === typed || key === camelCase(u.name));
+    if (missing !== undefined) throw new ConfigError(`${typed}: ${missing.feature} is not available yet`);
+    throw new ConfigError(`unknown option ${typed}`);
+  }
+}
+
+/** Settings of features not built yet that are on (flag, environment or file). Throws ConfigError. */
+export function refuseUnavailableSettings(config: DaemonConfig): void {
+  for (const u of UNAVAILABLE_FLAGS) {
+    if (u.enabled?.(config) !== true) continue;
+    const flag = DAEMON_FLAGS.find((f) => f.name === u.name);
+    const setting = flag?.key === undefined ? `--${u.name}` : settingName(flag.key);
+    throw new ConfigError(`${setting}: ${u.feature} is not available yet`, flag?.key === undefined ? undefined : `daemon.${flag.key}`);
+  }
+}
+
+/** The command-line token cac read as option `key` (`--no-x` for `x: false`), without its `=value`. */
+function typedFlag(key: string, argv: readonly string[]): string {
+  for (const arg of argv) {
+    if (!arg.startsWith('-')) continue;
+    const token = arg.split('=')[0] ?? arg;
+    const name = token.replace(/^-+/, '');
+    if (name === key || camelCase(name) === key || (name.startsWith('no-') && camelCase(name.slice(3)) === key)) return token;
+  }
+  return `--${key}`;
+}
+
 export interface ConfigInputs {
   /** Config files in merge order: the `--config` file, or what `discoverConfigFiles` found. */
   readonly files?: readonly string[];
@@ -139,7 +219,7 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
     } catch (error) {
       throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
     }
-    layers.push(fileLayer(text, file));
+    layers.push(fileLayer(text, file, warnings));
   }
   layers.push(envLayer(inputs.env), flagLayer(inputs.flags));
 
@@ -215,13 +295,16 @@ export function requireRules(config: DaemonConfig): string {
   return config.rules;
 }
 
-function fileLayer(text: string, path: string): Layer {
-  const doc = YAML.parseAllDocuments(text)[0];
+function fileLayer(text: string, path: string, warnings: string[]): Layer {
+  // YAML's own warnings (an unknown tag) become config warnings: printed by `yaml` they would be a
+  // line on stderr that is not a log record.
+  const doc = YAML.parseAllDocuments(text, { logLevel: 'silent' })[0];
   const origin = () => `file ${path}`;
   if (doc === undefined) return { values: {}, origin };
   if ('errors' in doc && doc.errors.length > 0) {
     throw new ConfigError(`config file ${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   }
+  for (const w of doc.warnings) warnings.push(`config file ${path}: ${w.message.split('\n')[0] ?? ''}`);
   const top: unknown = doc.toJS();
   if (top === null || top === undefined) return { values: {}, origin };
   if (!isTree(top)) throw new ConfigError(`config file ${path}: the top level must be a mapping`);
@@ -401,7 +484,7 @@ function setPath(tree: Tree, path: readonly string[], value: unknown): void {
 
 function parseScalar(raw: string): unknown {
   try {
-    return YAML.parse(raw) as unknown;
+    return YAML.parse(raw, { logLevel: 'silent' }) as unknown;
   } catch {
     return raw;
   }

@@ -13,7 +13,7 @@ import type { DaemonConfig } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
 import { noCrash } from '../state/index.js';
 import type { CrashHook, CrashPoint } from '../state/index.js';
-import { ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
+import { checkDaemonFlags, ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, refuseUnavailableSettings, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.js';
 import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
 import type { ApiSecurity } from './daemon-api-security.js';
@@ -50,21 +50,20 @@ function detectCrashFromEnv(value: string | undefined): { detectCrashAt?: number
   return Number.isInteger(n) && n > 0 ? { detectCrashAt: n } : {};
 }
 
-const KNOWN_OPTIONS = new Set(['--', 'help', 'h', 'version', 'v', ...DAEMON_FLAGS.flatMap((f) => [f.name, f.name.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase())]), 'r', 'p']);
 
 /** The daemon command's action: the whole process lifecycle. Resolves with the exit code. */
 async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Promise<number> {
   const log = pino({ base: { pid: process.pid } }, pino.destination({ fd: 2, sync: true }));
   let config: DaemonConfig;
   try {
-    const unknown = Object.keys(options).filter((k) => !KNOWN_OPTIONS.has(k));
-    if (unknown.length > 0) throw new ConfigError(`unknown option --${unknown[0] ?? ''}`);
+    checkDaemonFlags(options, process.argv);
     const configPath = typeof options['config'] === 'string' ? options['config'] : undefined;
     // No config anywhere means the schema defaults (the contract's); `npm start` names its profile.
     const files = configPath !== undefined ? [configPath] : discoverConfigFiles({ cwd: process.cwd(), home: homedir(), env: process.env });
     const loaded = loadDaemonConfig({ files, env: process.env, flags: options, readFile: (path) => readFileSync(path, 'utf8') });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;
+    refuseUnavailableSettings(config);
     // Before anything binds: a daemon without rules has nothing to serve.
     if (options['dryRun'] !== true) requireRules(config);
   } catch (error) {

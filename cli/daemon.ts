@@ -137,7 +137,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     const options = { sinks: settings.sinks.map((s) => s.name), crashHook: crash };
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
-    throw exit(`cannot open the state store: ${error instanceof Error ? error.message : String(error)}`, 3);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw exit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
   }
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
@@ -204,7 +205,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   const workers = outputs.sinks;
   const capacity = settings.capacity;
-  const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
+  const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {

@@ -25,7 +25,7 @@ export {
   type RouteSchema,
   type ValidReq,
 } from './route.js';
-export { ROUTES } from './routes.js';
+export { ROUTES, INGEST_MAX_BODY_BYTES, TAP_DEFAULT_DURATION_MS } from './routes.js';
 export { createNdjsonStream, type NdjsonStream, type NdjsonStreamOptions } from './ndjson-stream.js';
 export { splitIngestLines, type IngestLines } from './ingest-lines.js';
 export { inject, type InjectOptions, type InjectRequest, type InjectResponse } from './inject.js';

@@ -16,14 +16,16 @@ export interface NdjsonStreamOptions {
 
 /**
  * A chunked NDJSON response for live sessions: writes straight through while the transport keeps
- * up, buffers up to `maxBufferedLines` while it is backed up, drops (and counts) beyond that.
+ * up, buffers up to `maxBufferedLines` while it is backed up, drops (and counts) beyond that. Every
+ * chunk is one whole line, and the summary line is written and drained like the others before the
+ * response ends, so a slow client gets whole lines and the summary on both adapters.
  */
 export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): NdjsonStream {
   res.status(200).header('content-type', NDJSON_CONTENT_TYPE);
   const pending: string[] = [];
   let head = 0;
   let backedUp = false;
-  let summary: string | undefined;
+  let ending = false;
   let dropped = 0;
 
   const flush = (): void => {
@@ -39,7 +41,19 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     pending.length = 0;
     head = 0;
     backedUp = false;
-    if (summary !== undefined && !res.closed) res.end(summary);
+    if (ending && !res.closed) res.end();
+  };
+
+  /** Write a line now, or queue it behind the ones waiting for the transport. */
+  const send = (chunk: string): void => {
+    if (backedUp) {
+      pending.push(chunk);
+      return;
+    }
+    if (!res.write(chunk)) {
+      backedUp = true;
+      res.onWritable(flush);
+    }
   };
 
   res.onAbort(() => {
@@ -50,31 +64,25 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
 
   return {
     get closed() {
-      return res.closed || summary !== undefined;
+      return res.closed || ending;
     },
     get dropped() {
       return dropped;
     },
     push(line: string): boolean {
-      if (res.closed || summary !== undefined) return false;
-      if (backedUp) {
-        if (pending.length - head >= options.maxBufferedLines) {
-          dropped += 1;
-          return false;
-        }
-        pending.push(line + '\n');
-        return true;
+      if (res.closed || ending) return false;
+      if (backedUp && pending.length - head >= options.maxBufferedLines) {
+        dropped += 1;
+        return false;
       }
-      if (!res.write(line + '\n')) {
-        backedUp = true;
-        res.onWritable(flush);
-      }
+      send(line + '\n');
       return true;
     },
     end(summaryLine: string): void {
-      if (res.closed || summary !== undefined) return;
-      summary = summaryLine + '\n';
-      if (!backedUp) res.end(summary);
+      if (res.closed || ending) return;
+      ending = true;
+      send(summaryLine + '\n');
+      if (!backedUp) res.end();
     },
   };
 }

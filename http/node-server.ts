@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Server } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { apiError } from '../protocol/index.js';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -18,7 +20,10 @@ export interface NodeServer {
 export type NodeServerFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => NodeServer;
 
 const plainServer: NodeServerFactory = (handler) => {
-  const server = createServer(handler);
+  // A client that trickles its headers (slowloris) is cut after HEADERS_TIMEOUT_MS, as uWS cuts it
+  // after its 10 s idle timeout; node's defaults (60 s, checked every 30 s) held it for 90 s.
+  const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 }, handler);
+  server.on('clientError', rejectMalformed);
   return { server, closeIdleConnections: () => server.closeIdleConnections(), closeAllConnections: () => server.closeAllConnections() };
 };
 
@@ -58,6 +63,23 @@ export async function listenNode(app: HttpApp, address: ListenAddress, factory: 
 }
 
 const STREAMED_BODY = { kind: 'read', length: 0 } as const;
+
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/** A request the parser refused (or whose headers came too slowly) gets a JSON error, then the connection closes. */
+function rejectMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'request_headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'request_malformed';
+  const { status, body } = apiError(code);
+  const text = JSON.stringify(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
+}
 
 function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage, res: ServerResponse): void {
   const method = (req.method ?? 'GET').toUpperCase();

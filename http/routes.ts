@@ -39,10 +39,8 @@ import { sendError, sendJson } from './respond.js';
 import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
-const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
-/** Lines a live session holds while its client is slow (then it drops and counts). */
-const LIVE_BUFFER_LINES = 64;
-const TAP_DEFAULT_DURATION_MS = 30_000;
+export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
+export const TAP_DEFAULT_DURATION_MS = 30_000;
 
 /** Every route of the contract's summary table (OTLP/gRPC aside, which is not HTTP/1.1). */
 export const ROUTES: readonly Route[] = [
@@ -362,7 +360,7 @@ export const ROUTES: readonly Route[] = [
 /** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */
 function openLive<R>(res: Res, live: LiveStream<R>, request: R, capacity: ApiErrorCode): void {
   let close: (() => void) | undefined;
-  const stream = createNdjsonStream(res, { maxBufferedLines: LIVE_BUFFER_LINES, onClose: () => close?.() });
+  const stream = createNdjsonStream(res, { maxBufferedLines: live.bufferEvents, onClose: () => close?.() });
   const opened = live.open(request, stream);
   if (!opened.ok) return sendError(res, capacity);
   close = () => opened.close();

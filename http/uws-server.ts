@@ -95,12 +95,16 @@ function closeApp(uApp: TemplatedApp): void {
   closable.close?.();
 }
 
+/** How often a streaming response re-arms uWS's 10 s idle timer (whose resolution is about 4 s). */
+const STREAM_IDLE_RENEW_MS = 2_000;
+
 class UwsRes implements Res {
   private code = 200;
   private readonly headers = new Map<string, string>();
   private started = false;
   private ended = false;
   private readonly aborts = new AbortCallbacks();
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: HttpResponse,
@@ -108,6 +112,7 @@ class UwsRes implements Res {
   ) {
     open.add(this);
     res.onAborted(() => {
+      this.stopKeepAlive();
       open.delete(this);
       this.aborts.fire();
     });
@@ -129,6 +134,7 @@ class UwsRes implements Res {
   }
   write(chunk: Chunk): boolean {
     if (this.closed) return false;
+    this.keepAlive ??= setInterval(() => this.renewIdleTimer(), STREAM_IDLE_RENEW_MS);
     let ok = false;
     this.res.cork(() => {
       this.head();
@@ -139,6 +145,7 @@ class UwsRes implements Res {
   end(body?: Chunk): void {
     if (this.closed) return;
     this.ended = true;
+    this.stopKeepAlive();
     this.open.delete(this);
     const closeConnection = this.headers.get('connection') === 'close';
     this.headers.delete('connection');
@@ -159,6 +166,20 @@ class UwsRes implements Res {
   /** Force the connection closed (shutdown); uWS then runs the abort handlers. */
   cut(): void {
     if (!this.closed) this.res.close();
+  }
+  /**
+   * uWS cuts a connection after 10 s without a writable event (HTTP_IDLE_TIMEOUT_S), and a client that
+   * reads slowly behind full socket buffers looks idle: the cut lands mid-line and the summary is lost.
+   * pause() then resume() re-arms that timer, so a streaming response lives as long as its session.
+   */
+  private renewIdleTimer(): void {
+    if (this.closed) return this.stopKeepAlive();
+    this.res.pause();
+    this.res.resume();
+  }
+  private stopKeepAlive(): void {
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
   }
   private head(): void {
     if (this.started) return;

@@ -185,6 +185,10 @@ export const API_ERRORS = {
   body_too_large: { status: 413, error: 'request body too large' },
   body_malformed: { status: 400, error: 'request body is not valid JSON' },
   request_invalid: { status: 400, error: 'invalid request' },
+  // Requests the HTTP parser refuses before any route sees them (node:http adapter; uWS closes the connection).
+  request_malformed: { status: 400, error: 'malformed HTTP request' },
+  request_headers_too_large: { status: 431, error: 'request headers too large' },
+  request_timeout: { status: 408, error: 'request headers not received in time' },
   internal_error: { status: 500, error: 'internal error' },
 } as const satisfies Readonly<Record<string, ApiErrorSpec>>;
 

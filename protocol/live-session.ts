@@ -31,6 +31,8 @@ export interface LiveSink {
 }
 
 export interface LiveStream<R> {
+  /** Lines a session holds while its client is slow (`daemon.<tap|tail>.buffer_events`); then it drops and counts. */
+  readonly bufferEvents: number;
   /** Largest accepted `duration` (tap: `daemon.tap.max_duration`); undefined = no maximum. */
   readonly maxDurationMs?: number;
   /** Start a session writing to `sink`; `close` is called when the client goes away. */

@@ -30,6 +30,8 @@ export type { SnapshotPolicy, SnapshotReason } from './snapshot-policy.js';
 export type { SnapshotInput, SnapshotKindInput } from './snapshot-tables.js';
 export { StateCorruptionError } from './state-errors.js';
 export type { StateCorruptionCode } from './state-errors.js';
+export { probeStateDir, StateDirError } from './state-dir-probe.js';
+export type { ProbeFs } from './state-dir-probe.js';
 export { StateFormatError } from './state-format.js';
 export { StateStore } from './state-store.js';
 export type {

@@ -1,10 +1,13 @@
 import { LmdbBackend } from './lmdb-backend.js';
 import { MemoryBackend } from './memory-backend.js';
+import { probeStateDir, StateDirError } from './state-dir-probe.js';
 import { StateStore } from './state-store.js';
 import type { StateStoreOptions } from './state-store.js';
 
 /** `--state-db DIR`: the LMDB environment at `dir` (created when missing). */
 export async function openLmdbStateStore(dir: string, options: StateStoreOptions = {}): Promise<StateStore> {
+  const problem = probeStateDir(dir);
+  if (problem !== undefined) throw new StateDirError(problem);
   const backend = new LmdbBackend(dir);
   try {
     return await StateStore.open(backend, options);

@@ -9,7 +9,11 @@ import type { StageContext } from './stage-context.js';
 
 export const kind = 'tail';
 
-export const configSchema = Type.Object({ max_sessions: Type.Integer({ minimum: 1, default: 2 }) });
+export const configSchema = Type.Object({
+  max_sessions: Type.Integer({ minimum: 1, default: 2 }),
+  /** Lines each session holds while its client is slow. */
+  buffer_events: Type.Integer({ minimum: 1, default: 8_192 }),
+});
 export type TailConfig = Type.Static<typeof configSchema>;
 
 /** One tail session's request (the HTTP layer's `TailRequest`, parsed). */
@@ -32,6 +36,7 @@ export interface TailSink {
 export type TailOpen = { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
 
 export interface TailFanout {
+  readonly bufferEvents: number;
   open(request: TailRequest, sink: TailSink): TailOpen;
   /** Offer committed results to every session (never waits; full sessions drop and count). */
   publish(results: readonly CommittedResult[]): void;
@@ -66,6 +71,7 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
   const sessions = new Set<() => void>();
   const m = ctx.metrics;
   return {
+    bufferEvents: config.buffer_events,
     open(request: TailRequest, sink: TailSink): TailOpen {
       if (sessions.size >= config.max_sessions) return { ok: false, reason: 'capacity' } as const;
       let streamed = 0;

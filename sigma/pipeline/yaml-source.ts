@@ -18,7 +18,7 @@ export interface YamlSource {
 
 export function readYaml(text: string, file: string): { source?: YamlSource; errors: SigmaError[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, logLevel: 'silent' });
   const at = (offset: number | undefined, path: readonly (string | number)[]): SourceLoc => {
     if (offset === undefined) return { file, path };
     const { line, col } = lineCounter.linePos(offset);

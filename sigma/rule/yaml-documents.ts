@@ -55,7 +55,7 @@ function firstLine(message: string): string {
 /** The full `yaml` parser: every construct, every error message, the position of every node. */
 export function parseWithPositions(text: string, file: string): YamlParseResult {
   const lineCounter = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter, version: '1.2', schema: 'core', intAsBigInt: true, uniqueKeys: true });
+  const parsed = parseAllDocuments(text, { lineCounter, version: '1.2', schema: 'core', intAsBigInt: true, uniqueKeys: true, logLevel: 'silent' });
   const docs = Array.isArray(parsed) ? parsed : [];
   const documents: YamlDocument[] = [];
   const errors: SigmaError[] = [];

@@ -2,12 +2,15 @@ import cac from 'cac';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  checkDaemonFlags,
   ConfigError,
   DAEMON_FLAGS,
   discoverConfigFiles,
   loadDaemonConfig,
   renderEffectiveConfig,
+  refuseUnavailableSettings,
   requireRules,
+  UNAVAILABLE_FLAGS,
   type ConfigInputs,
 } from '../../cli/config.js';
 import { detectWorkerCount } from '../../cli/daemon-settings.js';
@@ -34,7 +37,7 @@ const errorOf = (fn: () => unknown): ConfigError => {
 function parseFlags(argv: readonly string[]): Record<string, unknown> {
   const cli = cac('sigmad');
   let options: Record<string, unknown> = {};
-  const command = cli.command('daemon');
+  const command = cli.command('daemon').allowUnknownOptions();
   for (const flag of DAEMON_FLAGS) command.option(flag.option, flag.description);
   command.action((o: Record<string, unknown>) => {
     options = o;
@@ -278,5 +281,54 @@ describe('dry run and the flag list', () => {
         expect(node, flag.key).toBeDefined();
       }
     }
+  });
+});
+
+describe('YAML warnings in a config file', () => {
+  it('are config warnings, not lines the yaml library prints (found by fuzzing)', async () => {
+    const printed: unknown[] = [];
+    const onWarning = (w: unknown): number => printed.push(w);
+    process.on('warning', onWarning);
+    const { warnings } = load({ file: '!n4 daemon: {}' });
+    // process.emitWarning delivers on a later tick.
+    await new Promise((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    expect(warnings).toEqual([expect.stringMatching(/^config file test\.yaml: Unresolved tag: !n4/)]);
+    expect(printed).toEqual([]);
+  });
+});
+
+describe('flags the daemon does not take', () => {
+  const flagError = (argv: readonly string[]): string => errorOf(() => checkDaemonFlags(parseFlags(argv), ['node', 'main.js', 'daemon', ...argv])).message;
+
+  it.each([
+    [['--schema-config', 'a.yml'], '--schema-config: schema routing is not available yet'],
+    [['--bloom-max-bytes=1024'], '--bloom-max-bytes: the bloom prefilter is not available yet'],
+    [['--no-detections'], '--no-detections: correlation-only output is not available yet'],
+    [['--Foo-bar'], 'unknown option --Foo-bar'],
+    [['--tls_cert', 'x'], 'unknown option --tls_cert'],
+    [['--no-such-thing'], 'unknown option --no-such-thing'],
+  ])('reports %j as typed', (argv, message) => {
+    expect(flagError(argv)).toBe(message);
+  });
+
+  it('takes every registered flag', () => {
+    expect(() => checkDaemonFlags(parseFlags(['-r', 'x', '--api-addr', '127.0.0.1:0', '--enable-tail']), [])).not.toThrow();
+  });
+
+  it('refuses an enable setting of a feature not built yet from any layer, naming flag and key', () => {
+    expect(errorOf(() => refuseUnavailableSettings(load({ flags: parseFlags(['--observe-fields']) }).config)).message).toBe(
+      '--observe-fields (daemon.engine.observe_fields): field observation is not available yet',
+    );
+    expect(errorOf(() => refuseUnavailableSettings(load({ env: { SVC_SCHEMA__DISCOVER: 'true' } }).config)).key).toBe('daemon.schema.discover');
+    expect(errorOf(() => refuseUnavailableSettings(load({ file: 'daemon: {dispositions: {source: d.yml}}' }).config)).message).toMatch(/triage feedback loop is not available yet/);
+    expect(() => refuseUnavailableSettings(load({ file: 'daemon: {tail: {enabled: true}}' }).config)).not.toThrow();
+  });
+
+  it('lists each flag once, none of them a flag the daemon registers', () => {
+    const names = UNAVAILABLE_FLAGS.map((u) => u.name);
+    expect(new Set(names).size).toBe(names.length);
+    const registered = UNAVAILABLE_FLAGS.filter((u) => u.enabled === undefined && DAEMON_FLAGS.some((f) => f.name === u.name));
+    expect(registered).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { rng as prng } from '../../scripts/bench/lanes.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DaemonStartError, ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir } from './harness.js';
+import { DaemonStartError, ensureBuilt, FIXTURES, ndjson, progressWatchdog, readNdjson, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const REQUESTS = 60;
@@ -87,69 +87,90 @@ describe('crash recovery', () => {
   // Build outside the test's own time budget.
   beforeAll(ensureBuilt, 180_000);
 
-  it('loses nothing, duplicates nothing and ends in the oracle state after 20+ SIGKILLs', { timeout: 90_000 }, async () => {
-    const oracleRun = newRun('oracle');
-    const oracle = await start(oracleRun);
-    for (let i = 0; i < REQUESTS; i++) expect(await post(oracle, i)).toBe(true);
-    const expected = await finish(oracle, oracleRun);
-    expect(expected.ids.length).toBeGreaterThan(50);
-    // Every correlation type of the lane fires, so each has windows open across the kills.
-    const types = new Set(readNdjson(oracleRun.out).flatMap((l) => (typeof l['correlation_type'] === 'string' ? [l['correlation_type']] : [])));
-    expect([...types].sort()).toEqual(['event_count', 'temporal_ordered', 'value_count', 'value_sum']);
-    expect((expected.state as unknown[]).length).toBeGreaterThan(0);
-
-    const run = newRun('crashes');
-    const rand = prng(7);
-    const points = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
-    let next = 0;
-    let kills = 0;
-    let round = 0;
-    while (next < REQUESTS) {
-      // Every named point twice (at varying occurrences), then random-time SIGKILLs, then a clean finish.
-      const named = round < 2 * points.length ? `${points[round % points.length] ?? ''}:${1 + (round % 3)}` : undefined;
-      const randomKill = named === undefined && kills < 24;
-      round++;
-      const d = await start(run, named !== undefined ? { SVC_CRASH_AT: named } : {}).catch((error: unknown) => {
-        // Only the injected crash point may end a start-up (delivering the backlog, journaling its
-        // definitions); any other failure, a refused recovery above all, fails the test.
-        if (named !== undefined && error instanceof DaemonStartError && error.exit === 'SIGKILL') return undefined;
-        throw error;
-      });
-      if (d === undefined) {
-        kills++;
-        continue;
-      }
-      let cancel: NodeJS.Timeout | undefined;
-      if (randomKill) {
-        // A few acknowledged requests, then a kill at a random moment inside the next one.
-        const quota = next + 1 + Math.floor(rand() * 3);
-        while (next < Math.min(quota, REQUESTS) && (await post(d, next))) next++;
-        cancel = setTimeout(() => d.kill('SIGKILL'), Math.floor(rand() * 8));
-      }
-      while (next < REQUESTS && (await post(d, next))) next++;
-      if (next >= REQUESTS) {
-        clearTimeout(cancel);
-        // Still alive: the lane is complete; a pending random kill is cancelled.
-        const code = await Promise.race([d.exited, new Promise((r) => setTimeout(() => r('alive'), 50))]);
-        if (code === 'alive') {
-          const got = await finish(d, run);
-          expect(new Set(got.ids).size).toBe(got.ids.length);
-          expect([...got.ids].sort()).toEqual([...expected.ids].sort());
-          expect(got.state).toEqual(expected.state);
-          expect(kills).toBeGreaterThanOrEqual(20);
-          return;
-        }
-      }
-      const code = await d.exited;
-      expect(code).toBe('SIGKILL');
-      kills++;
+  // Budgeted by progress: a busy machine may take minutes, but a minute without an acknowledged
+  // request or a finished restart fails it (the vitest timeout is only the outer cap).
+  it('loses nothing, duplicates nothing and ends in the oracle state after 20+ SIGKILLs', { timeout: 15 * 60_000 }, async () => {
+    const watchdog = progressWatchdog(60_000, 'crash recovery');
+    try {
+      await Promise.race([crashRun(watchdog.progress), watchdog.stalled]);
+    } finally {
+      watchdog.stop();
     }
-    // The last request was acknowledged just before a kill: one clean start delivers and dumps.
-    const d = await start(run);
-    const got = await finish(d, run);
-    expect(new Set(got.ids).size).toBe(got.ids.length);
-    expect([...got.ids].sort()).toEqual([...expected.ids].sort());
-    expect(got.state).toEqual(expected.state);
-    expect(kills).toBeGreaterThanOrEqual(20);
   });
 });
+
+async function crashRun(progress: () => void): Promise<void> {
+  const oracleRun = newRun('oracle');
+  const oracle = await start(oracleRun);
+  for (let i = 0; i < REQUESTS; i++) {
+    expect(await post(oracle, i)).toBe(true);
+    progress();
+  }
+  const expected = await finish(oracle, oracleRun);
+  expect(expected.ids.length).toBeGreaterThan(50);
+  // Every correlation type of the lane fires, so each has windows open across the kills.
+  const types = new Set(readNdjson(oracleRun.out).flatMap((l) => (typeof l['correlation_type'] === 'string' ? [l['correlation_type']] : [])));
+  expect([...types].sort()).toEqual(['event_count', 'temporal_ordered', 'value_count', 'value_sum']);
+  expect((expected.state as unknown[]).length).toBeGreaterThan(0);
+
+  const run = newRun('crashes');
+  const rand = prng(7);
+  const points = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot'];
+  let next = 0;
+  let kills = 0;
+  let round = 0;
+  while (next < REQUESTS) {
+    // Every named point twice (at varying occurrences), then random-time SIGKILLs, then a clean finish.
+    const named = round < 2 * points.length ? `${points[round % points.length] ?? ''}:${1 + (round % 3)}` : undefined;
+    const randomKill = named === undefined && kills < 24;
+    round++;
+    const d = await start(run, named !== undefined ? { SVC_CRASH_AT: named } : {}).catch((error: unknown) => {
+      // Only the injected crash point may end a start-up (delivering the backlog, journaling its
+      // definitions); any other failure, a refused recovery above all, fails the test.
+      if (named !== undefined && error instanceof DaemonStartError && error.exit === 'SIGKILL') return undefined;
+      throw error;
+    });
+    progress();
+    if (d === undefined) {
+      kills++;
+      continue;
+    }
+    let cancel: NodeJS.Timeout | undefined;
+    if (randomKill) {
+      // A few acknowledged requests, then a kill at a random moment inside the next one.
+      const quota = next + 1 + Math.floor(rand() * 3);
+      while (next < Math.min(quota, REQUESTS) && (await post(d, next))) {
+        next++;
+        progress();
+      }
+      cancel = setTimeout(() => d.kill('SIGKILL'), Math.floor(rand() * 8));
+    }
+    while (next < REQUESTS && (await post(d, next))) {
+      next++;
+      progress();
+    }
+    if (next >= REQUESTS) {
+      clearTimeout(cancel);
+      // Still alive: the lane is complete; a pending random kill is cancelled.
+      const code = await Promise.race([d.exited, new Promise((r) => setTimeout(() => r('alive'), 50))]);
+      if (code === 'alive') {
+        const got = await finish(d, run);
+        expect(new Set(got.ids).size).toBe(got.ids.length);
+        expect([...got.ids].sort()).toEqual([...expected.ids].sort());
+        expect(got.state).toEqual(expected.state);
+        expect(kills).toBeGreaterThanOrEqual(20);
+        return;
+      }
+    }
+    const code = await d.exited;
+    expect(code).toBe('SIGKILL');
+    kills++;
+  }
+  // The last request was acknowledged just before a kill: one clean start delivers and dumps.
+  const d = await start(run);
+  const got = await finish(d, run);
+  expect(new Set(got.ids).size).toBe(got.ids.length);
+  expect([...got.ids].sort()).toEqual([...expected.ids].sort());
+  expect(got.state).toEqual(expected.state);
+  expect(kills).toBeGreaterThanOrEqual(20);
+}

@@ -1,13 +1,16 @@
 // Runs the real daemon as a child process: builds dist/ once per run (a lock directory serialises
 // parallel test files), starts `node dist/cli/main.js daemon ...`, reads the bound address from
 // its `listening` log line (the listener is up before start-up ends), waits for `daemon ready`, and
-// offers HTTP helpers and polling with deadlines.
+// offers HTTP helpers and polling with deadlines. Every daemon it starts runs in a process group of its
+// own, which is SIGKILLed when the test that started it ends (passed, failed or timed out), when the
+// file ends (daemons started in beforeAll), and when the test process exits.
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, onTestFinished } from 'vitest';
 import type { ListenAddress } from '../../http/listen-address.js';
 import type { InjectRequest } from '../../http/inject.js';
 import { send } from '../http/client.js';
@@ -99,6 +102,77 @@ export async function waitFor<T>(check: () => T | undefined | Promise<T | undefi
   }
 }
 
+/** Process groups of daemons started and not yet seen to exit. */
+const running = new Map<number, Promise<unknown>>();
+
+/** SIGKILL a daemon's whole process group (it is the group's leader) and wait, bounded, for its exit. */
+async function killGroup(pid: number): Promise<void> {
+  const exited = running.get(pid);
+  if (exited === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
+  running.delete(pid);
+}
+
+/** Every daemon this file started and that still runs. */
+export async function stopAllDaemons(): Promise<void> {
+  await Promise.all([...running.keys()].map(killGroup));
+}
+
+afterAll(stopAllDaemons);
+
+/**
+ * A test process that ends anyway (a crash, a worker recycled) takes its daemons with it. vitest runs
+ * many files in one process, each with its own copy of this module: one listener serves them all.
+ */
+const PROCESS_DAEMONS = Symbol.for('sigmad.e2e.daemon-groups');
+const processDaemons = ((globalThis as Record<symbol, Set<number> | undefined>)[PROCESS_DAEMONS] ??= (() => {
+  const pids = new Set<number>();
+  process.once('exit', () => {
+    for (const pid of pids) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+  return pids;
+})());
+
+/** Kill the daemon when the current test ends; outside a test (beforeAll), afterAll does. */
+function stopWithTest(pid: number): void {
+  try {
+    onTestFinished(() => killGroup(pid));
+  } catch {
+    // Not inside a test.
+  }
+}
+
+/**
+ * A budget by progress rather than wall-clock: `stalled` rejects once `stallMs` pass without a call
+ * to `progress()`, however long the whole run takes on a busy machine. Race the test body against it.
+ */
+export function progressWatchdog(stallMs: number, what: string): { progress(): void; readonly stalled: Promise<never>; stop(): void } {
+  let last = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<never>((_resolve, reject) => {
+    timer = setInterval(() => {
+      if (Date.now() - last > stallMs) reject(new Error(`${what}: no progress for ${stallMs} ms`));
+    }, 1_000);
+  });
+  stalled.catch(() => undefined);
+  return {
+    progress: () => (last = Date.now()),
+    stalled,
+    stop: () => clearInterval(timer),
+  };
+}
+
 export interface RunningDaemon {
   readonly proc: ChildProcess;
   readonly address: ListenAddress;
@@ -143,6 +217,8 @@ export async function startDaemon(args: readonly string[], options: StartOptions
     cwd: ROOT,
     env: { ...process.env, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
+    // Its own process group, so cleanup reaches whatever it started too.
+    detached: true,
   });
   const logs: string[] = [];
   const stdout: string[] = [];
@@ -168,6 +244,16 @@ export async function startDaemon(args: readonly string[], options: StartOptions
     stdout.push(...lines);
   });
   const exited = new Promise<number | string>((resolveExit) => proc.on('exit', (code, signal) => resolveExit(code ?? signal ?? -1)));
+  const pid = proc.pid;
+  if (pid !== undefined) {
+    running.set(pid, exited);
+    processDaemons.add(pid);
+    void exited.then(() => {
+      running.delete(pid);
+      processDaemons.delete(pid);
+    });
+    stopWithTest(pid);
+  }
   let gone = false;
   void exited.then(() => (gone = true));
   if (options.noWait !== true) {

@@ -42,6 +42,7 @@ export class FakeLiveStream<R> implements LiveStream<R> {
   constructor(
     readonly maxSessions: number,
     readonly maxDurationMs?: number,
+    readonly bufferEvents = 64,
   ) {}
   open(request: R, sink: LiveSink): { ok: true; close(): void } | { ok: false; reason: 'capacity' } {
     const running = this.sessions.filter((s) => !s.closed && !s.sink.closed).length;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FakeDaemonFacade } from './fake-facade.js';
+import { FakeDaemonFacade, FakeLiveStream } from './fake-facade.js';
+import type { TailRequest } from '../../protocol/live-session.js';
 import type { Chunk, Res } from '../../http/handler.js';
 import { inject } from '../../http/inject.js';
 import { createNdjsonStream } from '../../http/ndjson-stream.js';
@@ -143,6 +144,17 @@ describe('tap and tail routes', () => {
     session?.sink.push('{"rule_title":"x"}');
     session?.sink.end('{"svc_tail_summary":{"streamed":1,"dropped":0}}');
     expect((await done).headers['content-type']).toBe('application/x-ndjson');
+  });
+
+  it('holds as many lines for a slow client as the stream is configured to (daemon.tail.buffer_events)', async () => {
+    const tail = new FakeLiveStream<TailRequest>(1, undefined, 7);
+    const app = createHttpApp(ROUTES, Object.assign(new FakeDaemonFacade(), { tail }));
+    const res = new SlowRes(1);
+    await app.handle({ method: 'GET', path: '/api/v1/detections/stream', query: new URLSearchParams(), headers: {}, body: new Uint8Array() }, res);
+    const sink = tail.sessions[0]?.sink;
+    const accepted = Array.from({ length: 50 }, (_, i) => sink?.push(String(i))).filter(Boolean).length;
+    // One line went to the transport, which then backed up; seven wait for it.
+    expect(accepted).toBe(1 + 7);
   });
 
   it.each([

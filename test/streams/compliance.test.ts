@@ -139,7 +139,7 @@ const DRIVEN: readonly [string, (ctx: Ctx) => Promise<Counts>, Counts][] = [
   [
     'detection tail: results published; streamed to the session; dropped by its full buffer',
     async (ctx) => {
-      const tail = tailFanout.create({ max_sessions: 1 }, ctx);
+      const tail = tailFanout.create({ max_sessions: 1, buffer_events: 64 }, ctx);
       const lines: string[] = [];
       const sink: TailSink = { push: (l) => lines.length < 2 && lines.push(l) > 0, end: () => undefined, closed: false };
       tail.open({}, sink);

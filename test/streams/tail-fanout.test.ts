@@ -29,7 +29,7 @@ function result(title: string, level: string | null, id = 'rid'): CommittedResul
 describe('detection tail', () => {
   it('filters by minimum level and rule substring at capture time', () => {
     const ctx = testContext();
-    const tail = createTailFanout({ max_sessions: 2 }, ctx);
+    const tail = createTailFanout({ max_sessions: 2, buffer_events: 8 }, ctx);
     const s = sink();
     tail.open({ level: 'medium', rule: 'whoami' }, s);
     tail.publish([result('Whoami Exec', 'high'), result('Whoami Exec', 'low'), result('Other', 'critical'), result('No Level whoami', null)]);
@@ -38,7 +38,7 @@ describe('detection tail', () => {
 
   it('ends after the limit with a summary of streamed and dropped lines', async () => {
     const ctx = testContext();
-    const tail = createTailFanout({ max_sessions: 2 }, ctx);
+    const tail = createTailFanout({ max_sessions: 2, buffer_events: 8 }, ctx);
     const s = sink(1);
     tail.open({ limit: 2 }, s);
     tail.publish([result('a', 'low'), result('b', 'low'), result('c', 'low')]);
@@ -52,7 +52,7 @@ describe('detection tail', () => {
 
   it('ends a session when its duration passes and refuses sessions past the capacity', async () => {
     const clock = new SimulatedClock();
-    const tail = createTailFanout({ max_sessions: 1 }, testContext(clock));
+    const tail = createTailFanout({ max_sessions: 1, buffer_events: 8 }, testContext(clock));
     const s = sink();
     expect(tail.open({ durationMs: 1000 }, s).ok).toBe(true);
     expect(tail.open({}, sink()).ok).toBe(false);

@@ -1,7 +1,7 @@
 import type { Counter, Histogram } from 'prom-client';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { bindZeroed } from '../../protocol/index.js';
+import { bindZeroed, WebhookEntrySchema } from '../../protocol/index.js';
 import type { StateStore } from '../../state/index.js';
 import type { CompiledTemplate, ResultKind } from '../result-template.js';
 import { resultKind } from '../result-template.js';
@@ -13,6 +13,11 @@ import type { StageContext } from '../stage-context.js';
 import { RateLimiter } from './rate-limiter.js';
 import { signatureHeaders } from './signing.js';
 import type { Signer } from './signing.js';
+
+export const kind = 'webhook';
+
+/** One entry of a webhook file (§12.1); `cli/` resolves it into a ResolvedWebhook. */
+export const configSchema = WebhookEntrySchema;
 
 /** A webhook entry resolved at load: templates compiled, secrets read, TLS material in its agent. */
 export interface ResolvedWebhook {

@@ -214,3 +214,20 @@ describe('a crash while a webhook request is in flight', () => {
     }
   }, 90_000);
 });
+
+describe('a bad webhook file', () => {
+  it('stops start-up with exit 3 naming the file, the entry id and the key', async () => {
+    const dir = tempDir('webhooks-bad');
+    const file = join(dir, 'hook.yml');
+    writeFileSync(file, `webhooks:\n${hook('h1', 'http://127.0.0.1/x', '    signing: { secret_env: E2E_UNSET_SECRET }\n')}`);
+    const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--api-addr', '127.0.0.1:0', '--webhook', file, '--egress-policy', 'permissive'], { noWait: true });
+    expect(await daemon.exited).toBe(3);
+    expect(daemon.logs.join('\n')).toContain(`--webhook (daemon.output.webhooks): ${file}: webhook h1: signing.secret_env environment variable E2E_UNSET_SECRET is unset or empty`);
+  }, 30_000);
+
+  it('and an unknown egress policy exits 3 naming the key', async () => {
+    const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--api-addr', '127.0.0.1:0', '--egress-policy', 'open'], { noWait: true });
+    expect(await daemon.exited).toBe(3);
+    expect(daemon.logs.join('\n')).toContain('daemon.engine.egress_policy');
+  }, 30_000);
+});

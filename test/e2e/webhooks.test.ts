@@ -65,6 +65,9 @@ describe('webhooks', () => {
     rx = await receiver((r, n, res) => {
       if (r.path === '/flaky' && n === 1) return void res.writeHead(503, { 'retry-after': '1' }).end();
       if (r.path === '/bad') return void res.writeHead(400).end('no');
+      // The first request hangs past the hook's timeout; the first on /closing loses its connection.
+      if (r.path === '/hang' && n === 1) return;
+      if (r.path === '/closing' && n === 1) return void res.socket?.destroy();
       res.writeHead(200).end('ok');
     });
     const u = rx.url;
@@ -75,6 +78,8 @@ describe('webhooks', () => {
       hook('flaky', `${u}/flaky`),
       hook('bad', `${u}/bad`),
       hook('limited', `${u}/limited`, '    rate_limit: { requests: 1, per: 300ms }\n'),
+      hook('hang', `${u}/hang`, '    timeout: 300ms\n'),
+      hook('closing', `${u}/closing`),
       hook('metadata', 'http://169.254.169.254/latest/meta-data', '    timeout: 2s\n'),
     ].join('')}`);
     daemon = await startDaemon(
@@ -137,6 +142,18 @@ describe('webhooks', () => {
     const metrics = (await daemon.request({ method: 'GET', url: '/metrics' })).text;
     await waitFor(async () => metric((await daemon.request({ method: 'GET', url: '/metrics' })).text, 'svc_webhook_requests_total{webhook_id="flaky",outcome="success"}') === 3 || undefined);
     expect(metric(metrics, 'svc_sink_retries_total{sink="flaky"}')).toBe(1);
+  });
+
+  it('retries a receiver that hangs past the timeout or closes the connection', async () => {
+    for (const path of ['/hang', '/closing']) {
+      const got = await requests(path, 4);
+      expect(got[1]?.body).toBe(got[0]?.body);
+    }
+    await waitFor(async () => {
+      const text = (await daemon.request({ method: 'GET', url: '/metrics' })).text;
+      return ['hang', 'closing'].every((id) => metric(text, `svc_webhook_requests_total{webhook_id="${id}",outcome="success"}`) === 3) || undefined;
+    }, 20_000, 'the retried deliveries');
+    expect(dlqLines(join(dir, 'dlq.ndjson')).filter((e) => /webhook (hang|closing)/.test(String(e['error'])))).toEqual([]);
   });
 
   it('dead-letters a 400 at once with the reason, and a denied address with the egress denial', async () => {

@@ -24,13 +24,12 @@ export class RateLimiter {
     this.at = now;
   }
 
-  async take(signal?: AbortSignal): Promise<boolean> {
+  async take(): Promise<boolean> {
     this.refill();
     let waited = false;
     while (this.tokens < 1) {
-      if (signal?.aborted === true) throw new Error('stopped while waiting for a rate-limit token');
       waited = true;
-      await sleep(this.clock, Math.ceil(((1 - this.tokens) * this.perMs) / this.requests), signal);
+      await sleep(this.clock, Math.ceil(((1 - this.tokens) * this.perMs) / this.requests));
       this.refill();
     }
     this.tokens -= 1;

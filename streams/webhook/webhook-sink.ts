@@ -94,7 +94,9 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
   };
 
   const send = async (result: Record<string, unknown>, resultId: string): Promise<void> => {
-    if (limiter !== undefined && (await limiter.take(ctx.signal))) waited.inc();
+    // Waits ignore the daemon's stop signal: cutting one short would count as a failed attempt and could
+    // dead-letter a result that should stay in the outbox; the drain deadline bounds shutdown instead.
+    if (limiter !== undefined && (await limiter.take())) waited.inc();
     const url = webhook.url.render(result);
     const headers: Record<string, string> = {};
     for (const [name, template] of webhook.headers) headers[name] = template.render(result);
@@ -129,7 +131,7 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
     }
     if (status === 429 || status >= 500) {
       const after = retryAfterSeconds(response.headers['retry-after']);
-      if (after !== undefined) await sleep(ctx.clock, Math.min(after, RETRY_AFTER_CAP_S) * 1000, ctx.signal);
+      if (after !== undefined) await sleep(ctx.clock, Math.min(after, RETRY_AFTER_CAP_S) * 1000);
       throw new Error(`webhook ${id}: HTTP ${status}`);
     }
     permanent.inc();
@@ -153,7 +155,8 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
       }
     },
     async close() {
-      await webhook.dispatcher.close();
+      // Called after the drain: a request still in flight is undelivered and stays in the outbox.
+      await webhook.dispatcher.destroy();
     },
   };
 }

@@ -12,7 +12,7 @@ function isTree(v: unknown): v is Record<string, unknown> {
 }
 
 /** The first key of `value` the strict schema does not declare, as a path (`group.caps.max_x`). */
-function unknownKey(schema: unknown, value: unknown, path: string): string | undefined {
+export function unknownKey(schema: unknown, value: unknown, path: string): string | undefined {
   if (!isTree(schema)) return undefined;
   if (Array.isArray(value) && schema['items'] !== undefined) {
     for (const [i, v] of value.entries()) {

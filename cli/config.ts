@@ -68,6 +68,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout or file://PATH[?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH'),
+  f('--webhook <path>', 'output.webhooks', 'list', 'Webhook file or directory of *.yml/*.yaml, repeatable'),
+  f('--egress-policy <policy>', 'engine.egress_policy', 'value', 'Outbound HTTP: default, strict or permissive (default default)'),
   f('--buffer-size <n>', 'input.buffer_size', 'value', 'Capacity of every bounded queue (default 10000)'),
   f('--batch-size <n>', 'input.batch_size', 'value', 'Events per engine batch (default 128)'),
   f('--drain-timeout <sec>', 'output.drain_timeout', 'value', 'Seconds to drain on shutdown (default 5)'),
@@ -111,8 +113,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('risk-based alerting', ['risk']),
   ...unavailable('enrichers', ['enrichers']),
-  ...unavailable('webhooks', ['webhook']),
-  ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include', 'egress-policy']),
+  ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('the NATS input', ['nats-creds', 'nats-token', 'nats-user', 'nats-password', 'nats-nkey', 'nats-tls-cert', 'nats-tls-key', 'nats-require-tls', 'consumer-group', 'replay-from-sequence', 'replay-from-time', 'replay-from-latest']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),

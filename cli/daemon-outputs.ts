@@ -7,6 +7,8 @@ import { createDecoder, createDlqWriter, createFileSink, createStdoutSink, SinkQ
 import type { Decoder, DlqWriter, LineWritable, StageContext } from '../streams/index.js';
 import { settingName } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
+import { webhookWorkers } from './daemon-webhooks.js';
+import type { LoadedWebhook } from './webhook-files.js';
 
 export interface Outputs {
   readonly dlq: DlqWriter;
@@ -31,7 +33,7 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function openOutputs(settings: DaemonSettings, ctx: StageContext, store: StateStore, crash: CrashHook, stdout: LineWritable): Promise<Outputs> {
+export async function openOutputs(settings: DaemonSettings, ctx: StageContext, store: StateStore, crash: CrashHook, stdout: LineWritable, webhooks: readonly LoadedWebhook[] = []): Promise<Outputs> {
   const { capacity, dlq: dlqSpec } = settings;
   const dlqPath = dlqSpec?.path;
   if (dlqPath !== undefined) {
@@ -59,5 +61,6 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
     }
     sinks.push(worker);
   }
+  sinks.push(...webhookWorkers(webhooks, ctx, store, dlq, crash, depths));
   return { dlq, decoder, sinks, close };
 }

@@ -39,6 +39,7 @@ import { createDaemonFacade } from './daemon-facade.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
 import { openOutputs, OutputError } from './daemon-outputs.js';
+import { loadDaemonWebhooks, webhookSinkNames } from './daemon-webhooks.js';
 import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { resolveDaemonSettings } from './daemon-settings.js';
@@ -132,9 +133,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
+  const webhooks = await loadDaemonWebhooks(config, process.env).catch((error: unknown) => {
+    throw exit(error instanceof Error ? error.message : String(error), 3);
+  });
   let store: StateStore;
   try {
-    const options = { sinks: settings.sinks.map((s) => s.name), crashHook: crash };
+    const options = { sinks: [...settings.sinks.map((s) => s.name), ...webhookSinkNames(webhooks)], crashHook: crash };
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -197,7 +201,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   let outputs: Outputs;
   try {
-    outputs = await openOutputs(settings, ctx, store, crash, deps.stdout ?? process.stdout);
+    outputs = await openOutputs(settings, ctx, store, crash, deps.stdout ?? process.stdout, webhooks);
   } catch (error) {
     await store.close();
     if (error instanceof OutputError) throw exit(error.message, 3);

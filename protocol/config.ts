@@ -32,6 +32,9 @@ export type LogsourceMap = Type.Static<typeof LogsourceMap>;
 
 const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
 const INPUT_SOURCES = ['stdin', 'http'] as const;
+/** Presets of `--egress-policy` (interface.md Authentication 8). */
+export const EGRESS_POLICIES = ['default', 'strict', 'permissive'] as const;
+export type EgressPolicy = (typeof EGRESS_POLICIES)[number];
 export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
 
 /** `--tls-*` and `--allow-plaintext` (daemon-semantics §18.3); paths are PEM files. */
@@ -117,6 +120,8 @@ export const DaemonConfig = Type.Object({
       /** Empty behaves as `[stdout]`. */
       sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
       dlq: Type.Optional(Type.String({ pattern: FILE_SINK_PATTERN })),
+      /** Webhook files or directories (daemon-semantics §12.1). */
+      webhooks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       /** Seconds in-flight events may drain on SIGTERM/SIGINT. */
       drain_timeout: count(5, 0),
       /** Retries after the first attempt. */
@@ -203,6 +208,8 @@ export const DaemonConfig = Type.Object({
       detect_workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 0, maximum: 64 })], { default: 'auto' }),
       observe_fields: flag(),
       observe_fields_max_keys: count(10_000),
+      /** Which addresses outbound HTTP may reach (daemon-semantics §18.4). */
+      egress_policy: enumOf(EGRESS_POLICIES, 'default'),
     },
     { default: {} },
   ),

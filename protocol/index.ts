@@ -5,8 +5,10 @@ export type { DynamicSourceInfo, IncidentRecord, JsonObject, RiskEntity, Silence
 export { BundleQuery, CorrelationStateQuery, IdParams, PageQuery, SilenceCreateBody, SourceIdParams, SourceResolveBody, TAIL_LEVELS, TailQuery, TapQuery } from './api-requests.js';
 export type { TailLevel } from './api-requests.js';
 export { AUDIT_GENESIS_HASH, AuditDraft, AuditListResponse, AuditQuery, AuditRecord } from './audit-record.js';
-export { ApiAuthConfig, DaemonConfig } from './config.js';
-export type { LogsourceMap } from './config.js';
+export { ApiAuthConfig, DaemonConfig, EGRESS_POLICIES } from './config.js';
+export type { EgressPolicy, LogsourceMap } from './config.js';
+export { WebhookEntrySchema, WebhookFileSchema } from './webhook-config.js';
+export type { WebhookEntry } from './webhook-config.js';
 export { CORRELATION_TYPES } from './correlation-result.js';
 export type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary, CorrelationWindow, EventRef } from './correlation-result.js';
 export { InputFormatSchema, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';

@@ -8,6 +8,7 @@ import { EVAL_TITLE, runEvalBench } from './eval.js';
 import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
 import { runStartupBench, STARTUP_TITLE } from './startup.js';
+import { runWebhookBench } from './webhook.js';
 
 const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 // The journal first: its replay and snapshot figures are heap-sensitive, and the engine lanes leave
@@ -20,3 +21,4 @@ printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the ru
 printRows(EVAL_TITLE, await runEvalBench());
 printRows(STARTUP_TITLE, await runStartupBench());
 printRows('Alert pipeline', runAlertBench());
+printRows('Webhooks', await runWebhookBench());

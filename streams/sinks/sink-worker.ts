@@ -57,6 +57,11 @@ export class SinkQueueDepths {
   }
 }
 
+/** A delivery error no retry can fix (a webhook's non-429 4xx): the entry goes to the DLQ at once (§4.3). */
+export class PermanentDeliveryError extends Error {
+  override readonly name = 'PermanentDeliveryError';
+}
+
 /** An outbox payload's NDJSON text: stored as text since it is serialised once; older stores hold the object. */
 function payloadText(payload: unknown): string {
   return typeof payload === 'string' ? payload : JSON.stringify(payload);
@@ -233,6 +238,7 @@ export class SinkWorker {
         return;
       } catch (error) {
         lastError = error;
+        if (error instanceof PermanentDeliveryError) break;
       }
     }
     this.failures.inc();

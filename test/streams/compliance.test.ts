@@ -15,6 +15,7 @@ import * as stdoutSink from '../../streams/sinks/stdout-sink.js';
 import * as httpSource from '../../streams/sources/http-source.js';
 import * as stdinSource from '../../streams/sources/stdin-source.js';
 import * as tailFanout from '../../streams/tail-fanout.js';
+import * as webhookSink from '../../streams/webhook/webhook-sink.js';
 
 const COMPONENTS: readonly [string, { kind: string; configSchema: TSchema; create: unknown }, Record<string, unknown>][] = [
   ['stdin source', stdinSource, {}],
@@ -24,6 +25,7 @@ const COMPONENTS: readonly [string, { kind: string; configSchema: TSchema; creat
   ['stdout sink', stdoutSink, {}],
   ['file sink', fileSink, { path: '/tmp/out' }],
   ['detection tail', tailFanout, {}],
+  ['webhook sink', webhookSink, { id: 'hook', kind: 'detection', url: 'http://127.0.0.1/hook' }],
 ];
 
 describe('stream components', () => {

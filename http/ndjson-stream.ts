@@ -52,6 +52,9 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     get closed() {
       return res.closed || summary !== undefined;
     },
+    get full() {
+      return res.closed || summary !== undefined || (backedUp && pending.length - head >= options.maxBufferedLines);
+    },
     get dropped() {
       return dropped;
     },

@@ -362,7 +362,7 @@ export const ROUTES: readonly Route[] = [
 /** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */
 function openLive<R>(res: Res, live: LiveStream<R>, request: R, capacity: ApiErrorCode): void {
   let close: (() => void) | undefined;
-  const stream = createNdjsonStream(res, { maxBufferedLines: LIVE_BUFFER_LINES, onClose: () => close?.() });
+  const stream = createNdjsonStream(res, { maxBufferedLines: live.bufferLines ?? LIVE_BUFFER_LINES, onClose: () => close?.() });
   const opened = live.open(request, stream);
   if (!opened.ok) return sendError(res, capacity);
   close = () => opened.close();

@@ -28,11 +28,15 @@ export interface LiveSink {
   /** Write the summary line and finish the response. */
   end(summaryLine: string): void;
   readonly closed: boolean;
+  /** True while a push would be dropped: the producer may skip the work of building the line. */
+  readonly full: boolean;
 }
 
 export interface LiveStream<R> {
   /** Largest accepted `duration` (tap: `daemon.tap.max_duration`); undefined = no maximum. */
   readonly maxDurationMs?: number;
+  /** Lines a session holds while its client is slow (default: the HTTP layer's). */
+  readonly bufferLines?: number;
   /** Start a session writing to `sink`; `close` is called when the client goes away. */
   open(request: R, sink: LiveSink): { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
 }

@@ -3,7 +3,7 @@ import type { CAC } from 'cac';
 import { parseDuration, TAIL_LEVELS } from '../protocol/index.js';
 import { UsageError } from './load-pipelines.js';
 import { parseStreamUrl, runStreamClient } from './stream-client.js';
-import type { StreamTotals } from './stream-client.js';
+import type { StreamClientOptions, StreamTotals } from './stream-client.js';
 
 const DEFAULT_URL = 'http://127.0.0.1:9090';
 /** The daemon's default tap window (interface.md): the client keeps it across reconnects. */
@@ -62,6 +62,32 @@ async function untilInterrupted(run: (signal: AbortSignal) => Promise<StreamTota
   }
 }
 
+/** What differs between the two clients; the rest comes from the common flags. */
+type StreamSpec = Pick<StreamClientOptions, 'path' | 'summaryKey' | 'query' | 'onLine' | 'say'> & { readonly durationMs: number | undefined };
+
+function streamFrom(flags: CommonFlags, spec: StreamSpec): Promise<StreamTotals> {
+  const limit = parseLimit(flags.limit);
+  const target = parseStreamUrl(flags.url ?? DEFAULT_URL);
+  const headers = authHeaders(flags.tokenEnv);
+  const { durationMs, query, ...rest } = spec;
+  return untilInterrupted((signal) =>
+    runStreamClient({
+      ...rest,
+      target,
+      headers,
+      // The limit left after earlier connections is the client's to carry.
+      query: (left) => {
+        const q = query(left);
+        if (left.limit !== undefined) q.set('limit', String(left.limit));
+        return q;
+      },
+      ...(limit !== undefined ? { limit } : {}),
+      ...(durationMs !== undefined ? { durationMs } : {}),
+      signal,
+    }),
+  );
+}
+
 const say = (command: string) => (message: string) => process.stderr.write(`sigmad ${command}: ${message}\n`);
 const durationQuery = (ms: number): string => `${Math.max(1, Math.ceil(ms))}ms`;
 
@@ -104,31 +130,20 @@ export function registerStreamCommands(cli: CAC): void {
         throw new UsageError(`--level ${String(flags.level)}: expected one of ${TAIL_LEVELS.join(', ')}`);
       }
       const colour = process.stdout.isTTY;
-      const limit = parseLimit(flags.limit);
-      const durationMs = parseWindow(flags.duration);
-      const target = parseStreamUrl(flags.url ?? DEFAULT_URL);
-      const headers = authHeaders(flags.tokenEnv);
-      const totals = await untilInterrupted((signal) =>
-        runStreamClient({
-          target,
-          path: '/api/v1/detections/stream',
-          query: (left) => {
-            const q = new URLSearchParams();
-            if (flags.level !== undefined) q.set('level', String(flags.level));
-            if (flags.rule !== undefined) q.set('rule', String(flags.rule));
-            if (left.limit !== undefined) q.set('limit', String(left.limit));
-            if (left.durationMs !== undefined) q.set('duration', durationQuery(left.durationMs));
-            return q;
-          },
-          ...(limit !== undefined ? { limit } : {}),
-          ...(durationMs !== undefined ? { durationMs } : {}),
-          headers,
-          summaryKey: 'svc_tail_summary',
-          onLine: (line) => process.stdout.write(`${format === 'pretty' ? prettyDetection(line, colour) : line}\n`),
-          say: say('tail'),
-          signal,
-        }),
-      );
+      const totals = await streamFrom(flags, {
+        path: '/api/v1/detections/stream',
+        summaryKey: 'svc_tail_summary',
+        durationMs: parseWindow(flags.duration),
+        query: (left) => {
+          const q = new URLSearchParams();
+          if (flags.level !== undefined) q.set('level', String(flags.level));
+          if (flags.rule !== undefined) q.set('rule', String(flags.rule));
+          if (left.durationMs !== undefined) q.set('duration', durationQuery(left.durationMs));
+          return q;
+        },
+        onLine: (line) => process.stdout.write(`${format === 'pretty' ? prettyDetection(line, colour) : line}\n`),
+        say: say('tail'),
+      });
       printSummary('svc_tail_summary', { streamed: totals.streamed, dropped: totals.dropped });
     });
 
@@ -144,29 +159,19 @@ export function registerStreamCommands(cli: CAC): void {
       const stage = flags.stage ?? 'decoded';
       if (stage !== 'decoded' && stage !== 'raw') throw new UsageError(`--stage ${String(stage)}: expected decoded or raw`);
       const redact = (flags.redact === undefined ? [] : [flags.redact].flat()).map(String).join(',');
-      const limit = parseLimit(flags.limit);
       const durationMs = parseWindow(flags.duration ?? TAP_DEFAULT_DURATION) as number;
-      const target = parseStreamUrl(flags.url ?? DEFAULT_URL);
-      const headers = authHeaders(flags.tokenEnv);
-      const totals = await untilInterrupted((signal) =>
-        runStreamClient({
-          target,
-          path: '/api/v1/tap',
-          query: (left) => {
-            const q = new URLSearchParams({ stage, duration: durationQuery(left.durationMs ?? durationMs) });
-            if (redact !== '') q.set('redact', redact);
-            if (left.limit !== undefined) q.set('limit', String(left.limit));
-            return q;
-          },
-          ...(limit !== undefined ? { limit } : {}),
-          durationMs,
-          headers,
-          summaryKey: 'svc_tap_summary',
-          onLine: (line) => process.stdout.write(`${line}\n`),
-          say: say('tap'),
-          signal,
-        }),
-      );
+      const totals = await streamFrom(flags, {
+        path: '/api/v1/tap',
+        summaryKey: 'svc_tap_summary',
+        durationMs,
+        query: (left) => {
+          const q = new URLSearchParams({ stage, duration: durationQuery(left.durationMs ?? durationMs) });
+          if (redact !== '') q.set('redact', redact);
+          return q;
+        },
+        onLine: (line) => process.stdout.write(`${line}\n`),
+        say: say('tap'),
+      });
       printSummary('svc_tap_summary', { captured: totals.streamed, dropped: totals.dropped, duration_ms: totals.elapsedMs, stage });
     });
 }

@@ -76,7 +76,7 @@ describe('streaming clients', () => {
     expect(client.err.join('\n')).toContain('sigmad tail: reconnected');
     second.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-  });
+  }, 90_000);
 
   it('sigmad tap streams redacted raw lines, stops at its limit and prints the summary; bad flags exit 2', async () => {
     const sock = join(tempDir('tap-client'), 'api.sock');
@@ -95,5 +95,5 @@ describe('streaming clients', () => {
     expect(bad.err.join('\n')).toContain('--stage cooked');
     daemon.kill('SIGTERM');
     expect(await daemon.exited).toBe(0);
-  });
+  }, 60_000);
 });

@@ -23,7 +23,7 @@ const WARMUP_MS = 1_000;
 const MEASURE_MS = 4_000;
 const RUNS = 3;
 
-function post(port: number, path: string, body: string): Promise<string> {
+export function post(port: number, path: string, body: string): Promise<string> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, method: body === '' ? 'GET' : 'POST', path, agent: false }, (res) => {
       let text = '';

@@ -127,7 +127,6 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('periodic state saves', ['state-save-interval']),
   ...unavailable('state clearing', ['clear-state', 'keep-state']),
   ...unavailable('the triage feedback loop', ['disposition-source']),
-  { name: 'enable-tap', feature: 'the event tap', enabled: (c) => c.tap.enabled },
   { name: 'enable-dispositions', feature: 'the triage feedback loop', enabled: (c) => c.dispositions.enabled || c.dispositions.source !== undefined },
   { name: 'observe-fields', feature: 'field observation', enabled: (c) => c.engine.observe_fields },
   // Before observe-schemas: discovery implies observation.

@@ -5,7 +5,7 @@ import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, SilenceStore } f
 import type { IncidentRecord, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
-import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
+import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout, TapFanout } from '../streams/index.js';
 
 export interface FacadeParts {
   readonly rules: () => ActiveRules;
@@ -22,6 +22,7 @@ export interface FacadeParts {
   readonly incidentApi?: IncidentApi;
   readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
+  readonly tap?: TapFanout;
   readonly audit?: AuditLog;
 }
 
@@ -73,6 +74,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
+    ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
   };
 }

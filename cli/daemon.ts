@@ -44,6 +44,7 @@ import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
+import { createDaemonTap } from './daemon-tap.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -210,6 +211,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const workers = outputs.sinks;
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
+  const tap = createDaemonTap(config, ctx, settings.detect);
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
@@ -234,6 +236,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.publish(results);
     },
     alerts: alerts.stage,
+    ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -317,6 +320,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       alerts.stop();
       await unwatch();
       tail?.closeAll();
+      tap?.closeAll();
       admission.stop();
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await detector.close();
@@ -353,6 +357,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     incidentApi: alerts.incidents,
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
+    ...(tap !== undefined ? { tap } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
   });
   return { facade, config, reload, inputDone, stop };

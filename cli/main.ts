@@ -9,6 +9,7 @@ import { registerDaemonCommand } from './daemon-command.js';
 import { registerConvertCommand } from './convert-command.js';
 import { registerEvalCommand } from './eval-command.js';
 import { registerWebhookCommand } from './webhook-verify-command.js';
+import { registerStreamCommands } from './stream-commands.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');
@@ -16,6 +17,7 @@ registerEvalCommand(cli);
 registerDaemonCommand(cli);
 registerConvertCommand(cli);
 registerWebhookCommand(cli);
+registerStreamCommands(cli);
 
 cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
   for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);

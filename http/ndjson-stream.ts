@@ -66,6 +66,9 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     get closed() {
       return res.closed || ending;
     },
+    get full() {
+      return res.closed || ending || (backedUp && pending.length - head >= options.maxBufferedLines);
+    },
     get dropped() {
       return dropped;
     },

@@ -28,6 +28,8 @@ export interface LiveSink {
   /** Write the summary line and finish the response. */
   end(summaryLine: string): void;
   readonly closed: boolean;
+  /** True while a push would be dropped: the producer may skip the work of building the line. */
+  readonly full: boolean;
 }
 
 export interface LiveStream<R> {

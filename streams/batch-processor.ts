@@ -63,6 +63,8 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+  /** Sees each batch's input lines once detection is done (the event tap); must not wait. */
+  readonly observe?: (lines: readonly string[]) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
   readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
@@ -153,6 +155,7 @@ export class BatchProcessor {
       for (const u of units) u.settle?.({ ok: false, error: failure });
       throw failure;
     }
+    deps.observe?.(texts);
     // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();

@@ -23,7 +23,7 @@ const WARMUP_MS = 1_000;
 const MEASURE_MS = 4_000;
 const RUNS = 3;
 
-function post(port: number, path: string, body: string): Promise<string> {
+export function post(port: number, path: string, body: string): Promise<string> {
   return new Promise((done, fail) => {
     const req = request({ host: '127.0.0.1', port, method: body === '' ? 'GET' : 'POST', path, agent: false }, (res) => {
       let text = '';
@@ -62,7 +62,13 @@ function monotonicUs(): number {
 }
 
 /** What one daemon sustains under the posters; `nodeFlags` go to node itself (the profile's `--cpu-prof`). */
-export async function runMode(extra: readonly string[], bodies: readonly string[], nodeFlags: readonly string[] = []): Promise<ModeResult> {
+export async function runMode(
+  extra: readonly string[],
+  bodies: readonly string[],
+  nodeFlags: readonly string[] = [],
+  /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
+  during?: (port: number) => Promise<() => void>,
+): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
@@ -77,6 +83,7 @@ export async function runMode(extra: readonly string[], bodies: readonly string[
     });
     child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
   });
+  const endDuring = await during?.(port);
   let stop = false;
   const poster = async (k: number): Promise<void> => {
     for (let i = k; !stop; i += POSTERS) {
@@ -98,6 +105,7 @@ export async function runMode(extra: readonly string[], bodies: readonly string[
   const seconds = (performance.now() - t0) / 1000;
   stop = true;
   await Promise.all(posters);
+  endDuring?.();
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
   rmSync(dir, { recursive: true, force: true });

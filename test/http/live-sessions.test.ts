@@ -87,6 +87,23 @@ describe('chunked NDJSON stream', () => {
     );
   });
 
+  it('says it is full exactly when the next line would be dropped', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 5 }), fc.array(fc.constantFrom('push', 'drain', 'abort'), { maxLength: 40 }), (capacity, bound, ops) => {
+        const res = new SlowRes(capacity);
+        const stream = createNdjsonStream(res, { maxBufferedLines: bound, onClose: () => undefined });
+        for (const op of ops) {
+          if (op === 'drain') res.drain();
+          else if (op === 'abort') res.abort();
+          else {
+            const full = stream.full;
+            expect(stream.push('x')).toBe(!full);
+          }
+        }
+      }),
+    );
+  });
+
   it('calls the teardown and refuses lines once the client went away', () => {
     const res = new SlowRes(10);
     let closed = 0;

@@ -1,0 +1,111 @@
+// The event tap against the real daemon on both HTTP adapters: capture, redaction, fail-closed raw
+// redaction, bad parameters, the session cap, and slots freed at once by abrupt disconnects (tap and tail).
+import { request as httpRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send } from '../http/client.js';
+import { FIXTURES, ndjson, startDaemon, waitFor } from './harness.js';
+import type { RunningDaemon } from './harness.js';
+
+const TOKEN = /^svc:redacted:[0-9a-f]{16}$/;
+
+/** A streaming GET whose socket the test can cut, as a client that vanishes does. */
+function openStream(daemon: RunningDaemon, url: string): ClientRequest {
+  const a = daemon.address;
+  const target = a.kind === 'unix' ? { socketPath: a.path } : { host: a.host, port: a.port };
+  const req = httpRequest({ ...target, method: 'GET', path: url, agent: false }, (res) => res.resume());
+  req.on('error', () => undefined);
+  req.end();
+  return req;
+}
+
+describe.each(['uws', 'node'] as const)('the event tap (%s adapter)', (adapter) => {
+  let daemon: RunningDaemon;
+  const gauge = async (name: string): Promise<number> => {
+    const text = (await daemon.request({ method: 'GET', url: '/metrics' })).text;
+    return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  };
+  const until = (name: string, value: number): Promise<true> =>
+    waitFor(async () => ((await gauge(name)) === value ? true : undefined), 10_000, `${name} = ${value}`);
+
+  beforeAll(async () => {
+    daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--enable-tap', '--enable-tail', '--api-addr', '127.0.0.1:0', '--http-adapter', adapter]);
+  });
+  afterAll(async () => {
+    daemon.kill();
+    expect(await daemon.exited).toBe(0);
+  });
+
+  it.each([
+    ['duration=soon', 'duration'],
+    ['duration=6m', 'duration'],
+    ['limit=many', 'limit'],
+    ['limit=-1', 'limit'],
+    ['stage=cooked', 'stage'],
+  ])('answers 400 naming the parameter for %s', async (query, param) => {
+    const res = await daemon.json({ method: 'GET', url: `/api/v1/tap?${query}` });
+    expect(res.status).toBe(400);
+    expect(res.body['error']).toBe('invalid tap parameters');
+    expect(String(res.body['detail'])).toContain(param);
+  });
+
+  it('streams decoded events with redacted fields (same value, same token) and ends with the summary', async () => {
+    const tap = send(daemon.address, { method: 'GET', url: '/api/v1/tap?limit=3&redact=User,%20Host.ip' });
+    await until('svc_tap_active_sessions', 1);
+    const streamedBefore = await gauge('svc_tap_events_streamed_total');
+    const events = [
+      { CommandLine: 'whoami', User: 'alice', Host: [{ ip: '10.0.0.1' }, { ip: '10.0.0.2', name: 'h2' }] },
+      { CommandLine: 'dir', User: 'alice' },
+      { CommandLine: 'dir', User: 'bob' },
+    ];
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson(events) });
+    const res = await tap;
+    expect(res.headers['content-type']).toMatch(/^application\/x-ndjson/);
+    const lines = res.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(4);
+    const [first, second, third, summary] = lines as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+    expect(first['User']).toMatch(TOKEN);
+    expect(first['User']).toBe(second['User']);
+    expect(third['User']).not.toBe(first['User']);
+    expect(first['Host']).toEqual([{ ip: expect.stringMatching(TOKEN) }, { ip: expect.stringMatching(TOKEN), name: 'h2' }]);
+    expect(res.text).not.toMatch(/alice|bob|10\.0\.0/);
+    expect(summary).toMatchObject({ svc_tap_summary: { captured: 3, dropped: 0, stage: 'decoded' } });
+    expect(await gauge('svc_tap_events_streamed_total')).toBe(streamedBefore + 3);
+    await until('svc_tap_active_sessions', 0);
+  });
+
+  it('never streams a raw line it cannot redact', async () => {
+    const tap = send(daemon.address, { method: 'GET', url: '/api/v1/tap?stage=raw&redact=password&limit=1' });
+    await until('svc_tap_active_sessions', 1);
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: 'password=hunter2\n{"password":"hunter2","n":1}\n' });
+    const res = await tap;
+    expect(res.text).not.toContain('hunter2');
+    const lines = res.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toEqual({ password: expect.stringMatching(TOKEN), n: 1 });
+    expect(lines[1]).toMatchObject({ svc_tap_summary: { captured: 1, dropped: 1, stage: 'raw' } });
+  });
+
+  it('refuses a third session with 409, and abrupt disconnects free tap and tail slots at once', async () => {
+    const streams = [
+      openStream(daemon, '/api/v1/tap?duration=60s'),
+      openStream(daemon, '/api/v1/tap?duration=60s&stage=raw'),
+      openStream(daemon, '/api/v1/detections/stream'),
+      openStream(daemon, '/api/v1/detections/stream?duration=60s'),
+    ];
+    try {
+      await until('svc_tap_active_sessions', 2);
+      await until('svc_tail_active_sessions', 2);
+      const third = await daemon.json({ method: 'GET', url: '/api/v1/tap?duration=1s' });
+      expect(third.status).toBe(409);
+      expect(third.body).toMatchObject({ error: 'tap session capacity reached' });
+    } finally {
+      for (const s of streams) s.destroy();
+    }
+    await until('svc_tap_active_sessions', 0);
+    await until('svc_tail_active_sessions', 0);
+    // The freed slots take new sessions straight away.
+    const again = await daemon.json({ method: 'GET', url: '/api/v1/tap?limit=0' });
+    expect(again.body).toMatchObject({ svc_tap_summary: { captured: 0, dropped: 0 } });
+  });
+});

@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createTapFanout, redactionToken } from '../../streams/index.js';
+import type { TapConfig } from '../../streams/index.js';
+import type { JsonEvent, LiveSink, TapRequest } from '../../protocol/index.js';
+import { metricValue, SimulatedClock, testContext } from './support.js';
+
+/** A session sink that takes `room` lines (a stalled client once they are used). */
+function sink(room = Infinity): LiveSink & { lines: string[]; summary?: Record<string, unknown> } {
+  const s = {
+    lines: [] as string[],
+    summary: undefined as Record<string, unknown> | undefined,
+    closed: false,
+    get full() {
+      return s.closed || s.lines.length >= room;
+    },
+    push(line: string) {
+      if (s.full) return false;
+      s.lines.push(line);
+      return true;
+    },
+    end(summary: string) {
+      s.summary = (JSON.parse(summary) as { svc_tap_summary: Record<string, unknown> }).svc_tap_summary;
+      s.closed = true;
+    },
+  };
+  return s;
+}
+
+const CONFIG: TapConfig = { max_sessions: 2, max_duration_ms: 300_000, buffer_events: 8 };
+const SALT = new Uint8Array(16).fill(7);
+
+function tap(clock = new SimulatedClock(), decodes: { n: number } = { n: 0 }) {
+  const ctx = testContext(clock);
+  const decode = (line: string): JsonEvent | undefined => {
+    decodes.n++;
+    try {
+      const v = JSON.parse(line) as unknown;
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonEvent) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return { ctx, tap: createTapFanout(CONFIG, ctx, { decode, salt: () => SALT }) };
+}
+
+const request = (r: Partial<TapRequest>): TapRequest => ({ durationMs: 30_000, stage: 'decoded', redact: [], ...r });
+
+describe('event tap', () => {
+  it('streams decoded events (undecodable lines skipped) and raw lines verbatim, blanks aside', () => {
+    const { tap: t } = tap();
+    const decoded = sink();
+    const raw = sink();
+    t.open(request({}), decoded);
+    t.open(request({ stage: 'raw' }), raw);
+    t.publish(['{"a": 1}', 'not json', '  ', '{"b":"x"}']);
+    expect(decoded.lines).toEqual(['{"a":1}', '{"b":"x"}']);
+    expect(raw.lines).toEqual(['{"a": 1}', 'not json', '{"b":"x"}']);
+  });
+
+  it('redacts with the session salt; a redacting raw capture drops what is not JSON (fail closed)', async () => {
+    const { ctx, tap: t } = tap();
+    const raw = sink();
+    t.open(request({ stage: 'raw', redact: ['user', 'ips'], limit: 3 }), raw);
+    t.publish(['{"user":"alice","ips":["1.2.3.4"],"n":1}', 'user=alice', '{"user":"alice"}', '{"n":2}']);
+    const token = redactionToken(SALT, 'alice');
+    expect(raw.lines).toEqual([`{"user":"${token}","ips":"${redactionToken(SALT, ['1.2.3.4'])}","n":1}`, `{"user":"${token}"}`, '{"n":2}']);
+    expect(raw.summary).toMatchObject({ captured: 3, dropped: 1, stage: 'raw' });
+    expect(await metricValue(ctx.registry, 'svc_tap_events_dropped_total')).toBe(1);
+    expect(await metricValue(ctx.registry, 'svc_tap_events_streamed_total')).toBe(3);
+  });
+
+  it('ends at its duration with the elapsed time, frees its slot, and refuses sessions past the cap', async () => {
+    const clock = new SimulatedClock();
+    const { ctx, tap: t } = tap(clock);
+    const a = sink();
+    expect(t.open(request({ durationMs: 1_000 }), a).ok).toBe(true);
+    expect(t.open(request({}), sink()).ok).toBe(true);
+    expect(t.open(request({}), sink())).toEqual({ ok: false, reason: 'capacity' });
+    expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(2);
+    await clock.advance(1_000);
+    expect(a.summary).toEqual({ captured: 0, dropped: 0, duration_ms: 1_000, stage: 'decoded' });
+    expect(t.open(request({}), sink()).ok).toBe(true);
+    expect(await metricValue(ctx.registry, 'svc_tap_sessions_total')).toBe(3);
+    t.closeAll();
+    expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(0);
+  });
+
+  it('limit=0 yields only the summary', () => {
+    const { tap: t } = tap();
+    const s = sink();
+    t.open(request({ limit: 0 }), s);
+    t.publish(['{"a":1}']);
+    expect(s.lines).toEqual([]);
+    expect(s.summary).toMatchObject({ captured: 0, dropped: 0 });
+  });
+
+  it('a stalled session drops and counts without decoding, and a closed one stops costing anything', () => {
+    const decodes = { n: 0 };
+    const { tap: t } = tap(new SimulatedClock(), decodes);
+    const stalled = sink(0);
+    const opened = t.open(request({}), stalled);
+    t.publish(['{"a":1}', '{"a":2}']);
+    expect(decodes.n).toBe(0);
+    if (opened.ok) opened.close();
+    expect(stalled.summary).toMatchObject({ captured: 0, dropped: 2 });
+    t.publish(['{"a":3}']);
+    expect(decodes.n).toBe(0);
+  });
+
+  it('accounts every offered line as captured or dropped, whatever the room and limit', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 10 }), fc.integer({ min: 0, max: 6 }), fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }), (batches, room, limit) => {
+        const { tap: t } = tap();
+        const s = sink(room);
+        const opened = t.open(request({ stage: 'raw', ...(limit !== undefined ? { limit } : {}) }), s);
+        let offered = 0;
+        for (const size of batches) {
+          if (s.closed) break;
+          const lines = Array.from({ length: size }, (_, i) => `{"i":${offered + i}}`);
+          // Lines offered after the limit ended the session are not the session's.
+          for (const line of lines) {
+            if (s.closed) break;
+            offered++;
+            t.publish([line]);
+          }
+        }
+        if (opened.ok) opened.close();
+        const summary = s.summary as { captured: number; dropped: number };
+        expect(summary.captured).toBe(s.lines.length);
+        expect(summary.captured + summary.dropped).toBe(offered);
+        expect(summary.captured).toBeLessThanOrEqual(Math.min(room, limit ?? Infinity));
+      }),
+    );
+  });
+});

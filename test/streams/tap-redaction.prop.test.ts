@@ -1,0 +1,101 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createRedactor, REDACTED_PREFIX, redactionToken } from '../../streams/index.js';
+
+type Loc = readonly (string | number)[];
+
+/** Reference navigation of daemon-semantics §14.1, written apart from the redactor: where `path` lands. */
+function* locations(node: unknown, path: readonly string[], i = 0, at: Loc = []): Generator<Loc> {
+  if (i === path.length) {
+    yield at;
+    return;
+  }
+  const seg = path[i] as string;
+  if (Array.isArray(node)) {
+    if (/^(0|[1-9][0-9]*)$/.test(seg)) {
+      if (Number(seg) < node.length) yield* locations(node[Number(seg)], path, i + 1, [...at, Number(seg)]);
+    } else for (let k = 0; k < node.length; k++) yield* locations(node[k], path, i, [...at, k]);
+    return;
+  }
+  if (node !== null && typeof node === 'object' && Object.hasOwn(node, seg)) {
+    yield* locations((node as Record<string, unknown>)[seg], path, i + 1, [...at, seg]);
+  }
+}
+
+function get(node: unknown, loc: Loc): unknown {
+  return loc.reduce<unknown>((n, k) => (n as Record<string | number, unknown>)[k], node);
+}
+
+function set(node: unknown, loc: Loc, value: unknown): void {
+  const parent = get(node, loc.slice(0, -1)) as Record<string | number, unknown>;
+  parent[loc.at(-1) as string | number] = value;
+}
+
+const key = fc.constantFrom('a', 'b', '0', '1');
+/** Events over few keys, with arrays and nesting, so that paths often (not always) apply. */
+const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(key, tie('v'), { maxKeys: 3 }),
+  ),
+})).v;
+const event = fc.dictionary(key, value, { maxKeys: 4 });
+const path = fc.array(fc.constantFrom('a', 'b', '0', '1', '2'), { minLength: 1, maxLength: 4 }).map((s) => s.join('.'));
+const salt = fc.uint8Array({ minLength: 16, maxLength: 16 });
+
+describe('tap redaction', () => {
+  it('never lets a value at a redacted path through, fanning out over arrays (fail closed)', () => {
+    fc.assert(
+      fc.property(event, fc.array(path, { minLength: 1, maxLength: 3 }), salt, (e, paths, s) => {
+        // Plant a secret wherever a path lands, then redact: no secret may survive.
+        const planted = structuredClone(e) as unknown;
+        let n = 0;
+        for (const p of paths) for (const loc of [...locations(planted, p.split('.'))]) set(planted, loc, `SECRET-${n++}`);
+        const out = JSON.stringify(createRedactor(paths, s)(planted));
+        expect(out).not.toContain('SECRET');
+      }),
+    );
+  });
+
+  it('replaces exactly the values a path lands on with their salted token and leaves the rest alone', () => {
+    fc.assert(
+      fc.property(event, path, salt, (e, p, s) => {
+        const before = structuredClone(e);
+        const out = createRedactor([p], s)(e);
+        expect(e).toEqual(before);
+        const landed = [...locations(e, p.split('.'))];
+        const restored = structuredClone(out);
+        for (const loc of landed) {
+          expect(get(out, loc)).toBe(redactionToken(s, get(e, loc)));
+          set(restored, loc, get(e, loc));
+        }
+        // A path that cannot apply (missing key, scalar before its end, index past the array) changes nothing.
+        expect(restored).toEqual(e);
+      }),
+    );
+  });
+
+  it('gives equal values equal tokens within a session and different tokens across salts', () => {
+    fc.assert(
+      fc.property(value, salt, salt, (v, s1, s2) => {
+        const token = redactionToken(s1, v);
+        expect(token).toMatch(new RegExp(`^${REDACTED_PREFIX}[0-9a-f]{16}$`));
+        expect(redactionToken(s1, structuredClone(v))).toBe(token);
+        fc.pre(Buffer.compare(Buffer.from(s1), Buffer.from(s2)) !== 0);
+        expect(redactionToken(s2, v)).not.toBe(token);
+      }),
+    );
+  });
+
+  it('hashes strings as themselves and other values as compact JSON', () => {
+    const s = new Uint8Array(16);
+    expect(redactionToken(s, '42')).toBe(redactionToken(s, 42));
+    expect(redactionToken(s, 'x')).not.toBe(redactionToken(s, '"x"'));
+    expect(redactionToken(s, { a: [1, 'x'] })).toBe(redactionToken(s, '{"a":[1,"x"]}'));
+    expect(createRedactor(['user.name'], s)({ user: [{ name: 'alice' }, { name: 'bob', id: 1 }] })).toEqual({
+      user: [{ name: redactionToken(s, 'alice') }, { name: redactionToken(s, 'bob'), id: 1 }],
+    });
+  });
+});

@@ -43,6 +43,7 @@ import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
+import { openNatsInput } from './daemon-nats.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -202,6 +203,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (error instanceof OutputError) throw exit(error.message, 3);
     throw error;
   }
+  const natsInput = await openNatsInput(config, settings, ctx, store).catch(async (error: unknown) => {
+    await outputs.close();
+    await store.close();
+    throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   const workers = outputs.sinks;
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions }, ctx) : undefined;
@@ -297,7 +303,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     config.input.source === 'stdin' && deps.stdin !== undefined
       ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
-  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
+  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : []), ...(natsInput !== undefined ? [natsInput.units] : [])], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
   const audit = auditOn
@@ -314,6 +320,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.closeAll();
       admission.stop();
       const drained = await pipeline.stop(settings.drainTimeoutMs);
+      await natsInput?.close();
       await detector.close();
       await outputs.close();
       await store.close();

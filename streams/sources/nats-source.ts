@@ -1,0 +1,191 @@
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ConsumerConfig, JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Observable } from 'rxjs';
+import Type from 'typebox';
+import type { StateStore } from '../../state/index.js';
+import type { InputUnit, UnitOutcome } from '../input-unit.js';
+import { connectNats, ensureStream, parseNatsUrl, sanitizeSubject } from '../nats/nats-connection.js';
+import type { NatsAuth } from '../nats/nats-connection.js';
+import { backoffMs } from '../sinks/sink-worker.js';
+import { sleep } from '../stage-context.js';
+import type { StageContext } from '../stage-context.js';
+import type { IngestSource } from './ingest-source.js';
+
+export const kind = 'nats';
+
+export const configSchema = Type.Object({
+  /** `nats://host:port/subject` (wildcards allowed). */
+  url: Type.String({ pattern: '^nats://' }),
+  consumer_group: Type.Optional(Type.String({ minLength: 1 })),
+  /** Where a new consumer starts; `resume` keeps an existing consumer where it is. */
+  replay: Type.Union([
+    Type.Object({ from: Type.Literal('resume') }),
+    Type.Object({ from: Type.Literal('sequence'), sequence: Type.Integer({ minimum: 1 }) }),
+    Type.Object({ from: Type.Literal('time'), time: Type.String() }),
+    Type.Object({ from: Type.Literal('latest') }),
+  ]),
+  /** Messages per fetch, and so per unit. */
+  fetch_max: Type.Integer({ minimum: 1 }),
+  /** Unacknowledged messages the server hands this consumer at most. */
+  max_ack_pending: Type.Integer({ minimum: 1 }),
+});
+export type NatsSourceConfig = Type.Static<typeof configSchema>;
+
+export interface NatsSourceDeps {
+  readonly auth: NatsAuth;
+  readonly store: StateStore;
+}
+
+export interface NatsSource {
+  readonly units: IngestSource;
+  /** Closes the connection once acknowledgements went out (after the pipeline drained). */
+  close(): Promise<void>;
+}
+
+/** The stored position: stream sequences committed whose acknowledgement the server may not have. */
+const Position = Type.Object({ seqs: Type.Array(Type.Integer()) });
+
+/** A batch waits this long for its acknowledgement deadline: far past any commit, so nothing is redelivered while it runs. */
+const ACK_WAIT_MS = 5 * 60_000;
+/** How long one fetch waits for messages before asking again. */
+const FETCH_EXPIRES_MS = 1_000;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_MAX_MS = 5_000;
+
+function consumerConfig(durable: string, subject: string, config: NatsSourceConfig): Partial<ConsumerConfig> {
+  const base = { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: subject, ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: config.max_ack_pending };
+  const r = config.replay;
+  if (r.from === 'sequence') return { ...base, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: r.sequence };
+  if (r.from === 'time') return { ...base, deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(r.time).toISOString() };
+  if (r.from === 'latest') return { ...base, deliver_policy: DeliverPolicy.Last };
+  return { ...base, deliver_policy: DeliverPolicy.All };
+}
+
+/**
+ * JetStream input (daemon-semantics §3.2), exactly once into the journal: every message's stream
+ * sequence is committed with the batch holding its line (the unit's `position`), and the message is
+ * acknowledged only after that commit. The stored position is the set of committed sequences whose
+ * acknowledgement the server has not confirmed; a message fetched again with one of them (a crash
+ * before the ack landed) is acknowledged and skipped. A set, not a high-water mark, because daemons
+ * sharing the consumer see interleaved sequences: one's high-water mark says nothing about another's
+ * redelivered message. A connection failure rejects (start-up exits 3); later outages pause the fetch
+ * loop with backoff and one warning each, while the client reconnects.
+ */
+export async function open(config: NatsSourceConfig, ctx: StageContext, deps: NatsSourceDeps): Promise<NatsSource> {
+  const { server, subject } = parseNatsUrl(config.url);
+  const log = ctx.log.child({ component: 'source', source: kind, subject });
+  const nc = await connectNats(server, deps.auth, 'sigmad-input');
+  try {
+    const stream = await ensureStream(nc, subject);
+    const durable = config.consumer_group ?? `svc-daemon-${sanitizeSubject(subject)}`;
+    const jsm = await jetstreamManager(nc);
+    const wanted = consumerConfig(durable, subject, config);
+    if (config.replay.from !== 'resume') await jsm.consumers.delete(stream, durable).catch(() => false);
+    await jsm.consumers.info(stream, durable).catch(() => jsm.consumers.add(stream, wanted));
+    const consumer = await jetstream(nc).consumers.get(stream, durable);
+    const positionKey = `nats:${stream}:${durable}`;
+    log.info({ stream, consumer: durable, replay: config.replay.from }, 'NATS input ready');
+    watchOutages(nc, log);
+    return { units: fetchUnits(consumer, positionKey, config, ctx, deps.store, log), close: () => nc.drain() };
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+}
+
+type Log = StageContext['log'];
+
+/** One warning when the server goes away, one note when it is back. */
+function watchOutages(nc: NatsConnection, log: Log): void {
+  void (async () => {
+    let down = false;
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' && !down) {
+        down = true;
+        log.warn({ server: s.server }, 'NATS server unreachable; ingest paused while reconnecting');
+      } else if (s.type === 'reconnect' && down) {
+        down = false;
+        log.info({ server: s.server }, 'NATS server reachable again; ingest resumed');
+      }
+    }
+  })();
+}
+
+function storedSeqs(store: StateStore, key: string): Set<number> {
+  const p = store.inputPosition(key) as { seqs?: unknown } | undefined;
+  return new Set(Array.isArray(p?.seqs) ? p.seqs.filter((s): s is number => typeof s === 'number') : []);
+}
+
+interface Consumer {
+  fetch(opts: { max_messages: number; expires: number }): Promise<AsyncIterable<JsMsg>>;
+}
+
+function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceConfig, ctx: StageContext, store: StateStore, log: Log): IngestSource {
+  return new Observable<InputUnit>((subscriber) => {
+    let stopped = false;
+    /** Committed before this start, or being committed now / acknowledged without confirmation. */
+    const committed = storedSeqs(store, positionKey);
+    /** Fetched and not yet settled: a redelivery of one of them while it runs is ignored. */
+    const inFlight = new Set<number>();
+    const unit = (msgs: readonly JsMsg[]): InputUnit => {
+      const seqs = msgs.map((m) => m.seq);
+      return {
+        lines: msgs.map((m) => m.string()),
+        rejected: [],
+        position: {
+          source: positionKey,
+          at: (n) => {
+            for (let i = 0; i < n; i++) committed.add(seqs[i] as number);
+            return { seqs: [...committed] } satisfies Type.Static<typeof Position>;
+          },
+        },
+        settle: (outcome: UnitOutcome) => {
+          for (const m of msgs) {
+            inFlight.delete(m.seq);
+            // A refused unit (shutdown) goes back to the stream; what of it was committed stays in `committed` and is skipped.
+            if (!outcome.ok) m.nak();
+            else void m.ackAck().then((ok) => ok && committed.delete(m.seq), () => undefined);
+          }
+        },
+      };
+    };
+    (async () => {
+      let failures = 0;
+      while (!stopped) {
+        const msgs: JsMsg[] = [];
+        try {
+          for await (const m of await consumer.fetch({ max_messages: config.fetch_max, expires: FETCH_EXPIRES_MS })) msgs.push(m);
+          failures = 0;
+        } catch (error) {
+          if (stopped) return;
+          log.debug({ err: error }, 'NATS fetch failed');
+          await sleep(ctx.clock, backoffMs(++failures, BACKOFF_BASE_MS, BACKOFF_MAX_MS), ctx.signal);
+          continue;
+        }
+        const fresh: JsMsg[] = [];
+        for (const m of msgs) {
+          if (committed.has(m.seq)) m.ack();
+          else if (inFlight.has(m.seq)) continue;
+          // Blank payloads carry no event: acknowledged at once.
+          else if (m.string().trim() === '') m.ack();
+          else {
+            inFlight.add(m.seq);
+            fresh.push(m);
+          }
+        }
+        if (stopped) {
+          // Never queued: back to the stream at once rather than after the acknowledgement deadline.
+          for (const m of fresh) m.nak();
+          return;
+        }
+        if (fresh.length === 0) continue;
+        await new Promise<void>((admitted) => subscriber.next({ ...unit(fresh), admitted }));
+      }
+    })().catch((error: unknown) => subscriber.error(error));
+    return () => {
+      stopped = true;
+    };
+  });
+}

@@ -78,6 +78,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--nats-tls-key <file>', 'nats.tls_key', 'value', 'NATS client key (PEM)'),
   f('--nats-tls-ca <file>', 'nats.tls_ca', 'value', 'CA bundle (PEM) the NATS server is verified against'),
   f('--nats-require-tls', 'nats.require_tls', 'enable', 'Require TLS to the NATS server'),
+  f('--nats-ack-wait <sec>', 'nats.ack_wait', 'value', 'Seconds before an unacknowledged NATS input message is redelivered (default 30)'),
   f('--replay-from-sequence <n>', 'nats.replay_from_sequence', 'value', 'Restart the NATS consumer at this stream sequence'),
   f('--replay-from-time <rfc3339>', 'nats.replay_from_time', 'value', 'Restart the NATS consumer at this time'),
   f('--replay-from-latest', 'nats.replay_from_latest', 'enable', 'Restart the NATS consumer at the last message'),

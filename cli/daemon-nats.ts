@@ -48,6 +48,7 @@ export async function openNatsInput(config: DaemonConfig, settings: DaemonSettin
       replay: settings.natsReplay,
       fetch_max: settings.batchSize,
       max_ack_pending: settings.capacity,
+      ack_wait_ms: config.nats.ack_wait * 1000,
     },
     ctx,
     { auth: settings.nats, store },

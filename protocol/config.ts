@@ -146,6 +146,8 @@ export const DaemonConfig = Type.Object({
       tls_key: Type.Optional(Type.String({ minLength: 1 })),
       tls_ca: Type.Optional(Type.String({ minLength: 1 })),
       require_tls: flag(),
+      /** Seconds before JetStream redelivers an unacknowledged input message (a crashed daemon's batch); running batches are kept alive. */
+      ack_wait: count(30),
       /** At most one of the three: where a (re-created) consumer starts. */
       replay_from_sequence: Type.Optional(Type.Integer({ minimum: 1 })),
       replay_from_time: Type.Optional(Type.String({ pattern: RFC3339_PATTERN })),

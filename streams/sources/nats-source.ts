@@ -30,6 +30,8 @@ export const configSchema = Type.Object({
   fetch_max: Type.Integer({ minimum: 1 }),
   /** Unacknowledged messages the server hands this consumer at most. */
   max_ack_pending: Type.Integer({ minimum: 1 }),
+  /** The consumer's acknowledgement deadline: how soon a crashed daemon's messages come back. */
+  ack_wait_ms: Type.Integer({ minimum: 100 }),
 });
 export type NatsSourceConfig = Type.Static<typeof configSchema>;
 
@@ -47,15 +49,13 @@ export interface NatsSource {
 /** The stored position: stream sequences committed whose acknowledgement the server may not have. */
 const Position = Type.Object({ seqs: Type.Array(Type.Integer()) });
 
-/** A batch waits this long for its acknowledgement deadline: far past any commit, so nothing is redelivered while it runs. */
-const ACK_WAIT_MS = 5 * 60_000;
 /** How long one fetch waits for messages before asking again. */
 const FETCH_EXPIRES_MS = 1_000;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 5_000;
 
 function consumerConfig(durable: string, subject: string, config: NatsSourceConfig): Partial<ConsumerConfig> {
-  const base = { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: subject, ack_wait: nanos(ACK_WAIT_MS), max_ack_pending: config.max_ack_pending };
+  const base = { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: subject, ack_wait: nanos(config.ack_wait_ms), max_ack_pending: config.max_ack_pending };
   const r = config.replay;
   if (r.from === 'sequence') return { ...base, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: r.sequence };
   if (r.from === 'time') return { ...base, deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date(r.time).toISOString() };
@@ -83,7 +83,11 @@ export async function open(config: NatsSourceConfig, ctx: StageContext, deps: Na
     const jsm = await jetstreamManager(nc);
     const wanted = consumerConfig(durable, subject, config);
     if (config.replay.from !== 'resume') await jsm.consumers.delete(stream, durable).catch(() => false);
-    await jsm.consumers.info(stream, durable).catch(() => jsm.consumers.add(stream, wanted));
+    // An existing consumer keeps its position; its deadlines follow the config.
+    await jsm.consumers.info(stream, durable).then(
+      () => jsm.consumers.update(stream, durable, { ack_wait: nanos(config.ack_wait_ms), max_ack_pending: config.max_ack_pending }),
+      () => jsm.consumers.add(stream, wanted),
+    );
     const consumer = await jetstream(nc).consumers.get(stream, durable);
     const positionKey = `nats:${stream}:${durable}`;
     log.info({ stream, consumer: durable, replay: config.replay.from }, 'NATS input ready');
@@ -128,7 +132,14 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
     /** Committed before this start, or being committed now / acknowledged without confirmation. */
     const committed = storedSeqs(store, positionKey);
     /** Fetched and not yet settled: a redelivery of one of them while it runs is ignored. */
-    const inFlight = new Set<number>();
+    const inFlight = new Map<number, JsMsg>();
+    // A batch held back (a full queue, a blocked sink) is not redelivered meanwhile: its deadline is pushed on.
+    let cancelTimer = (): void => undefined;
+    const extend = (): void => {
+      for (const m of inFlight.values()) m.working();
+      cancelTimer = ctx.clock.setTimer(extend, Math.max(50, Math.floor(config.ack_wait_ms / 3)));
+    };
+    extend();
     const unit = (msgs: readonly JsMsg[]): InputUnit => {
       const seqs = msgs.map((m) => m.seq);
       return {
@@ -171,7 +182,7 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
           // Blank payloads carry no event: acknowledged at once.
           else if (m.string().trim() === '') m.ack();
           else {
-            inFlight.add(m.seq);
+            inFlight.set(m.seq, m);
             fresh.push(m);
           }
         }
@@ -186,6 +197,7 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
     })().catch((error: unknown) => subscriber.error(error));
     return () => {
       stopped = true;
+      cancelTimer();
     };
   });
 }

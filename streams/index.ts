@@ -49,7 +49,7 @@ export type { WorkerPoolOptions } from './detect/worker-pool.js';
 export { ALERT_KIND, AlertStage, metricsObserver, unixSeconds } from './alert-stage.js';
 export { parseNatsUrl, sanitizeSubject, streamNameFor } from './nats/nats-connection.js';
 export type { NatsAuth } from './nats/nats-connection.js';
-export { open as openNatsSource, configSchema as natsSourceConfigSchema } from './sources/nats-source.js';
+export { create as openNatsSource, configSchema as natsSourceConfigSchema } from './sources/nats-source.js';
 export type { NatsSource, NatsSourceConfig, NatsSourceDeps } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export type { NatsSinkConfig } from './sinks/nats-sink.js';

@@ -7,7 +7,7 @@ import type { AppendLines } from '../dlq-writer.js';
 import type { StageContext } from '../stage-context.js';
 import type { SinkTarget } from './sink-worker.js';
 
-export const kind = 'nats';
+export const kind = 'nats-sink';
 
 export const configSchema = Type.Object({
   /** `nats://host:port/subject`. */

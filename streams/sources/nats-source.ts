@@ -25,13 +25,13 @@ export const configSchema = Type.Object({
     Type.Object({ from: Type.Literal('sequence'), sequence: Type.Integer({ minimum: 1 }) }),
     Type.Object({ from: Type.Literal('time'), time: Type.String() }),
     Type.Object({ from: Type.Literal('latest') }),
-  ]),
+  ], { default: { from: 'resume' } }),
   /** Messages per fetch, and so per unit. */
-  fetch_max: Type.Integer({ minimum: 1 }),
+  fetch_max: Type.Integer({ minimum: 1, default: 128 }),
   /** Unacknowledged messages the server hands this consumer at most. */
-  max_ack_pending: Type.Integer({ minimum: 1 }),
+  max_ack_pending: Type.Integer({ minimum: 1, default: 10_000 }),
   /** The consumer's acknowledgement deadline: how soon a crashed daemon's messages come back. */
-  ack_wait_ms: Type.Integer({ minimum: 100 }),
+  ack_wait_ms: Type.Integer({ minimum: 100, default: 30_000 }),
 });
 export type NatsSourceConfig = Type.Static<typeof configSchema>;
 
@@ -73,7 +73,7 @@ function consumerConfig(durable: string, subject: string, config: NatsSourceConf
  * redelivered message. A connection failure rejects (start-up exits 3); later outages pause the fetch
  * loop with backoff and one warning each, while the client reconnects.
  */
-export async function open(config: NatsSourceConfig, ctx: StageContext, deps: NatsSourceDeps): Promise<NatsSource> {
+export async function create(config: NatsSourceConfig, ctx: StageContext, deps: NatsSourceDeps): Promise<NatsSource> {
   const { server, subject } = parseNatsUrl(config.url);
   const log = ctx.log.child({ component: 'source', source: kind, subject });
   const nc = await connectNats(server, deps.auth, 'sigmad-input');

@@ -46,8 +46,12 @@ export interface NatsSource {
   close(): Promise<void>;
 }
 
-/** The stored position: stream sequences committed whose acknowledgement the server may not have. */
-const Position = Type.Object({ seqs: Type.Array(Type.Integer()) });
+/** The stored position: stream sequences committed and not known to be acknowledged, as inclusive ranges. */
+const Position = Type.Object({ ranges: Type.Array(Type.Tuple([Type.Integer(), Type.Integer()])) });
+type Position = Type.Static<typeof Position>;
+
+/** How often the consumer's acknowledgement floor is read to forget sequences the server has. */
+const PRUNE_EVERY_MS = 500;
 
 /** How long one fetch waits for messages before asking again. */
 const FETCH_EXPIRES_MS = 1_000;
@@ -66,8 +70,8 @@ function consumerConfig(durable: string, subject: string, config: NatsSourceConf
 /**
  * JetStream input (daemon-semantics §3.2), exactly once into the journal: every message's stream
  * sequence is committed with the batch holding its line (the unit's `position`), and the message is
- * acknowledged only after that commit. The stored position is the set of committed sequences whose
- * acknowledgement the server has not confirmed; a message fetched again with one of them (a crash
+ * acknowledged only after that commit. The stored position is the set of committed sequences the
+ * consumer's acknowledgement floor has not passed yet; a message fetched again with one of them (a crash
  * before the ack landed) is acknowledged and skipped. A set, not a high-water mark, because daemons
  * sharing the consumer see interleaved sequences: one's high-water mark says nothing about another's
  * redelivered message. A connection failure rejects (start-up exits 3); later outages pause the fetch
@@ -92,7 +96,8 @@ export async function create(config: NatsSourceConfig, ctx: StageContext, deps: 
     const positionKey = `nats:${stream}:${durable}`;
     log.info({ stream, consumer: durable, replay: config.replay.from }, 'NATS input ready');
     watchOutages(nc, log);
-    return { units: fetchUnits(consumer, positionKey, config, ctx, deps.store, log), close: () => nc.drain() };
+    const ackFloor = async (): Promise<number> => (await jsm.consumers.info(stream, durable)).ack_floor.stream_seq;
+    return { units: fetchUnits(consumer, ackFloor, positionKey, config, ctx, deps.store, log), close: () => nc.drain() };
   } catch (error) {
     await nc.close();
     throw error;
@@ -117,16 +122,29 @@ function watchOutages(nc: NatsConnection, log: Log): void {
   })();
 }
 
+/** Sorted sequences as inclusive ranges: one daemon's are mostly consecutive, so this stays small. */
+function toRanges(seqs: Iterable<number>): Position['ranges'] {
+  const out: [number, number][] = [];
+  for (const s of [...seqs].sort((a, b) => a - b)) {
+    const last = out[out.length - 1];
+    if (last !== undefined && s === last[1] + 1) last[1] = s;
+    else out.push([s, s]);
+  }
+  return out;
+}
+
 function storedSeqs(store: StateStore, key: string): Set<number> {
-  const p = store.inputPosition(key) as { seqs?: unknown } | undefined;
-  return new Set(Array.isArray(p?.seqs) ? p.seqs.filter((s): s is number => typeof s === 'number') : []);
+  const p = store.inputPosition(key) as Partial<Position> | undefined;
+  const out = new Set<number>();
+  for (const [from, to] of Array.isArray(p?.ranges) ? p.ranges : []) for (let s = from; s <= to; s++) out.add(s);
+  return out;
 }
 
 interface Consumer {
   fetch(opts: { max_messages: number; expires: number }): Promise<AsyncIterable<JsMsg>>;
 }
 
-function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceConfig, ctx: StageContext, store: StateStore, log: Log): IngestSource {
+function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positionKey: string, config: NatsSourceConfig, ctx: StageContext, store: StateStore, log: Log): IngestSource {
   return new Observable<InputUnit>((subscriber) => {
     let stopped = false;
     /** Committed before this start, or being committed now / acknowledged without confirmation. */
@@ -140,16 +158,28 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
       cancelTimer = ctx.clock.setTimer(extend, Math.max(50, Math.floor(config.ack_wait_ms / 3)));
     };
     extend();
-    const unit = (msgs: readonly JsMsg[]): InputUnit => {
+    // Acknowledgements are not confirmed one by one (a round trip each): what the floor passed is known acknowledged.
+    let cancelPrune = (): void => undefined;
+    const prune = (): void => {
+      void ackFloor().then(
+        (floor) => {
+          for (const seq of committed) if (seq <= floor) committed.delete(seq);
+        },
+        () => undefined,
+      );
+      cancelPrune = ctx.clock.setTimer(prune, PRUNE_EVERY_MS);
+    };
+    prune();
+    const unit = (msgs: readonly JsMsg[], lines: readonly string[]): InputUnit => {
       const seqs = msgs.map((m) => m.seq);
       return {
-        lines: msgs.map((m) => m.string()),
+        lines,
         rejected: [],
         position: {
           source: positionKey,
           at: (n) => {
             for (let i = 0; i < n; i++) committed.add(seqs[i] as number);
-            return { seqs: [...committed] } satisfies Type.Static<typeof Position>;
+            return { ranges: toRanges(committed) } satisfies Position;
           },
         },
         settle: (outcome: UnitOutcome) => {
@@ -157,7 +187,7 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
             inFlight.delete(m.seq);
             // A refused unit (shutdown) goes back to the stream; what of it was committed stays in `committed` and is skipped.
             if (!outcome.ok) m.nak();
-            else void m.ackAck().then((ok) => ok && committed.delete(m.seq), () => undefined);
+            else m.ack();
           }
         },
       };
@@ -176,12 +206,18 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
           continue;
         }
         const fresh: JsMsg[] = [];
+        const lines: string[] = [];
         for (const m of msgs) {
           if (committed.has(m.seq)) m.ack();
           else if (inFlight.has(m.seq)) continue;
-          // Blank payloads carry no event: acknowledged at once.
-          else if (m.string().trim() === '') m.ack();
           else {
+            const text = m.string();
+            // Blank payloads carry no event: acknowledged at once.
+            if (text.trim() === '') {
+              m.ack();
+              continue;
+            }
+            lines.push(text);
             inFlight.set(m.seq, m);
             fresh.push(m);
           }
@@ -192,12 +228,13 @@ function fetchUnits(consumer: Consumer, positionKey: string, config: NatsSourceC
           return;
         }
         if (fresh.length === 0) continue;
-        await new Promise<void>((admitted) => subscriber.next({ ...unit(fresh), admitted }));
+        await new Promise<void>((admitted) => subscriber.next({ ...unit(fresh, lines), admitted }));
       }
     })().catch((error: unknown) => subscriber.error(error));
     return () => {
       stopped = true;
       cancelTimer();
+      cancelPrune();
     };
   });
 }

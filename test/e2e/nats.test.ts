@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rng as prng } from '../../scripts/bench/lanes.js';
 import { DaemonStartError, ensureBuilt, FIXTURES, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
-import { startNatsServer } from './nats-server.js';
-import type { NatsServer } from './nats-server.js';
+import { startNatsServer } from '../../scripts/nats-server.js';
+import type { NatsServer } from '../../scripts/nats-server.js';
 
 const RULE = join(FIXTURES, 'crash-rules', 'recon.yml');
 

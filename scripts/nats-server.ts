@@ -1,9 +1,10 @@
-// A private JetStream server for a test: Debian's `nats-server` on a port it picks (`-p -1`, read back
+// A private JetStream server for a test or a bench: Debian's `nats-server` on a port it picks (`-p -1`, read back
 // from its log), storing in a temporary directory; `stop` kills it and removes the directory.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { tempDir } from './harness.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface NatsServer {
   /** `nats://127.0.0.1:<port>`. */
@@ -47,7 +48,7 @@ function exited(proc: ChildProcess): Promise<void> {
 }
 
 export async function startNatsServer(): Promise<NatsServer> {
-  const dir = tempDir('nats');
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-nats-'));
   let { proc, port } = await launch(-1, dir);
   const kill = async (): Promise<void> => {
     proc.kill('SIGKILL');

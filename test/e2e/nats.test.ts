@@ -105,6 +105,14 @@ describe('NATS JetStream input and sink', () => {
     }
   });
 
+  it('exits 3 naming the setting when the NATS input or sink cannot connect at start-up', { timeout: 30_000 }, async () => {
+    for (const args of [['--input', 'nats://127.0.0.1:1/events'], ['--output', 'nats://127.0.0.1:1/alerts']]) {
+      const d = await startDaemon(['--rules', RULE, '--api-addr', '127.0.0.1:0', ...args], { noWait: true });
+      expect(await d.exited).toBe(3);
+      expect(d.logs.join('\n')).toContain(args[0] === '--input' ? 'daemon.input.source' : 'daemon.output.sinks');
+    }
+  });
+
   it('pauses ingest while the server is gone, stays ready, warns once per outage and resumes', { timeout: 60_000 }, async () => {
     const dir = tempDir('nats-outage');
     const d = await startDaemon(daemonArgs(`${server.url}/outage.>`, dir));

@@ -3,8 +3,9 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createStdoutSink, SinkQueueDepths, SinkWorker } from '../streams/index.js';
-import type { Decoder, DlqWriter, LineWritable, StageContext } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createStdoutSink, openNatsDlq, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import type { AppendLines, Decoder, DlqWriter, LineWritable, SinkTarget, StageContext } from '../streams/index.js';
+import type { OutputSpec } from './daemon-settings.js';
 import { settingName } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { webhookWorkers } from './daemon-webhooks.js';
@@ -33,25 +34,37 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Where dead letters are appended: a file, or a NATS subject. */
+async function openDlqTarget(spec: OutputSpec, settings: DaemonSettings): Promise<{ append: AppendLines; close(): Promise<void> }> {
+  if (spec.kind === 'nats') return openNatsDlq(spec.url ?? '', settings.nats);
+  const path = spec.path ?? '';
+  await prepareAppendFile(path);
+  return { append: (text) => appendFile(path, text), close: () => Promise.resolve() };
+}
+
+function sinkTarget(spec: OutputSpec, settings: DaemonSettings, ctx: StageContext, store: StateStore, stdout: LineWritable): SinkTarget {
+  if (spec.kind === 'file') return createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store);
+  if (spec.kind === 'nats') return createNatsSink({ url: spec.url ?? '', on_full: spec.onFull }, ctx, settings.nats);
+  return createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+}
+
 export async function openOutputs(settings: DaemonSettings, ctx: StageContext, store: StateStore, crash: CrashHook, stdout: LineWritable, webhooks: readonly LoadedWebhook[] = []): Promise<Outputs> {
   const { capacity, dlq: dlqSpec } = settings;
-  const dlqPath = dlqSpec?.path;
-  if (dlqPath !== undefined) {
-    await prepareAppendFile(dlqPath).catch((error: unknown) => {
-      throw new OutputError(`${settingName('output.dlq')} ${dlqSpec?.uri ?? ''}: ${message(error)}`);
-    });
-  }
-  const dlq = createDlqWriter(ctx, dlqPath === undefined ? undefined : (text) => appendFile(dlqPath, text), capacity, dlqSpec?.onFull);
-  const decoder = createDecoder({ format: settings.detect.format, syslog_tz_minutes: settings.detect.syslogTzMinutes }, ctx, dlqPath === undefined ? undefined : dlq);
+  const dlqTarget = dlqSpec === undefined ? undefined : await openDlqTarget(dlqSpec, settings).catch((error: unknown) => {
+    throw new OutputError(`${settingName('output.dlq')} ${dlqSpec.uri}: ${message(error)}`);
+  });
+  const dlq = createDlqWriter(ctx, dlqTarget?.append, capacity, dlqSpec?.onFull);
+  const decoder = createDecoder({ format: settings.detect.format, syslog_tz_minutes: settings.detect.syslogTzMinutes }, ctx, dlqTarget === undefined ? undefined : dlq);
   const depths = new SinkQueueDepths(ctx.metrics.svc_output_queue_depth, ctx.metrics.svc_sink_queue_depth);
   const delivery = { capacity, batchMax: settings.batchSize, ...settings.delivery };
   const sinks: SinkWorker[] = [];
   const close = async (): Promise<void> => {
     await dlq.flush();
+    await dlqTarget?.close();
     for (const w of sinks) await w.target.close();
   };
   for (const spec of settings.sinks) {
-    const target = spec.kind === 'file' ? createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store) : createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+    const target = sinkTarget(spec, settings, ctx, store, stdout);
     const worker = new SinkWorker(target, store, ctx, delivery, dlq, crash, depths);
     try {
       await target.start();

@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
 import type { DaemonConfig } from '../protocol/index.js';
 import type { SnapshotPolicy } from '../state/index.js';
 import { parseSinkUri } from '../streams/index.js';
-import type { DeliveryOptions, DetectSettings, SinkSpec } from '../streams/index.js';
+import type { DeliveryOptions, DetectSettings, NatsAuth, NatsSourceConfig, SinkSpec } from '../streams/index.js';
+import { resolveNatsAuth, resolveReplay } from './daemon-nats.js';
 
 /** A sink or DLQ spec with the URL it was parsed from (start-up errors quote it). */
 export interface OutputSpec extends SinkSpec {
@@ -25,6 +26,10 @@ export interface DaemonSettings {
   readonly delivery: Omit<DeliveryOptions, 'capacity' | 'batchMax'>;
   readonly snapshotPolicy: SnapshotPolicy;
   readonly drainTimeoutMs: number;
+  /** Connect options of the NATS input, sinks and DLQ. */
+  readonly nats: NatsAuth;
+  /** Where the NATS input's consumer starts. */
+  readonly natsReplay: NatsSourceConfig['replay'];
 }
 
 /** `auto` never starts more workers than this: past it, main's share of each event becomes the limit. */
@@ -66,5 +71,7 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
     delivery: { retryMax: config.output.retry_max, backoffBaseMs: config.output.backoff_base_ms, backoffMaxMs: config.output.backoff_max_ms },
     snapshotPolicy: { every: config.state.snapshot_every, intervalMs: config.state.snapshot_interval * MS_PER_SECOND },
     drainTimeoutMs: config.output.drain_timeout * MS_PER_SECOND,
+    nats: resolveNatsAuth(config.nats),
+    natsReplay: resolveReplay(config.nats),
   };
 }

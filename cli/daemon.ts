@@ -45,6 +45,7 @@ import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } fr
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
+import { openNatsInput } from './daemon-nats.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -208,6 +209,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (error instanceof OutputError) throw exit(error.message, 3);
     throw error;
   }
+  const natsInput = await openNatsInput(config, settings, ctx, store).catch(async (error: unknown) => {
+    await outputs.close();
+    await store.close();
+    throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   const workers = outputs.sinks;
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
@@ -305,7 +311,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     config.input.source === 'stdin' && deps.stdin !== undefined
       ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
-  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
+  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : []), ...(natsInput !== undefined ? [natsInput.units] : [])], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
   const audit = auditOn
@@ -323,6 +329,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tap?.closeAll();
       admission.stop();
       const drained = await pipeline.stop(settings.drainTimeoutMs);
+      await natsInput?.close();
       await detector.close();
       await outputs.close();
       await store.close();

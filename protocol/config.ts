@@ -12,10 +12,15 @@ const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });
 
-/** `stdout` or `file://PATH`, optionally `?on_full=block|drop`. */
-const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
+/** `stdout`, `file://PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`. */
+const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?$';
+/** The DLQ: a `file://PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`. */
+const DLQ_URI_PATTERN = '^(file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?$';
+/** `stdin`, `http` or `nats://host:port[/subject]` (subject wildcards allowed; none is `>`). */
+const INPUT_SOURCE_PATTERN = '^(stdin|http|nats://[^/?]+(/[^?]*)?)$';
 /** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
 const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
+const RFC3339_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */
 const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
 
@@ -31,7 +36,6 @@ const LogsourceMap = Type.Object({
 export type LogsourceMap = Type.Static<typeof LogsourceMap>;
 
 const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
-const INPUT_SOURCES = ['stdin', 'http'] as const;
 /** Presets of `--egress-policy` (interface.md Authentication 8). */
 export const EGRESS_POLICIES = ['default', 'strict', 'permissive'] as const;
 export type EgressPolicy = (typeof EGRESS_POLICIES)[number];
@@ -106,7 +110,7 @@ export const DaemonConfig = Type.Object({
   ),
   input: Type.Object(
     {
-      source: enumOf(INPUT_SOURCES, 'stdin'),
+      source: Type.String({ pattern: INPUT_SOURCE_PATTERN, default: 'stdin' }),
       format: enumOf(INPUT_FORMATS, 'auto'),
       /** Capacity of every bounded queue. */
       buffer_size: count(10_000),
@@ -119,7 +123,7 @@ export const DaemonConfig = Type.Object({
     {
       /** Empty behaves as `[stdout]`. */
       sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
-      dlq: Type.Optional(Type.String({ pattern: FILE_SINK_PATTERN })),
+      dlq: Type.Optional(Type.String({ pattern: DLQ_URI_PATTERN })),
       /** Webhook files or directories (daemon-semantics §12.1). */
       webhooks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       /** Seconds in-flight events may drain on SIGTERM/SIGINT. */
@@ -129,6 +133,30 @@ export const DaemonConfig = Type.Object({
       backoff_base_ms: count(100, 0),
       backoff_max_ms: count(5_000, 0),
       include_event: flag(),
+    },
+    { default: {} },
+  ),
+  /** NATS JetStream input, sinks and DLQ (daemon-semantics §3.2): one auth method, the first set of creds > token > user+password > nkey. */
+  nats: Type.Object(
+    {
+      /** Durable consumer name; default `svc-daemon-<sanitized subject>`. Daemons naming one share the stream. */
+      consumer_group: Type.Optional(Type.String({ minLength: 1 })),
+      creds: Type.Optional(Type.String({ minLength: 1 })),
+      token: Type.Optional(Type.String({ minLength: 1 })),
+      user: Type.Optional(Type.String({ minLength: 1 })),
+      password: Type.Optional(Type.String()),
+      nkey: Type.Optional(Type.String({ minLength: 1 })),
+      /** Client certificate and key (PEM) for mTLS: both or neither. */
+      tls_cert: Type.Optional(Type.String({ minLength: 1 })),
+      tls_key: Type.Optional(Type.String({ minLength: 1 })),
+      tls_ca: Type.Optional(Type.String({ minLength: 1 })),
+      require_tls: flag(),
+      /** Seconds before JetStream redelivers an unacknowledged input message (a crashed daemon's batch); running batches are kept alive. */
+      ack_wait: count(30),
+      /** At most one of the three: where a (re-created) consumer starts. */
+      replay_from_sequence: Type.Optional(Type.Integer({ minimum: 1 })),
+      replay_from_time: Type.Optional(Type.String({ pattern: RFC3339_PATTERN })),
+      replay_from_latest: flag(),
     },
     { default: {} },
   ),

@@ -200,10 +200,17 @@ export class BatchProcessor {
     this.tick(active.runtime);
     const records = deps.journal.drafts.splice(0);
     deps.crash('after-eval');
+    // An acknowledging source's position after the last of its units in this batch.
+    const last = units.findLast((u) => u.position !== undefined);
+    const position = last?.position;
     const commit = deps.store.commitBatch({
         records,
         outbox,
-        input: { count: texts.length, source: deps.source },
+        input: {
+          count: texts.length,
+          source: position?.source ?? deps.source,
+          ...(position !== undefined && last !== undefined ? { position: position.at(last.lines.length) } : {}),
+        },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }
           : {}),

@@ -64,3 +64,9 @@ export type { CustomSigning, SignedMessage, Signer, SigningScheme, VerifyOutcome
 export { create as createWebhookSink, webhookSinkName } from './webhook/webhook-sink.js';
 export type { ResolvedWebhook } from './webhook/webhook-sink.js';
 export { RateLimiter } from './webhook/rate-limiter.js';
+export { parseNatsUrl, sanitizeSubject, streamNameFor } from './nats/nats-connection.js';
+export type { NatsAuth } from './nats/nats-connection.js';
+export { create as openNatsSource, configSchema as natsSourceConfigSchema } from './sources/nats-source.js';
+export type { NatsSource, NatsSourceConfig, NatsSourceDeps } from './sources/nats-source.js';
+export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
+export type { NatsSinkConfig } from './sinks/nats-sink.js';

@@ -14,6 +14,16 @@ export interface InputUnit {
    * back-pressure, which an Observable alone cannot express (RxJS has no pull back-pressure).
    */
   readonly admitted?: () => void;
+  /** Where an acknowledging source stands once lines of this unit commit: stored in the same transaction. */
+  readonly position?: UnitPosition;
+}
+
+/** A source's position, committed with the batch that holds its lines (exactly once into the journal). */
+export interface UnitPosition {
+  /** Key of the stored position (`StateStore.inputPosition`). */
+  readonly source: string;
+  /** The position once the unit's first `lines` lines are committed. */
+  at(lines: number): unknown;
 }
 
 export type UnitOutcome =

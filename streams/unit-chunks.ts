@@ -37,11 +37,19 @@ export class UnitChunks {
       return this.unit;
     }
     const first = this.offset === 0;
+    const start = this.offset;
     const lines = this.unit.lines.slice(this.offset, this.offset + count);
     this.offset += lines.length;
     this.sealed = this.offset === total;
     this.open++;
-    return { lines, rejected: first ? this.unit.rejected : [], settle: (outcome) => this.settled(outcome) };
+    const position = this.unit.position;
+    return {
+      lines,
+      rejected: first ? this.unit.rejected : [],
+      settle: (outcome) => this.settled(outcome),
+      // Each chunk commits where the source stands after its own lines.
+      ...(position !== undefined ? { position: { source: position.source, at: (n: number) => position.at(start + n) } } : {}),
+    };
   }
 
   /** The rest will never be admitted: the unit settles as closed once the chunks handed out did. */

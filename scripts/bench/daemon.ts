@@ -2,13 +2,16 @@
 // against `sigmad daemon` with the full corpus, measured from svc_events_processed_total: in memory
 // and with --state-db (default detection workers), and in memory with detection inline. Run after
 // `npm run build`: `npm run bench:daemon`; extra daemon flags may follow (`-- --detect-workers 2`).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtin, loadCorpus } from '../conformance/conformance.js';
+import { startNatsServer } from '../nats-server.js';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
 import { engineRate } from './engine.js';
@@ -90,7 +93,8 @@ export async function runMode(
       await post(port, '/api/v1/events', bodies[i % bodies.length] ?? '');
     }
   };
-  const posters = Array.from({ length: POSTERS }, (_, k) => poster(k));
+  // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
+  const posters = bodies.length === 0 ? [] : Array.from({ length: POSTERS }, (_, k) => poster(k));
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   const before = await processed(port);
   const cpu0 = cpuSeconds(child.pid as number);
@@ -123,6 +127,33 @@ export function postBodies(lines: readonly string[]): string[] {
 
 export const DAEMON_BASE_FLAGS: readonly string[] = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
 
+/** Messages pre-filled for the NATS runs: more than the fastest run consumes in warm-up plus measurement. */
+const NATS_MESSAGES = 200_000;
+
+/**
+ * The NATS input over a stream pre-filled with the lane (each run its own consumer, reading from the
+ * start), when Debian's `nats-server` is installed; no results otherwise.
+ */
+async function natsInputRates(lines: readonly string[], flags: readonly string[]): Promise<ModeResult[]> {
+  if (spawnSync('nats-server', ['--version']).status !== 0) return [];
+  const server = await startNatsServer();
+  try {
+    const nc = await connect({ servers: server.url });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'svc-bench', subjects: ['bench'] });
+    const js = jetstream(nc);
+    for (let i = 0; i < NATS_MESSAGES; i += 1000) {
+      await Promise.all(Array.from({ length: 1000 }, (_, k) => js.publish('bench', lines[(i + k) % lines.length] ?? '')));
+    }
+    await nc.close();
+    const out: ModeResult[] = [];
+    for (let r = 0; r < RUNS; r++) out.push(await runMode([...flags, '--input', `${server.url}/bench`, '--consumer-group', `bench-${r}`, '--state-db', '$DIR/state'], []));
+    return out;
+  } finally {
+    await server.stop();
+  }
+}
+
 /** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
 export async function runDaemonBench(): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
@@ -141,6 +172,7 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
   const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
   const main = (xs: readonly ModeResult[]) => median(xs.map((x) => x.mainMicrosPerEvent));
+  const nats = await natsInputRates(lane.lines, common);
   const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
   engineRate(single, lane.lines.slice(0, 2000));
   const engine = Math.round(median([0, 1, 2].map(() => engineRate(single, lane.lines).rate)));
@@ -155,6 +187,13 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
     { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
     { name: 'memory state, detection inline on the main thread (--detect-workers 0)', value: rate(inline), unit: 'events/s' },
     { name: 'daemon CPU per event, inline', value: cpu(inline), unit: 'µs' },
+    ...(nats.length === 0
+      ? []
+      : [
+          { name: 'NATS JetStream input (pre-filled stream, exactly once), --state-db', value: rate(nats), unit: 'events/s' },
+          { name: 'daemon CPU per event, NATS input, --state-db', value: cpu(nats), unit: 'µs' },
+          { name: 'NATS input / HTTP NDJSON ingest throughput (both --state-db)', value: Number((rate(nats) / rate(lmdb)).toFixed(2)), unit: 'x' },
+        ]),
   ];
 }
 

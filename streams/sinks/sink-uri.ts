@@ -1,7 +1,9 @@
-/** A parsed `--output` spec (`stdout` or `file://PATH`, optional `?on_full=block|drop`). */
+/** A parsed `--output` spec (`stdout`, `file://PATH` or `nats://host:port/subject`, optional `?on_full=block|drop`). */
 export interface SinkSpec {
-  readonly kind: 'stdout' | 'file';
+  readonly kind: 'stdout' | 'file' | 'nats';
   readonly path?: string;
+  /** `nats://host:port/subject` of a NATS sink. */
+  readonly url?: string;
   readonly onFull: 'block' | 'drop';
   /** Watermark name in the state store: stable across restarts and unique per sink. */
   readonly name: string;
@@ -18,5 +20,6 @@ export function parseSinkUri(uri: string): SinkSpec {
     const path = base.slice('file://'.length);
     return { kind: 'file', path, onFull, name: `file:${path}`, label: 'file' };
   }
+  if (base.startsWith('nats://')) return { kind: 'nats', url: base, onFull, name: `nats:${base}`, label: 'nats' };
   return { kind: 'stdout', onFull, name: 'stdout', label: 'stdout' };
 }

@@ -228,8 +228,13 @@ describe('daemon config errors', () => {
   });
 
   it('names the key and variable, listing allowed values of an enum', () => {
-    const e = errorOf(() => load({ env: { SVC_DAEMON__INPUT__SOURCE: 'nats' } }));
-    expect(e.message).toBe('invalid config daemon.input.source (from env SVC_DAEMON__INPUT__SOURCE): must be one of stdin, http');
+    const e = errorOf(() => load({ env: { SVC_DAEMON__INPUT__FORMAT: 'xml' } }));
+    expect(e.message).toBe('invalid config daemon.input.format (from env SVC_DAEMON__INPUT__FORMAT): must be one of auto, json, evtx-json, syslog, plain');
+  });
+
+  it('takes stdin, http and nats:// inputs and names the key for anything else', () => {
+    for (const source of ['stdin', 'http', 'nats://127.0.0.1:4222/events.>', 'nats://127.0.0.1:4222']) expect(load({ flags: { input: source } }).config.input.source).toBe(source);
+    expect(errorOf(() => load({ flags: { input: 'kafka://x' } })).key).toBe('daemon.input.source');
   });
 
   it('names the file for a bad file value', () => {

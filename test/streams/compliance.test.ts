@@ -11,7 +11,9 @@ import { flush, metricValue, testContext } from './support.js';
 import * as decodeStage from '../../streams/decode-stage.js';
 import * as dlqWriter from '../../streams/dlq-writer.js';
 import * as fileSink from '../../streams/sinks/file-sink.js';
+import * as natsSink from '../../streams/sinks/nats-sink.js';
 import * as stdoutSink from '../../streams/sinks/stdout-sink.js';
+import * as natsSource from '../../streams/sources/nats-source.js';
 import * as httpSource from '../../streams/sources/http-source.js';
 import * as stdinSource from '../../streams/sources/stdin-source.js';
 import * as tailFanout from '../../streams/tail-fanout.js';
@@ -20,10 +22,12 @@ import * as webhookSink from '../../streams/webhook/webhook-sink.js';
 const COMPONENTS: readonly [string, { kind: string; configSchema: TSchema; create: unknown }, Record<string, unknown>][] = [
   ['stdin source', stdinSource, {}],
   ['http source', httpSource, {}],
+  ['nats source', natsSource, { url: 'nats://127.0.0.1:4222/events.>' }],
   ['decode stage', decodeStage, { format: 'json' }],
   ['dead-letter writer', dlqWriter, { path: '/tmp/dlq' }],
   ['stdout sink', stdoutSink, {}],
   ['file sink', fileSink, { path: '/tmp/out' }],
+  ['nats sink', natsSink, { url: 'nats://127.0.0.1:4222/alerts' }],
   ['detection tail', tailFanout, {}],
   ['webhook sink', webhookSink, { id: 'hook', kind: 'detection', url: 'http://127.0.0.1/hook' }],
 ];

@@ -21,6 +21,7 @@ import {
   carryOver,
   CORRELATION_KIND,
   createHttpSource,
+  createOtlpSource,
   createStdinSource,
   createTailFanout,
   definitionsRecord,
@@ -102,7 +103,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline'] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp'] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -298,6 +299,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
   const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
+  // OTLP ingest is always on beside the primary input (§3.1); admitted apart, since it never ends and stdin's end stops the daemon.
+  const otlp = createOtlpSource(ctx, { store });
+  const otlpAdmission = admitSources([otlp.units], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
   const audit = auditOn
@@ -313,6 +317,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await unwatch();
       tail?.closeAll();
       admission.stop();
+      otlpAdmission.stop();
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await detector.close();
       await outputs.close();
@@ -347,6 +352,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
     ...(ingest !== undefined ? { ingest } : {}),
+    otlp,
     ...(tail !== undefined ? { tail } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
   });

@@ -4,6 +4,7 @@ export type {
   DynamicSources,
   Dispositions,
   EventIngest,
+  OtlpIngest,
   FieldObserver,
   LiveSink,
   LiveStream,

@@ -34,6 +34,8 @@ export type { HttpIngest, HttpSourceConfig, HttpSourceDeps, IngestBatch } from '
 export { create as createStdinSource, configSchema as stdinConfigSchema } from './sources/stdin-source.js';
 export type { StdinConfig, StdinDeps } from './sources/stdin-source.js';
 export type { IngestSource } from './sources/ingest-source.js';
+export { create as createOtlpSource } from './sources/otlp-source.js';
+export type { OtlpSource } from './sources/otlp-source.js';
 export { sleep, systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';

@@ -36,10 +36,11 @@ export function otlpLogsRoute(maxBytes: number): Route {
     feature: { select: (d) => d.otlp, disabled: 'otlp_disabled' },
     maxBodyBytes: maxBytes,
     handle: async (req, res, _d, otlp) => {
+      const transport = req.transport ?? 'http';
       const contentType = req.headers['content-type'];
       const encoding = encodingOf(contentType);
       if (encoding === undefined) {
-        otlp.rejected('http', 'unsupported_content_type');
+        otlp.rejected(transport, 'unsupported_content_type');
         return sendJson(res, 415, {
           error: `unsupported content-type: ${contentType ?? ''} (expected application/x-protobuf or application/json)`,
         });
@@ -50,18 +51,18 @@ export function otlpLogsRoute(maxBytes: number): Route {
         try {
           body = await gunzipAsync(req.body, { maxOutputLength: maxBytes });
         } catch (error) {
-          otlp.rejected('http', 'decompression');
+          otlp.rejected(transport, 'decompression');
           if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return sendError(res, 'body_too_large', { max_bytes: maxBytes });
           return sendJson(res, 400, { error: `decompression error: ${error instanceof Error ? error.message : String(error)}` });
         }
       }
       const decoded: OtlpDecoded = encoding === 'protobuf' ? decodeProtobufLogs(body) : decodeJsonLogs(body);
       if (!decoded.ok) {
-        otlp.rejected('http', 'decode');
+        otlp.rejected(transport, 'decode');
         return sendJson(res, 400, { error: decoded.error });
       }
       try {
-        const summary = await otlp.export('http', gzipped ? `${encoding}+gzip` : encoding, decoded.events);
+        const summary = await otlp.export(transport, gzipped ? `${encoding}+gzip` : encoding, decoded.events);
         answer(res, encoding, summary);
       } catch (error) {
         if (!(error instanceof IngestClosedError)) throw error;

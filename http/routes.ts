@@ -40,7 +40,7 @@ import { sendError, sendJson } from './respond.js';
 import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
-const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
+export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
 /** Lines a live session holds while its client is slow (then it drops and counts). */
 const LIVE_BUFFER_LINES = 64;
 const TAP_DEFAULT_DURATION_MS = 30_000;

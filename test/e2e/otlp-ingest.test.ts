@@ -1,11 +1,13 @@
 // OTLP log ingest on the real daemon, fed by the official OpenTelemetry JS exporters (OTLP/HTTP JSON
-// and protobuf), plus the bad bodies of daemon-semantics §17.1: each gets its documented answer and
+// and protobuf, OTLP/gRPC on the same port through the node adapter's front), plus the bad bodies of daemon-semantics §17.1: each gets its documented answer and
 // the daemon keeps serving.
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { SeverityNumber } from '@opentelemetry/api-logs';
+import { OTLPLogExporter as GrpcExporter } from '@opentelemetry/exporter-logs-otlp-grpc';
 import { OTLPLogExporter as HttpJsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPLogExporter as HttpProtoExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
@@ -43,18 +45,20 @@ async function emitThrough(inner: LogRecordExporter, records: readonly { body: s
   return outcomes;
 }
 
-describe('OTLP/HTTP log ingest', () => {
+describe('OTLP log ingest', () => {
   let daemon: RunningDaemon;
   let out: string;
   let url: string;
+  let origin: string;
   beforeAll(async () => {
     out = join(tempDir('otlp-ingest'), 'out.ndjson');
     daemon = await startDaemon([
       '--rules', join(FIXTURES, 'rules'), '--input', 'http', '--input-format', 'json', '--api-addr', '127.0.0.1:0',
-      '--include-event', '--output', `file://${out}`,
+      '--http-adapter', 'node', '--include-event', '--output', `file://${out}`,
     ]);
     if (daemon.address.kind !== 'tcp') throw new Error('expected a TCP listener');
-    url = `http://127.0.0.1:${daemon.address.port}/v1/logs`;
+    origin = `http://127.0.0.1:${daemon.address.port}`;
+    url = `${origin}/v1/logs`;
   });
   afterAll(async () => {
     daemon.kill();
@@ -94,6 +98,18 @@ describe('OTLP/HTTP log ingest', () => {
     expect(await metric('svc_otlp_requests_total{transport="http",encoding="json"}')).toBe(1);
     expect(await metric('svc_otlp_requests_total{transport="http",encoding="protobuf"}')).toBe(1);
     expect(await metric('svc_otlp_log_records_total')).toBe(2);
+  });
+
+  it('takes OTLP/gRPC exports of the official exporter on the API port, gzip included', async () => {
+    const plain = await emitThrough(new GrpcExporter({ url: origin }), [{ body: 'grpc', attributes: { CommandLine: 'whoami /groups' } }]);
+    const gzipped = await emitThrough(new GrpcExporter({ url: origin, compression: CompressionAlgorithm.GZIP }), [{ body: 'grpc', attributes: { CommandLine: 'whoami /user' } }]);
+    expect([...plain, ...gzipped]).toEqual([{ code: 0 }, { code: 0 }]);
+    const lines = await waitFor(() => {
+      const l = readNdjson(out).filter((x) => (x['event'] as Record<string, unknown>)['body'] === 'grpc');
+      return l.length >= 2 ? l : undefined;
+    });
+    expect(lines.map((l) => (l['event'] as Record<string, unknown>)['CommandLine'])).toEqual(['whoami /groups', 'whoami /user']);
+    expect(await metric('svc_otlp_requests_total{transport="grpc",encoding="protobuf"}')).toBe(2);
   });
 
   it('answers gzip exports after commit, in the request encoding, counting records that failed to parse as rejected', async () => {

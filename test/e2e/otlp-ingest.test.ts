@@ -3,6 +3,7 @@
 // the daemon keeps serving.
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter as GrpcExporter } from '@opentelemetry/exporter-logs-otlp-grpc';
 import { OTLPLogExporter as HttpJsonExporter } from '@opentelemetry/exporter-logs-otlp-http';
@@ -12,7 +13,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportLogsServiceRequestType, ExportLogsServiceResponseType } from '../../protocol/index.js';
+import { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH } from '../../protocol/index.js';
 import { ensureBuilt, FIXTURES, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -153,5 +154,49 @@ describe('OTLP log ingest', () => {
     expect(await metric('svc_otlp_errors_total{transport="http",reason="decode"}')).toBe(3);
     expect(await metric('svc_otlp_errors_total{transport="http",reason="decompression"}')).toBe(2);
     expect((await daemon.json({ method: 'GET', url: '/healthz' })).status).toBe(200);
+  });
+});
+
+describe('OTLP/gRPC with bearer tokens and bad messages', () => {
+  let daemon: RunningDaemon;
+  let client: Client;
+  beforeAll(async () => {
+    daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--http-adapter', 'node'], {
+      env: { T_SHIP: 'ship-secret', T_DASH: 'dash-secret', SVC_API__AUTH__TOKENS: '[{name: shipper, token_env: T_SHIP, role: ingest}, {name: dashboard, token_env: T_DASH, role: reader}]' },
+    });
+    if (daemon.address.kind !== 'tcp') throw new Error('expected a TCP listener');
+    client = new Client(`127.0.0.1:${daemon.address.port}`, credentials.createInsecure(), { 'grpc.max_send_message_length': -1 });
+  });
+  afterAll(async () => {
+    client.close();
+    daemon.kill();
+    await daemon.exited;
+  });
+
+  const call = (body: Uint8Array, token?: string): Promise<{ code: number; details?: string }> => {
+    const metadata = new Metadata();
+    if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+    const identity = (b: Buffer): Buffer => b;
+    return new Promise((resolve) =>
+      client.makeUnaryRequest(LOGS_EXPORT_PATH, identity, identity, Buffer.from(body), metadata, (error: ServiceError | null) =>
+        resolve(error === null ? { code: 0 } : { code: error.code, details: error.details }),
+      ),
+    );
+  };
+
+  it('checks the bearer token of the call metadata, then decodes and caps the message', async () => {
+    const request = ExportLogsServiceRequestType.encode(
+      ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'hello' } }] }] }] }),
+    ).finish();
+    expect(await call(request)).toEqual({ code: status.UNAUTHENTICATED, details: 'missing or invalid bearer token' });
+    expect(await call(request, 'dash-secret')).toMatchObject({ code: status.PERMISSION_DENIED });
+    expect(await call(request, 'ship-secret')).toEqual({ code: 0 });
+    expect(await call(request.subarray(0, request.length - 2), 'ship-secret')).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringMatching(/^protobuf decode error: /) });
+    expect(await call(new Uint8Array(17 * 1_048_576), 'ship-secret')).toMatchObject({ code: status.RESOURCE_EXHAUSTED });
+    const metrics = (await daemon.request({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer dash-secret' } })).text;
+    expect(metrics).toMatch(/^svc_api_auth_failures_total\{reason="unauthorized"\} 1$/m);
+    expect(metrics).toMatch(/^svc_api_auth_failures_total\{reason="forbidden"\} 1$/m);
+    expect(metrics).toMatch(/^svc_otlp_requests_total\{transport="grpc",encoding="protobuf"\} 1$/m);
+    expect(metrics).toMatch(/^svc_otlp_errors_total\{transport="grpc",reason="decode"\} 1$/m);
   });
 });

@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { Observable } from 'rxjs';
 import { Registry } from 'prom-client';
 import { createActor } from 'xstate';
 import { CorrelationRuntime } from '../actors/index.js';
@@ -23,6 +24,7 @@ import {
   createHttpSource,
   createOtlpSource,
   createStdinSource,
+  createUnixSource,
   createTailFanout,
   definitionsRecord,
   EventPipeline,
@@ -71,6 +73,8 @@ export interface DaemonDeps {
   readonly crashHook?: CrashHook;
   /** stdin input (`--input stdin`). */
   readonly stdin?: AsyncIterable<string | Uint8Array>;
+  /** Connections of the `--input unix:///path` socket (bound by the command, like the API listener). */
+  readonly unixConnections?: Observable<AsyncIterable<string | Uint8Array>>;
   /** The stdout sink's stream. */
   readonly stdout?: LineWritable;
   /** Test hook (`SVC_DETECT_CRASH_AT=<n>`): the first detection worker dies on its n-th batch. */
@@ -298,7 +302,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     config.input.source === 'stdin' && deps.stdin !== undefined
       ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
-  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : [])], queue, ctx);
+  const unix = deps.unixConnections !== undefined ? createUnixSource({ chunk_lines: settings.batchSize }, ctx, { connections: deps.unixConnections }) : undefined;
+  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : []), ...(unix !== undefined ? [unix] : [])], queue, ctx);
   // OTLP ingest is always on beside the primary input (§3.1); admitted apart, since it never ends and stdin's end stops the daemon.
   const otlp = createOtlpSource(ctx, { store });
   const otlpAdmission = admitSources([otlp.units], queue, ctx);

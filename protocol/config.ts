@@ -103,7 +103,8 @@ export const DaemonConfig = Type.Object({
   ),
   input: Type.Object(
     {
-      source: enumOf(INPUT_SOURCES, 'stdin'),
+      /** `stdin`, `http`, or `unix:///path`: a Unix stream socket the daemon listens on (§3.1, §18.2). */
+      source: Type.Union([literalUnion(INPUT_SOURCES), Type.String({ pattern: '^unix:///.+' })], { default: 'stdin' }),
       format: enumOf(INPUT_FORMATS, 'auto'),
       /** Capacity of every bounded queue. */
       buffer_size: count(10_000),

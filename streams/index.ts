@@ -33,6 +33,8 @@ export { create as createHttpSource, configSchema as httpSourceConfigSchema } fr
 export type { HttpIngest, HttpSourceConfig, HttpSourceDeps, IngestBatch } from './sources/http-source.js';
 export { create as createStdinSource, configSchema as stdinConfigSchema } from './sources/stdin-source.js';
 export type { StdinConfig, StdinDeps } from './sources/stdin-source.js';
+export { create as createUnixSource } from './sources/unix-source.js';
+export type { UnixSourceDeps } from './sources/unix-source.js';
 export type { IngestSource } from './sources/ingest-source.js';
 export { create as createOtlpSource } from './sources/otlp-source.js';
 export type { OtlpSource } from './sources/otlp-source.js';

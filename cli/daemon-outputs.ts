@@ -3,7 +3,8 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createStdoutSink, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createStdoutSink, createUnixSink, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import type { SinkSpec, SinkTarget } from '../streams/index.js';
 import type { Decoder, DlqWriter, LineWritable, StageContext } from '../streams/index.js';
 import { settingName } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
@@ -49,7 +50,7 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
     for (const w of sinks) await w.target.close();
   };
   for (const spec of settings.sinks) {
-    const target = spec.kind === 'file' ? createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store) : createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+    const target = sinkTarget(spec, ctx, store, stdout);
     const worker = new SinkWorker(target, store, ctx, delivery, dlq, crash, depths);
     try {
       await target.start();
@@ -60,4 +61,15 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
     sinks.push(worker);
   }
   return { dlq, decoder, sinks, close };
+}
+
+function sinkTarget(spec: SinkSpec, ctx: StageContext, store: StateStore, stdout: LineWritable): SinkTarget {
+  switch (spec.kind) {
+    case 'file':
+      return createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store);
+    case 'unix':
+      return createUnixSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx);
+    case 'stdout':
+      return createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+  }
 }

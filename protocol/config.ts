@@ -12,8 +12,8 @@ const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });
 
-/** `stdout` or `file://PATH`, optionally `?on_full=block|drop`. */
-const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+)(\\?on_full=(block|drop))?$';
+/** `stdout`, `file://PATH` or `unix:///PATH`, optionally `?on_full=block|drop`. */
+const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+|unix:///[^?]+)(\\?on_full=(block|drop))?$';
 /** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
 const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */

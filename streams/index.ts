@@ -23,6 +23,8 @@ export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.j
 export type { InputQueueMetrics, InputUnit, UnitOutcome } from './input-queue.js';
 export { create as createFileSink, configSchema as fileSinkConfigSchema } from './sinks/file-sink.js';
 export type { FileSinkConfig } from './sinks/file-sink.js';
+export { create as createUnixSink } from './sinks/unix-sink.js';
+export type { UnixSinkConfig } from './sinks/unix-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
 export { backoffMs, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';

@@ -1,6 +1,6 @@
-/** A parsed `--output` spec (`stdout` or `file://PATH`, optional `?on_full=block|drop`). */
+/** A parsed `--output` spec (`stdout`, `file://PATH` or `unix:///PATH`, optional `?on_full=block|drop`). */
 export interface SinkSpec {
-  readonly kind: 'stdout' | 'file';
+  readonly kind: 'stdout' | 'file' | 'unix';
   readonly path?: string;
   readonly onFull: 'block' | 'drop';
   /** Watermark name in the state store: stable across restarts and unique per sink. */
@@ -17,6 +17,10 @@ export function parseSinkUri(uri: string): SinkSpec {
   if (base.startsWith('file://')) {
     const path = base.slice('file://'.length);
     return { kind: 'file', path, onFull, name: `file:${path}`, label: 'file' };
+  }
+  if (base.startsWith('unix://')) {
+    const path = base.slice('unix://'.length);
+    return { kind: 'unix', path, onFull, name: `unix:${path}`, label: 'unix' };
   }
   return { kind: 'stdout', onFull, name: 'stdout', label: 'stdout' };
 }

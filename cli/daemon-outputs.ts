@@ -3,11 +3,14 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createStdoutSink, createUnixSink, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createOtlpSink, createStdoutSink, createUnixSink, SinkQueueDepths, SinkWorker } from '../streams/index.js';
 import type { SinkSpec, SinkTarget } from '../streams/index.js';
 import type { Decoder, DlqWriter, LineWritable, StageContext } from '../streams/index.js';
 import { settingName } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
+
+/** Scope version of OTLP sink records: the daemon's (`sigmad --version`). */
+const SIGMAD_VERSION = '0.1.0';
 
 export interface Outputs {
   readonly dlq: DlqWriter;
@@ -69,6 +72,8 @@ function sinkTarget(spec: SinkSpec, ctx: StageContext, store: StateStore, stdout
       return createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store);
     case 'unix':
       return createUnixSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx);
+    case 'otlp':
+      return createOtlpSink({ ...(spec.otlp ?? { transport: 'grpc', tls: false, endpoint: '' }), on_full: spec.onFull, version: SIGMAD_VERSION }, ctx);
     case 'stdout':
       return createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
   }

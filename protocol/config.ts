@@ -12,8 +12,13 @@ const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });
 
-/** `stdout`, `file://PATH` or `unix:///PATH`, optionally `?on_full=block|drop`. */
-const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+|unix:///[^?]+)(\\?on_full=(block|drop))?$';
+/**
+ * `stdout`, `file://PATH` or `unix:///PATH`, optionally `?on_full=block|drop`; or an OTLP sink
+ * `otlp[s]://host:port` / `otlphttp[s]://host:port` with `on_full`, `compression=gzip`, `ca`,
+ * `client_cert`, `client_key`, `tls_domain` (daemon-semantics §4.1).
+ */
+const OTLP_SINK_PARAM = '(on_full=(block|drop)|compression=gzip|ca=[^&]+|client_cert=[^&]+|client_key=[^&]+|tls_domain=[^&]+)';
+const SINK_URI_PATTERN = `^((stdout(://)?|file://[^?]+|unix:///[^?]+)(\\?on_full=(block|drop))?|(otlps?|otlphttps?)://[^/?]+(\\?${OTLP_SINK_PARAM}(&${OTLP_SINK_PARAM})*)?)$`;
 /** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
 const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */

@@ -28,3 +28,4 @@ export { AlertPipelineFileSchema } from './alert-pipeline.js';
 export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH } from './otlp/logs-proto.js';
 export { decodeJsonLogs, decodeProtobufLogs, flattenLogs, nanosToRfc3339, OtlpLogsRequest } from './otlp/logs-request.js';
 export type { OtlpDecoded } from './otlp/logs-request.js';
+export { resultsExportRequest } from './otlp/result-records.js';

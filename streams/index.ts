@@ -25,6 +25,8 @@ export { create as createFileSink, configSchema as fileSinkConfigSchema } from '
 export type { FileSinkConfig } from './sinks/file-sink.js';
 export { create as createUnixSink } from './sinks/unix-sink.js';
 export type { UnixSinkConfig } from './sinks/unix-sink.js';
+export { create as createOtlpSink } from './sinks/otlp-sink.js';
+export type { OtlpSinkConfig } from './sinks/otlp-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
 export { backoffMs, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';

@@ -5,26 +5,13 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { Metadata, Server, ServerCredentials, status as GrpcStatus, type ServerUnaryCall, type sendUnaryData, type ServiceError } from '@grpc/grpc-js';
-import { LOGS_EXPORT_PATH } from '../protocol/index.js';
+import { LOGS_SERVICE_DEFINITION } from '../protocol/index.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
 import type { NodeServerFactory } from './node-server.js';
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 /** Bytes that tell the preface from any HTTP/1.1 request line (no method starts with `PRI`). */
 const SNIFF_BYTES = 3;
-
-const identity = (b: Buffer): Buffer => b;
-const LOGS_SERVICE = {
-  Export: {
-    path: LOGS_EXPORT_PATH,
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
 
 /** HTTP statuses of the `/v1/logs` answer → gRPC codes. */
 function grpcCode(status: number): GrpcStatus {
@@ -105,7 +92,7 @@ export function otlpGrpcFront(app: HttpApp, maxMessageBytes: number): NodeServer
   return (handler) => {
     const http = createHttpServer(handler);
     const grpc = new Server({ 'grpc.max_receive_message_length': maxMessageBytes });
-    grpc.addService(LOGS_SERVICE, { Export: exportCall(app) });
+    grpc.addService(LOGS_SERVICE_DEFINITION, { Export: exportCall(app) });
     const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
     const sockets = new Set<Socket>();
     const front = createNetServer((socket) => {

@@ -25,7 +25,7 @@ export type { AlertPipelineFile } from './alert-pipeline.js';
 export type { SilenceSpec } from './alert-pipeline.js';
 export type { AlertMatcher } from './alert-pipeline.js';
 export { AlertPipelineFileSchema } from './alert-pipeline.js';
-export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH } from './otlp/logs-proto.js';
+export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from './otlp/logs-proto.js';
 export { decodeJsonLogs, decodeProtobufLogs, flattenLogs, nanosToRfc3339, OtlpLogsRequest } from './otlp/logs-request.js';
 export type { OtlpDecoded } from './otlp/logs-request.js';
 export { resultsExportRequest } from './otlp/result-records.js';

@@ -57,3 +57,21 @@ export const ExportLogsServiceResponseType = root.lookupType('opentelemetry.prot
 
 /** The gRPC method path of `LogsService/Export` (the upstream package name, not ours). */
 export const LOGS_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+
+const identity = (b: Buffer): Buffer => b;
+
+/**
+ * grpc-js service definition of `LogsService/Export` carrying raw message bytes, so servers and
+ * clients decode (and report decode errors) themselves.
+ */
+export const LOGS_SERVICE_DEFINITION = {
+  Export: {
+    path: LOGS_EXPORT_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  },
+} as const;

@@ -6,13 +6,11 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogs, ExportLogsServiceResponseType, LOGS_EXPORT_PATH } from '../../protocol/index.js';
+import { decodeProtobufLogs, ExportLogsServiceResponseType, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 beforeAll(ensureBuilt, 180_000);
-
-const identity = (b: Buffer): Buffer => b;
 
 describe('OTLP sinks', () => {
   const httpRecords: Record<string, unknown>[] = [];
@@ -37,7 +35,7 @@ describe('OTLP sinks', () => {
   });
   const grpc = new Server();
   grpc.addService(
-    { Export: { path: LOGS_EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity } },
+    LOGS_SERVICE_DEFINITION,
     {
       Export: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
         const decoded = decodeProtobufLogs(call.request);

@@ -64,7 +64,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--tls-min-version <version>', 'api.tls.min_version', 'value', 'Lowest TLS version: 1.3 (default) or 1.2'),
   f('--allow-plaintext', 'api.tls.allow_plaintext', 'enable', 'Allow plaintext HTTP on a non-loopback --api-addr'),
   f('--api-token-env <var>', 'api.token_env', 'value', 'Require a bearer token: the one in this environment variable (role admin)'),
-  f('--input <source>', 'input.source', 'value', 'Event input: stdin, http or nats://host:port/subject (default stdin)'),
+  f('--input <source>', 'input.source', 'value', 'Event input: stdin, http, unix:///path or nats://host:port/subject (default stdin)'),
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout, file://PATH or nats://host:port/subject [?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH or nats://host:port/subject'),

@@ -18,6 +18,8 @@ import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.j
 import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
 import type { ApiSecurity } from './daemon-api-security.js';
 import { buildDaemon, DaemonExit } from './daemon.js';
+import { listenUnixInput, UNIX_INPUT_PREFIX } from './daemon-unix-input.js';
+import type { UnixInput } from './daemon-unix-input.js';
 import type { Daemon, StartupPhase } from './daemon.js';
 import type { ReloadController } from './daemon-reload.js';
 
@@ -94,6 +96,15 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
     process.stderr.write(`sigmad: ${error instanceof Error ? error.message : String(error)}\n`);
     return 3;
   }
+  let unixInput: UnixInput | undefined;
+  if (config.input.source.startsWith(UNIX_INPUT_PREFIX)) {
+    try {
+      unixInput = await listenUnixInput(config.input.source);
+    } catch (error) {
+      process.stderr.write(`sigmad: ${settingName('input.source')} ${config.input.source}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 3;
+    }
+  }
   // Signals are caught from here on: one during start-up ends it with the listener closed.
   const stopSignal = new Promise<string>((resolveSignal) => {
     process.once('SIGTERM', () => resolveSignal('SIGTERM'));
@@ -106,7 +117,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
-  const metrics = createMetrics(registry, { groups: ['alert_pipeline', ...(security.tls !== undefined ? (['tls'] as const) : [])] }).handles;
+  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : [])] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,
@@ -118,6 +129,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   } catch (error) {
     // One line naming the flag, as for every start-up error of a setting.
     process.stderr.write(`sigmad: ${settingName('api.addr')} ${config.api.addr}: cannot listen: ${error instanceof Error ? error.message : String(error)}\n`);
+    await unixInput?.close();
     return 3;
   }
   // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
@@ -131,6 +143,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
     crashHook: crashHookFromEnv(process.env['SVC_CRASH_AT']),
     ...detectCrashFromEnv(process.env['SVC_DETECT_CRASH_AT']),
     ...(config.input.source === 'stdin' ? { stdin: process.stdin } : {}),
+    ...(unixInput !== undefined ? { unixConnections: unixInput.connections } : {}),
     stdout: process.stdout,
     metrics,
     ...(tlsListener !== undefined && security.tls !== undefined
@@ -145,11 +158,13 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
       building.catch(() => undefined);
       log.info({ signal: first.signal, phase }, 'stopped during start-up');
       await server.close(1000);
+      await unixInput?.close();
       return 0;
     }
     daemon = first.daemon;
   } catch (error) {
     await server.close(1000);
+    await unixInput?.close();
     // One line, as for config errors: the message names the flag or the rule problem.
     if (error instanceof DaemonExit || error instanceof ConfigError) {
       process.stderr.write(`sigmad: ${error.message.replace(/\s*\n\s*/g, '; ')}\n`);
@@ -171,6 +186,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
       // the daemon meanwhile ends tail sessions with their summary line and refuses the unadmitted
       // rest of a POST (503 with what it committed): both are answered before connections are cut.
       const closing = server.close(config.output.drain_timeout * 1000);
+      await unixInput?.close();
       const drained = await daemon.stop();
       await closing;
       if (!drained) log.warn('drain timeout passed; some events may be lost');

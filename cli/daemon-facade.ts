@@ -1,11 +1,11 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, SilenceStore } from '../http/index.js';
+import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
 import type { IncidentRecord, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
-import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout, TapFanout } from '../streams/index.js';
+import type { ActiveRules, BatchProcessor, Clock, HttpIngest, OtlpSource, TailFanout, TapFanout } from '../streams/index.js';
 
 export interface FacadeParts {
   readonly rules: () => ActiveRules;
@@ -21,6 +21,7 @@ export interface FacadeParts {
   readonly incidents?: () => readonly IncidentRecord[];
   readonly incidentApi?: IncidentApi;
   readonly ingest?: HttpIngest;
+  readonly otlp?: OtlpSource;
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
   readonly audit?: AuditLog;
@@ -73,6 +74,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.incidents !== undefined ? { incidents: p.incidents } : {}),
     ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
+    ...(p.otlp !== undefined ? { otlp: withOtlpErrors(p.otlp) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
@@ -82,10 +84,18 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
 /** The HTTP layer answers its own error types: 503 `event channel closed`, 413 for a keyed request too large. */
 function withIngestErrors(source: HttpIngest): EventIngest {
   return {
-    ingest: (batch, key) =>
-      source.ingest(batch, key).catch((error: unknown) => {
-        if (error instanceof QueueClosedError) throw new IngestClosedError(error.accepted);
-        throw error instanceof UnitTooLargeError ? new IngestTooLargeError(error.capacity) : error;
-      }),
+    ingest: (batch, key) => source.ingest(batch, key).catch(rethrowIngestError),
   };
+}
+
+function withOtlpErrors(source: OtlpSource): OtlpIngest {
+  return {
+    export: (transport, encoding, events) => source.export(transport, encoding, events).catch(rethrowIngestError),
+    rejected: source.rejected,
+  };
+}
+
+function rethrowIngestError(error: unknown): never {
+  if (error instanceof QueueClosedError) throw new IngestClosedError(error.accepted);
+  throw error instanceof UnitTooLargeError ? new IngestTooLargeError(error.capacity) : error;
 }

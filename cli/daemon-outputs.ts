@@ -3,13 +3,16 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createStdoutSink, openNatsDlq, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, SinkQueueDepths, SinkWorker } from '../streams/index.js';
 import type { AppendLines, Decoder, DlqWriter, LineWritable, SinkTarget, StageContext } from '../streams/index.js';
 import type { OutputSpec } from './daemon-settings.js';
 import { settingName } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import { webhookWorkers } from './daemon-webhooks.js';
 import type { LoadedWebhook } from './webhook-files.js';
+
+/** Scope version of OTLP sink records: the daemon's (`sigmad --version`). */
+const SIGMAD_VERSION = '0.1.0';
 
 export interface Outputs {
   readonly dlq: DlqWriter;
@@ -43,9 +46,18 @@ async function openDlqTarget(spec: OutputSpec, settings: DaemonSettings): Promis
 }
 
 function sinkTarget(spec: OutputSpec, settings: DaemonSettings, ctx: StageContext, store: StateStore, stdout: LineWritable): SinkTarget {
-  if (spec.kind === 'file') return createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store);
-  if (spec.kind === 'nats') return createNatsSink({ url: spec.url ?? '', on_full: spec.onFull }, ctx, settings.nats);
-  return createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+  switch (spec.kind) {
+    case 'file':
+      return createFileSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx, store);
+    case 'unix':
+      return createUnixSink({ path: spec.path ?? '', on_full: spec.onFull }, ctx);
+    case 'nats':
+      return createNatsSink({ url: spec.url ?? '', on_full: spec.onFull }, ctx, settings.nats);
+    case 'otlp':
+      return createOtlpSink({ ...(spec.otlp ?? { transport: 'grpc', tls: false, endpoint: '' }), on_full: spec.onFull, version: SIGMAD_VERSION }, ctx);
+    case 'stdout':
+      return createStdoutSink({ on_full: spec.onFull }, ctx, stdout);
+  }
 }
 
 export async function openOutputs(settings: DaemonSettings, ctx: StageContext, store: StateStore, crash: CrashHook, stdout: LineWritable, webhooks: readonly LoadedWebhook[] = []): Promise<Outputs> {
@@ -77,3 +89,4 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
   sinks.push(...webhookWorkers(webhooks, ctx, store, dlq, crash, depths));
   return { dlq, decoder, sinks, close };
 }
+

@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import type { Observable } from 'rxjs';
 import { Registry } from 'prom-client';
 import { createActor } from 'xstate';
 import { CorrelationRuntime } from '../actors/index.js';
@@ -21,7 +22,9 @@ import {
   carryOver,
   CORRELATION_KIND,
   createHttpSource,
+  createOtlpSource,
   createStdinSource,
+  createUnixSource,
   createTailFanout,
   definitionsRecord,
   EventPipeline,
@@ -73,6 +76,8 @@ export interface DaemonDeps {
   readonly crashHook?: CrashHook;
   /** stdin input (`--input stdin`). */
   readonly stdin?: AsyncIterable<string | Uint8Array>;
+  /** Connections of the `--input unix:///path` socket (bound by the command, like the API listener). */
+  readonly unixConnections?: Observable<AsyncIterable<string | Uint8Array>>;
   /** The stdout sink's stream. */
   readonly stdout?: LineWritable;
   /** Test hook (`SVC_DETECT_CRASH_AT=<n>`): the first detection worker dies on its n-th batch. */
@@ -105,7 +110,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline'] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp'] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -311,7 +316,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     config.input.source === 'stdin' && deps.stdin !== undefined
       ? createStdinSource({ chunk_lines: settings.batchSize }, ctx, { input: deps.stdin })
       : undefined;
-  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : []), ...(natsInput !== undefined ? [natsInput.units] : [])], queue, ctx);
+  const unix = deps.unixConnections !== undefined ? createUnixSource({ chunk_lines: settings.batchSize }, ctx, { connections: deps.unixConnections }) : undefined;
+  const admission = admitSources([...(ingest !== undefined ? [ingest.units] : []), ...(stdin !== undefined ? [stdin] : []), ...(natsInput !== undefined ? [natsInput.units] : []), ...(unix !== undefined ? [unix] : [])], queue, ctx);
+  // OTLP ingest is always on beside the primary input (§3.1); admitted apart, since it never ends and stdin's end stops the daemon.
+  const otlp = createOtlpSource(ctx, { store });
+  const otlpAdmission = admitSources([otlp.units], queue, ctx);
 
   let stopping: Promise<boolean> | undefined;
   const audit = auditOn
@@ -328,6 +337,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.closeAll();
       tap?.closeAll();
       admission.stop();
+      otlpAdmission.stop();
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await natsInput?.close();
       await detector.close();
@@ -363,6 +373,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
     ...(ingest !== undefined ? { ingest } : {}),
+    otlp,
     ...(tail !== undefined ? { tail } : {}),
     ...(tap !== undefined ? { tap } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),

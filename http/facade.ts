@@ -10,12 +10,12 @@ import type {
   StatusRecord,
 } from '../protocol/index.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
-import type { EventIngest } from '../protocol/index.js';
+import type { EventIngest, OtlpIngest } from '../protocol/index.js';
 import type { AuditLog } from './audited-request.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
-export { IngestClosedError, IngestTooLargeError, type EventIngest } from '../protocol/index.js';
+export { IngestClosedError, IngestTooLargeError, type EventIngest, type OtlpIngest } from '../protocol/index.js';
 export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 export type { AuditLog } from './audited-request.js';
 
@@ -41,6 +41,8 @@ export interface DaemonFacade {
 
   /** Present only with `--input http`. */
   readonly ingest?: EventIngest;
+  /** OTLP log ingest (`POST /v1/logs`, gRPC `LogsService/Export`); absent answers 503 `OTLP ingest disabled`. */
+  readonly otlp?: OtlpIngest;
   /** Present with an alert pipeline group block; absent lists nothing. */
   readonly incidents?: () => readonly IncidentRecord[];
   /** One incident and its bundle (daemon-semantics §9.11); absent behaves as grouping off. */

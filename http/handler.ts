@@ -14,6 +14,8 @@ export interface Req {
   readonly body: Uint8Array;
   /** Name of the bearer token that authenticated the request (absent: anonymous or auth off). */
   readonly token?: string;
+  /** Set when the request came as an OTLP/gRPC call bridged onto the app (metric labels). */
+  readonly transport?: 'grpc';
 }
 
 export type Chunk = string | Uint8Array;

@@ -4,6 +4,7 @@ export type {
   DynamicSources,
   Dispositions,
   EventIngest,
+  OtlpIngest,
   FieldObserver,
   LiveSink,
   LiveStream,
@@ -42,3 +43,4 @@ export { ENCRYPTED_KEY_HINT, loadTlsMaterial, type TlsMaterial, type TlsSettings
 export type { TlsHooks, TlsListener } from './tls-server.js';
 export { formatListenAddress, isLoopbackAddress, parseListenAddress, type ListenAddress } from './listen-address.js';
 export type { IncidentApi } from './facade.js';
+export { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';

@@ -3,9 +3,11 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { DaemonConfig } from '../protocol/index.js';
 import type { HttpApp } from './handler.js';
+import { INGEST_MAX_BODY_BYTES } from './routes.js';
 import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenNode } from './node-server.js';
+import { otlpGrpcFront } from './otlp-grpc.js';
 import type { TlsMaterial } from './tls-material.js';
 import { listenTls, type TlsHooks, type TlsListener } from './tls-server.js';
 import { listenUws } from './uws-server.js';
@@ -53,6 +55,7 @@ export async function listenHttp(
   if (choice === 'uws' && !uwsNativeAvailable()) {
     throw new Error('--http-adapter uws: uWebSockets.js has no native binary for this platform and Node version (use auto or node)');
   }
-  const server = adapter === 'uws' ? await listenUws(app, address) : await listenNode(app, address);
+  // OTLP/gRPC shares the port through the node adapter's `net` front (uWS has no HTTP/2).
+  const server = adapter === 'uws' ? await listenUws(app, address) : await listenNode(app, address, otlpGrpcFront(app, INGEST_MAX_BODY_BYTES));
   return { adapter, address: server.address, close: (graceMs?: number) => server.close(graceMs) };
 }

@@ -35,6 +35,7 @@ import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facad
 import type { Res } from './handler.js';
 import { splitIngestLines } from './ingest-lines.js';
 import { createNdjsonStream } from './ndjson-stream.js';
+import { otlpLogsRoute } from './otlp-logs-route.js';
 import { sendError, sendJson } from './respond.js';
 import { defineRoute, type Route } from './route.js';
 
@@ -349,12 +350,7 @@ export const ROUTES: readonly Route[] = [
     feature: { select: (d) => d.audit, disabled: 'audit_disabled' },
     handle: (req, res, _d, audit) => sendJson(res, 200, audit.list(req.input.query)),
   }),
-  defineRoute({
-    method: 'POST',
-    path: '/v1/logs',
-    schema: {},
-    handle: (_req, res) => sendError(res, 'otlp_disabled'),
-  }),
+  otlpLogsRoute(INGEST_MAX_BODY_BYTES),
 ];
 
 /** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */

@@ -12,12 +12,17 @@ const enumOf = <const T extends readonly string[]>(values: T, fallback: T[number
 const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default: fallback });
 const flag = () => Type.Boolean({ default: false });
 
-/** `stdout`, `file://PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`. */
-const SINK_URI_PATTERN = '^(stdout(://)?|file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?$';
+/**
+ * `stdout`, `file://PATH`, `unix:///PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`;
+ * or an OTLP sink `otlp[s]://host:port` / `otlphttp[s]://host:port` with `on_full`, `compression=gzip`,
+ * `ca`, `client_cert`, `client_key`, `tls_domain` (daemon-semantics §4.1).
+ */
+const OTLP_SINK_PARAM = '(on_full=(block|drop)|compression=gzip|ca=[^&]+|client_cert=[^&]+|client_key=[^&]+|tls_domain=[^&]+)';
+const SINK_URI_PATTERN = `^((stdout(://)?|file://[^?]+|unix:///[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?|(otlps?|otlphttps?)://[^/?]+(\\?${OTLP_SINK_PARAM}(&${OTLP_SINK_PARAM})*)?)$`;
 /** The DLQ: a `file://PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`. */
 const DLQ_URI_PATTERN = '^(file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?$';
-/** `stdin`, `http` or `nats://host:port[/subject]` (subject wildcards allowed; none is `>`). */
-const INPUT_SOURCE_PATTERN = '^(stdin|http|nats://[^/?]+(/[^?]*)?)$';
+/** `stdin`, `http`, `unix:///path` (a Unix stream socket the daemon listens on, §3.1, §18.2) or `nats://host:port[/subject]` (subject wildcards allowed; none is `>`). */
+const INPUT_SOURCE_PATTERN = '^(stdin|http|unix:///.+|nats://[^/?]+(/[^?]*)?)$';
 /** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
 const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
 const RFC3339_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$';

@@ -32,3 +32,19 @@ export class IngestTooLargeError extends Error {
     super('request with Idempotency-Key exceeds the input buffer');
   }
 }
+
+/** Where an OTLP export arrived (the `transport` label of the `svc_otlp_*` metrics). */
+export type OtlpTransport = 'http' | 'grpc';
+/** Why an OTLP export was refused (the `reason` label of `svc_otlp_errors_total`, §17.4). */
+export type OtlpErrorReason = 'unsupported_content_type' | 'decompression' | 'decode' | 'channel_closed';
+
+/** OTLP log ingest (`POST /v1/logs`, gRPC `LogsService/Export`): the port both transports call. */
+export interface OtlpIngest {
+  /**
+   * Count one decoded export and queue its flattened events (one JSON line per LogRecord); resolves
+   * once committed, rejects with `IngestClosedError` when the event channel is closed.
+   */
+  export(transport: OtlpTransport, encoding: string, events: readonly string[]): Promise<IngestSummary>;
+  /** Count an export refused before its events were queued. */
+  rejected(transport: OtlpTransport, reason: OtlpErrorReason): void;
+}

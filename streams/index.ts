@@ -23,6 +23,10 @@ export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.j
 export type { InputQueueMetrics, InputUnit, UnitOutcome } from './input-queue.js';
 export { create as createFileSink, configSchema as fileSinkConfigSchema } from './sinks/file-sink.js';
 export type { FileSinkConfig } from './sinks/file-sink.js';
+export { create as createUnixSink } from './sinks/unix-sink.js';
+export type { UnixSinkConfig } from './sinks/unix-sink.js';
+export { create as createOtlpSink } from './sinks/otlp-sink.js';
+export type { OtlpSinkConfig } from './sinks/otlp-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
 export { backoffMs, PermanentDeliveryError, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';
@@ -33,7 +37,11 @@ export { create as createHttpSource, configSchema as httpSourceConfigSchema } fr
 export type { HttpIngest, HttpSourceConfig, HttpSourceDeps, IngestBatch } from './sources/http-source.js';
 export { create as createStdinSource, configSchema as stdinConfigSchema } from './sources/stdin-source.js';
 export type { StdinConfig, StdinDeps } from './sources/stdin-source.js';
+export { create as createUnixSource } from './sources/unix-source.js';
+export type { UnixSourceDeps } from './sources/unix-source.js';
 export type { IngestSource } from './sources/ingest-source.js';
+export { create as createOtlpSource } from './sources/otlp-source.js';
+export type { OtlpSource } from './sources/otlp-source.js';
 export { sleep, systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout, configSchema as tailConfigSchema } from './tail-fanout.js';

@@ -16,6 +16,7 @@ import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
 import { engineRate } from './engine.js';
 import { processCreationLane } from './lanes.js';
+import { ExportLogsServiceRequestType } from '../../protocol/index.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
@@ -26,9 +27,9 @@ const WARMUP_MS = 1_000;
 const MEASURE_MS = 4_000;
 const RUNS = 3;
 
-export function post(port: number, path: string, body: string): Promise<string> {
+export function post(port: number, path: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}): Promise<string> {
   return new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, method: body === '' ? 'GET' : 'POST', path, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: body.length === 0 ? 'GET' : 'POST', path, headers, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
       res.on('end', () => done(text));
@@ -65,12 +66,20 @@ function monotonicUs(): number {
 }
 
 /** What one daemon sustains under the posters; `nodeFlags` go to node itself (the profile's `--cpu-prof`). */
+/** Where the posters send their bodies: NDJSON ingest unless told otherwise (the OTLP lane). */
+export interface PostTarget {
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+const NDJSON_INGEST: PostTarget = { path: '/api/v1/events', headers: {} };
+
 export async function runMode(
   extra: readonly string[],
-  bodies: readonly string[],
+  bodies: readonly (string | Uint8Array)[],
   nodeFlags: readonly string[] = [],
   /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
   during?: (port: number) => Promise<() => void>,
+  target: PostTarget = NDJSON_INGEST,
 ): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
@@ -90,7 +99,7 @@ export async function runMode(
   let stop = false;
   const poster = async (k: number): Promise<void> => {
     for (let i = k; !stop; i += POSTERS) {
-      await post(port, '/api/v1/events', bodies[i % bodies.length] ?? '');
+      await post(port, target.path, bodies[i % bodies.length] ?? '', target.headers);
     }
   };
   // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
@@ -124,6 +133,16 @@ export function postBodies(lines: readonly string[]): string[] {
   for (let i = 0; i + BATCH_LINES <= lines.length; i += BATCH_LINES) bodies.push(`${lines.slice(i, i + BATCH_LINES).join('\n')}\n`);
   return bodies;
 }
+
+/** The lane's lines as OTLP protobuf exports of BATCH_LINES records, each event's fields as record attributes. */
+function otlpBodies(lines: readonly string[]): Uint8Array[] {
+  const attributeValue = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? { intValue: v } : typeof v === 'boolean' ? { boolValue: v } : { stringValue: typeof v === 'string' ? v : JSON.stringify(v) });
+  return postBodies(lines).map((body) => {
+    const logRecords = body.trim().split('\n').map((line) => ({ attributes: Object.entries(JSON.parse(line) as Record<string, unknown>).map(([key, v]) => ({ key, value: attributeValue(v) })) }));
+    return ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] })).finish();
+  });
+}
+const OTLP_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' } };
 
 export const DAEMON_BASE_FLAGS: readonly string[] = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
 
@@ -164,7 +183,10 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const memory: ModeResult[] = [];
   const lmdb: ModeResult[] = [];
   const inline: ModeResult[] = [];
+  const otlp: ModeResult[] = [];
+  const exports = otlpBodies(lane.lines);
   for (let r = 0; r < RUNS; r++) {
+    otlp.push(await runMode(common, exports, [], undefined, OTLP_INGEST));
     memory.push(await runMode(common, bodies));
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
     inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
@@ -194,6 +216,8 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
           { name: 'daemon CPU per event, NATS input, --state-db', value: cpu(nats), unit: 'µs' },
           { name: 'NATS input / HTTP NDJSON ingest throughput (both --state-db)', value: Number((rate(nats) / rate(lmdb)).toFixed(2)), unit: 'x' },
         ]),
+    { name: `memory state, OTLP/HTTP protobuf input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlp), unit: 'events/s' },
+    { name: 'OTLP/HTTP input / HTTP NDJSON input throughput', value: Number((rate(otlp) / rate(memory)).toFixed(2)), unit: 'x' },
   ];
 }
 

@@ -1,6 +1,8 @@
-/** A parsed `--output` spec (`stdout`, `file://PATH` or `nats://host:port/subject`, optional `?on_full=block|drop`). */
+/** A parsed `--output` spec (`stdout`, `file://PATH`, `unix:///PATH`, `nats://host:port/subject` or an OTLP URL, optional `?on_full=block|drop`). */
 export interface SinkSpec {
-  readonly kind: 'stdout' | 'file' | 'nats';
+  readonly kind: 'stdout' | 'file' | 'unix' | 'nats' | 'otlp';
+  /** OTLP sinks: transport, TLS and the query parameters of §4.1. */
+  readonly otlp?: OtlpSinkSpec;
   readonly path?: string;
   /** `nats://host:port/subject` of a NATS sink. */
   readonly url?: string;
@@ -11,15 +13,56 @@ export interface SinkSpec {
   readonly label: string;
 }
 
+export interface OtlpSinkSpec {
+  readonly transport: 'grpc' | 'http';
+  readonly tls: boolean;
+  readonly endpoint: string;
+  readonly compression?: 'gzip';
+  readonly ca?: string;
+  readonly client_cert?: string;
+  readonly client_key?: string;
+  readonly tls_domain?: string;
+}
+
+const OTLP_SCHEMES: Readonly<Record<string, Pick<OtlpSinkSpec, 'transport' | 'tls'>>> = {
+  otlp: { transport: 'grpc', tls: false },
+  otlps: { transport: 'grpc', tls: true },
+  otlphttp: { transport: 'http', tls: false },
+  otlphttps: { transport: 'http', tls: true },
+};
+
+function otlpSpec(scheme: Pick<OtlpSinkSpec, 'transport' | 'tls'>, endpoint: string, query: URLSearchParams): OtlpSinkSpec {
+  const optional = (key: 'ca' | 'client_cert' | 'client_key' | 'tls_domain') => {
+    const value = query.get(key);
+    return value === null ? {} : { [key]: value };
+  };
+  return {
+    ...scheme,
+    endpoint,
+    ...(query.get('compression') === 'gzip' ? { compression: 'gzip' as const } : {}),
+    ...optional('ca'),
+    ...optional('client_cert'),
+    ...optional('client_key'),
+    ...optional('tls_domain'),
+  };
+}
+
 /** The config schema already checked the grammar; this only splits it. */
 export function parseSinkUri(uri: string): SinkSpec {
   const q = uri.indexOf('?');
   const base = q === -1 ? uri : uri.slice(0, q);
-  const onFull = q !== -1 && new URLSearchParams(uri.slice(q + 1)).get('on_full') === 'drop' ? 'drop' : 'block';
+  const query = new URLSearchParams(q === -1 ? '' : uri.slice(q + 1));
+  const onFull = query.get('on_full') === 'drop' ? 'drop' : 'block';
+  const scheme = OTLP_SCHEMES[base.slice(0, Math.max(0, base.indexOf('://')))];
+  if (scheme !== undefined) return { kind: 'otlp', onFull, name: `otlp:${base}`, label: 'otlp', otlp: otlpSpec(scheme, base.slice(base.indexOf('://') + 3), query) };
   if (base.startsWith('file://')) {
     const path = base.slice('file://'.length);
     return { kind: 'file', path, onFull, name: `file:${path}`, label: 'file' };
   }
   if (base.startsWith('nats://')) return { kind: 'nats', url: base, onFull, name: `nats:${base}`, label: 'nats' };
+  if (base.startsWith('unix://')) {
+    const path = base.slice('unix://'.length);
+    return { kind: 'unix', path, onFull, name: `unix:${path}`, label: 'unix' };
+  }
   return { kind: 'stdout', onFull, name: 'stdout', label: 'stdout' };
 }

@@ -14,6 +14,8 @@ export type StdinConfig = Type.Static<typeof configSchema>;
 
 export interface StdinDeps {
   readonly input: AsyncIterable<string | Uint8Array>;
+  /** Names the source in logs (default `stdin`; a unix socket's connections reuse this framing). */
+  readonly source?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface StdinDeps {
  * Unsubscribing stops the reading. Best effort: nothing here is acknowledged to a producer.
  */
 export function create(config: StdinConfig, ctx: StageContext, deps: StdinDeps): IngestSource {
-  const log = ctx.log.child({ component: 'source', source: kind });
+  const log = ctx.log.child({ component: 'source', source: deps.source ?? kind });
   return new Observable<InputUnit>((subscriber) => {
     let stopped = false;
     const splitter = new LineSplitter();

@@ -46,7 +46,7 @@ const CASES: readonly RouteCase[] = [
   { name: 'tail with a negative limit is 400', request: { method: 'GET', url: '/api/v1/detections/stream?limit=-1' }, status: 400, body: { error: 'invalid detection tail parameters' } },
   { name: 'tail with a non-numeric limit is 400', request: { method: 'GET', url: '/api/v1/detections/stream?limit=many' }, status: 400, body: { error: 'invalid detection tail parameters' } },
   { name: 'garbage bytes are counted as parse errors, not a crash', request: { method: 'POST', url: '/api/v1/events', body: Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x0a, 0xc3, 0x28, 0x0a]) }, status: 200, body: { accepted: 0, parse_errors: 2 } },
-  { name: 'OTLP is 503 in this build', request: { method: 'POST', url: '/v1/logs', body: '{}' }, status: 503 },
+  { name: 'an empty OTLP/JSON export is 200', request: { method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/json' }, body: '{}' }, status: 200, body: { partialSuccess: { rejectedLogRecords: 0, errorMessage: '' } } },
   { name: 'an unknown route is 404 JSON', request: { method: 'GET', url: '/nope' }, status: 404, body: { error: 'no such route' } },
   { name: 'a wrong method is 405 JSON', request: { method: 'PUT', url: '/api/v1/status' }, status: 405 },
   { name: 'a malformed JSON body is 400', request: { method: 'POST', url: '/api/v1/silences', body: '{"matchers":' }, status: 400, body: { error: 'request body is not valid JSON' } },

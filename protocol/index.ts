@@ -25,3 +25,5 @@ export type { AlertPipelineFile } from './alert-pipeline.js';
 export type { SilenceSpec } from './alert-pipeline.js';
 export type { AlertMatcher } from './alert-pipeline.js';
 export { AlertPipelineFileSchema } from './alert-pipeline.js';
+export { RiskFileSchema } from './risk.js';
+export type { RiskFile } from './risk.js';

@@ -88,6 +88,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--logsource-field-map <map>', 'logsource_routing.field_map', 'logsource', 'Fields carrying the logsource: product=f,service=f,...'),
   f('--event-logsource <map>', 'logsource_routing.event_logsource', 'logsource', 'Fixed logsource of every event: product=v,...'),
   f('--alert-pipeline <path>', 'alert_pipeline', 'value', 'Alert pipeline file: inhibition, silences, dedup, incidents'),
+  f('--risk <path>', 'risk', 'value', 'Risk config file: scores, risk objects, per-entity risk incidents'),
   f('--state-db <path>', 'state.db', 'value', 'State directory (journal and snapshots)'),
   f('--snapshot-every <n>', 'state.snapshot_every', 'value', 'Snapshot after this many journal records (default 100000)'),
   f('--snapshot-interval <sec>', 'state.snapshot_interval', 'value', 'Snapshot after this many seconds (default 60)'),

@@ -2,7 +2,7 @@
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
 import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, SilenceStore } from '../http/index.js';
-import type { IncidentRecord, StatusRecord } from '../protocol/index.js';
+import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, TailFanout } from '../streams/index.js';
@@ -20,6 +20,7 @@ export interface FacadeParts {
   readonly silences: SilenceStore;
   readonly incidents?: () => readonly IncidentRecord[];
   readonly incidentApi?: IncidentApi;
+  readonly riskEntities?: () => readonly RiskEntity[];
   readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
   readonly audit?: AuditLog;
@@ -71,6 +72,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     silences: p.silences,
     ...(p.incidents !== undefined ? { incidents: p.incidents } : {}),
     ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
+    ...(p.riskEntities !== undefined ? { riskEntities: p.riskEntities } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),

@@ -43,6 +43,7 @@ import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
+import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -102,7 +103,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline'] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', ...(config.risk !== undefined ? (['risk'] as const) : [])] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -158,7 +159,11 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const auditOn = config.state.db !== undefined && config.api.audit.enabled !== false;
   const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash, auditCommits: auditOn });
-  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind]);
+  const riskFile = await readConfiguredRisk(config.risk).catch((error: unknown) => {
+    throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
+  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind]);
   let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
@@ -229,6 +234,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.publish(results);
     },
     alerts: alerts.stage,
+    risk: risk.stage,
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -250,6 +256,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     },
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
+  risk.start({ pipeline, processor });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
   readiness.send({ type: 'state_recovered', at: clock.now() });
@@ -285,11 +292,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // The alert pipeline, the rules and the listener's TLS reload together; a failure of one does not hold back the others.
   const runReload = async (): Promise<boolean> => {
     const alertsReloaded = await alerts.reload();
+    const riskReloaded = await risk.reload();
     const rulesReloaded = await reloadRules();
-    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded;
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded;
   };
   const reload = createReloadController(clock, runReload, reloadLog);
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
@@ -310,6 +318,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       audit?.stop();
       reload.stop();
       alerts.stop();
+      risk.stop();
       await unwatch();
       tail?.closeAll();
       admission.stop();
@@ -346,6 +355,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     silences: alerts.silences,
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
+    riskEntities: risk.entities,
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),

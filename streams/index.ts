@@ -47,3 +47,4 @@ export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';
 export { startWorkerPool } from './detect/worker-pool.js';
 export type { WorkerPoolOptions } from './detect/worker-pool.js';
 export { ALERT_KIND, AlertStage, metricsObserver, unixSeconds } from './alert-stage.js';
+export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';

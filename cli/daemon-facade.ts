@@ -1,7 +1,7 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, SilenceStore } from '../http/index.js';
+import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, SilenceStore } from '../http/index.js';
 import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
@@ -21,6 +21,7 @@ export interface FacadeParts {
   readonly incidents?: () => readonly IncidentRecord[];
   readonly incidentApi?: IncidentApi;
   readonly riskEntities?: () => readonly RiskEntity[];
+  readonly dispositions?: Dispositions;
   readonly ingest?: HttpIngest;
   readonly tail?: TailFanout;
   readonly audit?: AuditLog;
@@ -73,6 +74,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.incidents !== undefined ? { incidents: p.incidents } : {}),
     ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
     ...(p.riskEntities !== undefined ? { riskEntities: p.riskEntities } : {}),
+    ...(p.dispositions !== undefined ? { dispositions: p.dispositions } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),

@@ -44,6 +44,7 @@ import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } fr
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
+import { createDaemonDispositions } from './daemon-dispositions.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -103,7 +104,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', ...(config.risk !== undefined ? (['risk'] as const) : [])] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -163,7 +164,16 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
-  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind]);
+  let dispositions;
+  try {
+    dispositions = createDaemonDispositions(config.dispositions, {
+      journal, metrics, clock, log, auditCommits: auditOn,
+      incidentRules: (id) => Object.keys((alerts.incidents.get(id)?.['rule_counts'] as Record<string, number> | undefined) ?? {}),
+    });
+  } catch (error) {
+    throw exit(error instanceof Error ? error.message : String(error), 3);
+  }
+  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind, ...(dispositions !== undefined ? [dispositions.kind] : [])]);
   let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
@@ -257,6 +267,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
   risk.start({ pipeline, processor });
+  dispositions?.start({ pipeline, processor });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
   readiness.send({ type: 'state_recovered', at: clock.now() });
@@ -319,6 +330,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       reload.stop();
       alerts.stop();
       risk.stop();
+      dispositions?.stop();
       await unwatch();
       tail?.closeAll();
       admission.stop();
@@ -356,6 +368,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
     riskEntities: risk.entities,
+    ...(dispositions !== undefined ? { dispositions: dispositions.api } : {}),
     ...(ingest !== undefined ? { ingest } : {}),
     ...(tail !== undefined ? { tail } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),

@@ -193,7 +193,10 @@ export const ROUTES: readonly Route[] = [
     feature: { select: (d) => d.dispositions, disabled: 'dispositions_disabled' },
     handle: async (req, res, _d, dispositions) => {
       const records = parseDispositionBody(req.body);
-      if (records === undefined) return sendError(res, 'disposition_body_invalid');
+      if (records === undefined) {
+        dispositions.parseFailed?.();
+        return sendError(res, 'disposition_body_invalid');
+      }
       sendJson(res, 200, await dispositions.ingest(records));
     },
   }),

@@ -390,6 +390,7 @@ export const METRICS = {
     labels: ['source', 'result'],
     group: 'dispositions',
     values: { source: ['api', 'file', 'http', 'nats'], result: ['accepted', 'duplicate', 'rejected'] },
+    preregister: true,
   },
   svc_disposition_ingest_errors_total: {
     type: 'counter',
@@ -397,6 +398,7 @@ export const METRICS = {
     labels: ['reason'],
     group: 'dispositions',
     values: { reason: ['parse', 'validation'] },
+    preregister: true,
   },
 } as const satisfies Readonly<Record<string, MetricDecl>>;
 

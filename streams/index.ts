@@ -48,3 +48,4 @@ export { startWorkerPool } from './detect/worker-pool.js';
 export type { WorkerPoolOptions } from './detect/worker-pool.js';
 export { ALERT_KIND, AlertStage, metricsObserver, unixSeconds } from './alert-stage.js';
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
+export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';

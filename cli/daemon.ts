@@ -168,7 +168,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   try {
     dispositions = createDaemonDispositions(config.dispositions, {
       journal, metrics, clock, log, auditCommits: auditOn,
-      incidentRules: (id) => Object.keys((alerts.incidents.get(id)?.['rule_counts'] as Record<string, number> | undefined) ?? {}),
+      incidentRules: (id) => {
+        const counts = alerts.incidents.get(id)?.['rule_counts'];
+        return typeof counts === 'object' && counts !== null ? Object.keys(counts) : undefined;
+      },
     });
   } catch (error) {
     throw exit(error instanceof Error ? error.message : String(error), 3);

@@ -8,12 +8,14 @@ import { listBuiltinPipelines } from '../sigma/index.js';
 import { registerDaemonCommand } from './daemon-command.js';
 import { registerConvertCommand } from './convert-command.js';
 import { registerEvalCommand } from './eval-command.js';
+import { registerScorecardCommand } from './scorecard-command.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');
 registerEvalCommand(cli);
 registerDaemonCommand(cli);
 registerConvertCommand(cli);
+registerScorecardCommand(cli);
 
 cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
   for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);

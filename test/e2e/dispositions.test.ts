@@ -2,9 +2,12 @@
 // and NDJSON, duplicates detected by their idempotency keys, per-record errors with their index, a
 // whole-body parse failure answering 400 with nothing committed, the ratio appearing at min_sample,
 // every §10.7 metric moving, and an `accepted` answer surviving kill -9.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDaemon, tempDir } from './harness.js';
+import { MAIN, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const RULE = '7a2b0c1e-0000-4000-8000-000000000001';
@@ -79,6 +82,16 @@ describe('dispositions on the real daemon', () => {
     expect(metric(m, 'svc_disposition_ingest_total{source="api",result="rejected"}')).toBe(2);
     expect(metric(m, 'svc_disposition_ingest_errors_total{reason="validation"}')).toBe(2);
     expect(metric(m, 'svc_disposition_ingest_errors_total{reason="parse"}')).toBe(1);
+
+    // The scorecard against the live daemon, and against the same document in a file.
+    const addr = daemon().address;
+    if (addr.kind !== 'tcp') throw new Error('tcp expected');
+    const live = await promisify(execFile)(process.execPath, [MAIN, 'scorecard', '--from', `http://${addr.host}:${addr.port}`, '--format', 'json', '--noisy-ratio', '0.4']);
+    expect(JSON.parse(live.stdout)).toMatchObject({ min_sample: 4, rules: [{ rule_id: RULE, total: 4, fp_ratio: 0.5, verdict: 'noisy' }] });
+    const file = join(dir, 'doc.json');
+    writeFileSync(file, JSON.stringify(ratio));
+    const table = await promisify(execFile)(process.execPath, [MAIN, 'scorecard', '--from', file]);
+    expect(table.stdout.split('\n')[1]).toMatch(new RegExp(`^${RULE}\\s+noisy\\s+0\\.50\\s+4\\s+1\\s+2\\s+1$`));
 
     // kill -9 right after the answers: every accepted record and every seen key is back.
     daemon().kill('SIGKILL');

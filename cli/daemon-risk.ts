@@ -2,12 +2,12 @@
 // windows, the entities `GET /api/v1/risk` lists. Wired into `daemon.ts` with a few calls.
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AlertConfigError } from '../actors/index.js';
 import type { RiskEntityView } from '../actors/index.js';
 import type { MetricHandles, RiskFile } from '../protocol/index.js';
 import type { AnyJournaledKind } from '../state/index.js';
 import { RiskStage, riskMetricsObserver, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, EventPipeline, JournalBuffer } from '../streams/index.js';
+import { rereadConfig } from './config-reload.js';
 import { readRiskFile } from './risk-file.js';
 
 /** Tick period of §6 (wall clock, ms). */
@@ -81,15 +81,9 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
     },
     async reload() {
       if (deps.path === undefined || path === undefined) return true;
-      let file: RiskFile;
-      try {
-        file = await readRiskFile(deps.path);
-      } catch (error) {
-        if (!(error instanceof AlertConfigError)) throw error;
-        metrics.svc_reloads_failed_total.inc();
-        log.error({ reason: error.message }, 'risk config reload failed; the previous config keeps running');
-        return false;
-      }
+      const at = deps.path;
+      const file = await rereadConfig(() => readRiskFile(at), 'risk config', metrics, log);
+      if (file === undefined) return false;
       await exclusive(() => stage.load(file));
       stage.gauges();
       log.info({ incident: file.incident !== undefined }, 'risk config reloaded');

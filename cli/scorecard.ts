@@ -1,15 +1,10 @@
 // `sigmad scorecard` (issue 14): the rule scorecard over the `GET /api/v1/dispositions` document,
 // worst rules first, so a detection engineer knows which rules to tune.
+import type { RuleRatio } from '../actors/index.js';
 
 export type ScorecardVerdict = 'noisy' | 'healthy' | 'insufficient sample';
 
-export interface ScorecardRow {
-  readonly rule_id: string;
-  readonly true_positives: number;
-  readonly false_positives: number;
-  readonly benign_true_positives: number;
-  readonly total: number;
-  readonly fp_ratio: number | null;
+export interface ScorecardRow extends RuleRatio {
   readonly verdict: ScorecardVerdict;
 }
 

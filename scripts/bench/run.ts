@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
 import { runAlertBench } from './alert.js';
+import { runRiskBench } from './risk.js';
 import { printRows } from './bench-row.js';
 import { runConvertBench } from './convert.js';
 import { runCorrelationBench } from './correlation.js';
@@ -20,3 +21,4 @@ printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the ru
 printRows(EVAL_TITLE, await runEvalBench());
 printRows(STARTUP_TITLE, await runStartupBench());
 printRows('Alert pipeline', runAlertBench());
+printRows('Risk layer', runRiskBench());

@@ -71,7 +71,9 @@ describe('dispositions on the real daemon', () => {
     expect(ratio['rules']).toEqual([{ rule_id: RULE, true_positives: 1, false_positives: 2, benign_true_positives: 1, total: 4, fp_ratio: 0.5 }]);
 
     // A whole-body parse failure commits nothing.
-    expect((await post('{"rule_id": "x", "verdict": "true_positive"}\n{oops')).status).toBe(400);
+    const bad = await post('{"rule_id": "x", "verdict": "true_positive"}\n{oops');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: 'disposition body is neither JSON nor NDJSON', line: 2, detail: expect.stringContaining('position') });
     expect((await doc())['rules']).toEqual(ratio['rules']);
 
     const m = await scrape();

@@ -15,3 +15,7 @@ export { quietObserver } from './alert/index.js';
 export type { AlertObserver } from './alert/pipeline.js';
 export type { AlertStatePiece } from './alert/pipeline.js';
 export type { SilenceCreation } from './alert/pipeline.js';
+export { compileRiskConfig, quietRiskObserver, RiskAccumulator, riskIncidentId, RiskLayer } from './risk/index.js';
+export type { Contribution, RiskEntityState, RiskEntityView, RiskIncidentConfig, RiskObserver, RiskStatePiece, RiskTrigger } from './risk/index.js';
+export { checkDisposition, DispositionStore } from './dispositions/index.js';
+export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';

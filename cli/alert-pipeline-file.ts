@@ -1,11 +1,21 @@
 import { readFile } from 'node:fs/promises';
+import type { Static, TSchema } from 'typebox';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
 import { AlertConfigError, compileAlertConfig } from '../actors/index.js';
 import { AlertPipelineFileSchema } from '../protocol/index.js';
 import type { AlertPipelineFile } from '../protocol/index.js';
 
-const checker = Compile(AlertPipelineFileSchema);
+const checkers = new WeakMap<TSchema, ReturnType<typeof Compile>>();
+
+function checkerOf(schema: TSchema): ReturnType<typeof Compile> {
+  let c = checkers.get(schema);
+  if (c === undefined) {
+    c = Compile(schema);
+    checkers.set(schema, c);
+  }
+  return c;
+}
 
 function isTree(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -33,38 +43,48 @@ export function unknownKey(schema: unknown, value: unknown, path: string): strin
 }
 
 /**
- * Parses and checks an alert pipeline file's text (daemon-semantics §9.1): YAML, the strict schema
- * (an unknown key is named), then everything the pipeline compiles (selectors, matchers, durations).
- * Throws AlertConfigError whose message names the file and the key.
+ * Parses and checks a strict YAML config file's text: YAML, the schema (an unknown key is named),
+ * then `compile` (selectors, matchers, durations). Throws AlertConfigError naming the file and key.
  */
-export function parseAlertPipeline(text: string, path: string): AlertPipelineFile {
+export function parseStrictConfig<S extends TSchema>(schema: S, text: string, path: string, compile: (value: Static<S>) => unknown): Static<S> {
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0) throw new AlertConfigError(`${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   const value: unknown = doc.toJS() ?? {};
   if (!isTree(value)) throw new AlertConfigError(`${path}: the top level must be a mapping`);
-  const unknown = unknownKey(AlertPipelineFileSchema, value, '');
+  const unknown = unknownKey(schema, value, '');
   if (unknown !== undefined) throw new AlertConfigError(`${path}: unknown key '${unknown}'`);
+  const checker = checkerOf(schema);
   if (!checker.Check(value)) {
     const first = checker.Errors(value)[0];
     const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
     throw new AlertConfigError(`${path}: ${key === '' ? 'the file' : key} ${first?.message ?? 'is invalid'}`);
   }
+  // Checked against `schema` just above.
+  const checked = value as Static<S>;
   try {
-    compileAlertConfig(value);
+    compile(checked);
   } catch (error) {
     if (error instanceof AlertConfigError) throw new AlertConfigError(`${path}: ${error.message}`);
     throw error;
   }
-  return value;
+  return checked;
 }
 
-/** Reads and checks the file; an unreadable file is an AlertConfigError too. */
-export async function readAlertPipeline(path: string): Promise<AlertPipelineFile> {
-  let text: string;
+/** Reads a file for `parseStrictConfig`; an unreadable file is an AlertConfigError too. */
+export async function readConfigText(path: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     throw new AlertConfigError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return parseAlertPipeline(text, path);
+}
+
+/** Parses and checks an alert pipeline file's text (daemon-semantics §9.1). */
+export function parseAlertPipeline(text: string, path: string): AlertPipelineFile {
+  return parseStrictConfig(AlertPipelineFileSchema, text, path, compileAlertConfig);
+}
+
+/** Reads and checks the file. */
+export async function readAlertPipeline(path: string): Promise<AlertPipelineFile> {
+  return parseAlertPipeline(await readConfigText(path), path);
 }

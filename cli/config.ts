@@ -104,6 +104,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--logsource-field-map <map>', 'logsource_routing.field_map', 'logsource', 'Fields carrying the logsource: product=f,service=f,...'),
   f('--event-logsource <map>', 'logsource_routing.event_logsource', 'logsource', 'Fixed logsource of every event: product=v,...'),
   f('--alert-pipeline <path>', 'alert_pipeline', 'value', 'Alert pipeline file: inhibition, silences, dedup, incidents'),
+  f('--risk <path>', 'risk', 'value', 'Risk config file: scores, risk objects, per-entity risk incidents'),
   f('--state-db <path>', 'state.db', 'value', 'State directory (journal and snapshots)'),
   f('--snapshot-every <n>', 'state.snapshot_every', 'value', 'Snapshot after this many journal records (default 100000)'),
   f('--snapshot-interval <sec>', 'state.snapshot_interval', 'value', 'Snapshot after this many seconds (default 60)'),
@@ -125,7 +126,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  * where the config schema has one, so the file and environment layers are refused alike.
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
-  ...unavailable('risk-based alerting', ['risk']),
   ...unavailable('enrichers', ['enrichers']),
   ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
@@ -139,8 +139,7 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('sink batching settings', ['sink-batch-max', 'sink-batch-flush-ms']),
   ...unavailable('periodic state saves', ['state-save-interval']),
   ...unavailable('state clearing', ['clear-state', 'keep-state']),
-  ...unavailable('the triage feedback loop', ['disposition-source']),
-  { name: 'enable-dispositions', feature: 'the triage feedback loop', enabled: (c) => c.dispositions.enabled || c.dispositions.source !== undefined },
+  { name: 'disposition-source', feature: 'the dispositions pull source', enabled: (c) => c.dispositions.source !== undefined },
   { name: 'observe-fields', feature: 'field observation', enabled: (c) => c.engine.observe_fields },
   // Before observe-schemas: discovery implies observation.
   { name: 'discover-schemas', feature: 'schema discovery', enabled: (c) => c.schema.discover },

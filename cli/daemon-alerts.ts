@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { AlertConfigError, incidentRecord, silenceState } from '../actors/index.js';
+import { incidentRecord, silenceState } from '../actors/index.js';
 import type { AlertResult, Silence as StoredSilence } from '../actors/index.js';
 import type { IncidentApi, SilenceStore } from '../http/index.js';
 import type { AlertPipelineFile } from '../protocol/index.js';
@@ -13,6 +13,7 @@ import type { AnyJournaledKind, CrashHook } from '../state/index.js';
 import { AlertStage, metricsObserver, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, CommittedResult, EventPipeline, JournalBuffer } from '../streams/index.js';
 import { readAlertPipeline } from './alert-pipeline-file.js';
+import { rereadConfig } from './config-reload.js';
 import { renderBundle } from './incident-bundle.js';
 import type { BundleRules } from './incident-bundle.js';
 
@@ -133,15 +134,9 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
     },
     async reload() {
       if (deps.path === undefined || path === undefined) return true;
-      let file: AlertPipelineFile;
-      try {
-        file = await readAlertPipeline(deps.path);
-      } catch (error) {
-        if (!(error instanceof AlertConfigError)) throw error;
-        metrics.svc_reloads_failed_total.inc();
-        log.error({ reason: error.message }, 'alert pipeline reload failed; the previous pipeline keeps running');
-        return false;
-      }
+      const at = deps.path;
+      const file = await rereadConfig(() => readAlertPipeline(at), 'alert pipeline', metrics, log);
+      if (file === undefined) return false;
       await exclusive(() => ({ value: stage.load(file) }));
       log.info('alert pipeline reloaded');
       return true;

@@ -1,8 +1,8 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
-import type { IncidentRecord, StatusRecord } from '../protocol/index.js';
+import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
+import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, OtlpSource, TailFanout, TapFanout } from '../streams/index.js';
@@ -20,6 +20,8 @@ export interface FacadeParts {
   readonly silences: SilenceStore;
   readonly incidents?: () => readonly IncidentRecord[];
   readonly incidentApi?: IncidentApi;
+  readonly riskEntities?: () => readonly RiskEntity[];
+  readonly dispositions?: Dispositions;
   readonly ingest?: HttpIngest;
   readonly otlp?: OtlpSource;
   readonly tail?: TailFanout;
@@ -73,6 +75,8 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     silences: p.silences,
     ...(p.incidents !== undefined ? { incidents: p.incidents } : {}),
     ...(p.incidentApi !== undefined ? { incidentApi: p.incidentApi } : {}),
+    ...(p.riskEntities !== undefined ? { riskEntities: p.riskEntities } : {}),
+    ...(p.dispositions !== undefined ? { dispositions: p.dispositions } : {}),
     ...(p.ingest !== undefined ? { ingest: withIngestErrors(p.ingest) } : {}),
     ...(p.otlp !== undefined ? { otlp: withOtlpErrors(p.otlp) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),

@@ -49,6 +49,8 @@ import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { openNatsInput } from './daemon-nats.js';
+import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
+import { createDaemonDispositions } from './daemon-dispositions.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -110,7 +112,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp'] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -170,7 +172,23 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const auditOn = config.state.db !== undefined && config.api.audit.enabled !== false;
   const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash, auditCommits: auditOn });
-  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind]);
+  const riskFile = await readConfiguredRisk(config.risk).catch((error: unknown) => {
+    throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
+  let dispositions;
+  try {
+    dispositions = createDaemonDispositions(config.dispositions, {
+      journal, metrics, clock, log, auditCommits: auditOn,
+      incidentRules: (id) => {
+        const counts = alerts.incidents.get(id)?.['rule_counts'];
+        return typeof counts === 'object' && counts !== null ? Object.keys(counts) : undefined;
+      },
+    });
+  } catch (error) {
+    throw exit(error instanceof Error ? error.message : String(error), 3);
+  }
+  const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind, ...(dispositions !== undefined ? [dispositions.kind] : [])]);
   let recovered: Recovered;
   deps.onPhase?.('replaying state');
   try {
@@ -248,6 +266,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     },
     alerts: alerts.stage,
     ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
+    risk: risk.stage,
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -269,6 +288,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     },
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
+  risk.start({ pipeline, processor });
+  dispositions?.start({ pipeline, processor });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
   readiness.send({ type: 'state_recovered', at: clock.now() });
@@ -304,11 +325,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // The alert pipeline, the rules and the listener's TLS reload together; a failure of one does not hold back the others.
   const runReload = async (): Promise<boolean> => {
     const alertsReloaded = await alerts.reload();
+    const riskReloaded = await risk.reload();
     const rulesReloaded = await reloadRules();
-    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded;
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded;
   };
   const reload = createReloadController(clock, runReload, reloadLog);
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
@@ -333,6 +355,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       audit?.stop();
       reload.stop();
       alerts.stop();
+      risk.stop();
+      dispositions?.stop();
       await unwatch();
       tail?.closeAll();
       tap?.closeAll();
@@ -372,6 +396,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     silences: alerts.silences,
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
+    riskEntities: risk.entities,
+    ...(dispositions !== undefined ? { dispositions: dispositions.api } : {}),
     ...(ingest !== undefined ? { ingest } : {}),
     otlp,
     ...(tail !== undefined ? { tail } : {}),

@@ -16,6 +16,21 @@ export interface EvalAlerts {
   finish(): AlertResult[];
 }
 
+/**
+ * Event time in UNIX seconds, never going back: an event without a time of its own is as late as
+ * the one before it (the first such one takes the wall clock).
+ */
+export function eventClock(timestampFields: readonly string[]): (event: unknown) => number {
+  const read = createFieldReader();
+  let now = -1;
+  return (event) => {
+    const ms = extractEventTime(event, timestampFields, read);
+    now = Math.max(now, ms === undefined ? now : Math.floor(ms / 1000));
+    if (now < 0) now = Math.floor(Date.now() / 1000);
+    return now;
+  };
+}
+
 /** The pipeline of `path`, or undefined without one; a bad file is a usage error (exit 2). */
 export async function evalAlerts(path: string | undefined, timestampFields: readonly string[]): Promise<EvalAlerts | undefined> {
   if (path === undefined) return undefined;
@@ -26,15 +41,12 @@ export async function evalAlerts(path: string | undefined, timestampFields: read
     if (error instanceof AlertConfigError) throw new UsageError(`--alert-pipeline ${error.message}`);
     throw error;
   }
-  const read = createFieldReader();
+  const clock = eventClock(timestampFields);
   let now = -1;
   const tick = (at: number): AlertResult[] => (at > pipeline.tickedAt ? pipeline.tick(at, quietObserver).map((e) => e.record) : []);
   return {
     results(event, results, ordinal) {
-      const ms = extractEventTime(event, timestampFields, read);
-      // Without a time of its own, an event is as late as the one before it.
-      now = Math.max(now, ms === undefined ? now : Math.floor(ms / 1000));
-      if (now < 0) now = Math.floor(Date.now() / 1000);
+      now = clock(event);
       const out = tick(now);
       results.forEach((r, i) => {
         const kept = pipeline.process(r as AlertResult, now, `e${ordinal}-${i}`, quietObserver);

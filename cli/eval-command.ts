@@ -16,6 +16,7 @@ import { parseDuration } from '../protocol/index.js';
 import { readEventItems, readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 import { evalAlerts } from './eval-alerts.js';
+import { evalRisk } from './eval-risk.js';
 
 const INPUT_FORMATS: readonly InputFormat[] = ['auto', 'json', 'evtx-json', 'syslog', 'plain'];
 
@@ -41,6 +42,7 @@ interface EvalFlags {
   readonly action?: string;
   readonly suppress?: string;
   readonly alertPipeline?: string;
+  readonly risk?: string;
 }
 
 function list(v: string | string[] | undefined): string[] {
@@ -88,12 +90,13 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   const detector = new EventDetector({ includeEvent: flags.includeEvent === true, ...(routing !== undefined ? { routing } : {}) });
   const { inputs: pipelineInputs, pipelines } = await loadPipelines(list(flags.pipeline));
   const alerts = await evalAlerts(flags.alertPipeline, buildTimestampFields(list(flags.timestampField)));
+  const risk = await evalRisk(flags.risk, buildTimestampFields(list(flags.timestampField)));
   // Path mistakes are argument errors, found before the (possibly long) rule load.
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
   if (input !== '-') checkPath('events file', input, 'file');
-  // Logsource routing and the alert pipeline stay on this thread: they need each event here.
-  const workers = routing === undefined && alerts === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
+  // Logsource routing, the risk layer and the alert pipeline stay on this thread: they need each event here.
+  const workers = routing === undefined && alerts === undefined && risk === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
 
   const loadStart = performance.now();
   const read = await readRuleSources(rulePaths);
@@ -150,10 +153,16 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
     }
     evalMs += performance.now() - t0;
     matches += out.length - before;
-    // The alert pipeline works on result objects: only its runs pay for reading the lines back.
-    if (alerts !== undefined) {
-      const lines = out.splice(before);
-      for (const res of alerts.results(event, lines.map((l) => JSON.parse(l) as object), events - 1)) out.push(`${JSON.stringify(res)}\n`);
+    // The risk layer and the alert pipeline work on result objects: only their runs pay for reading the lines back.
+    if (alerts !== undefined || risk !== undefined) {
+      let results = out.splice(before).map((l) => JSON.parse(l) as object);
+      // Risk events and incidents go out first and bypass the alert pipeline (§6).
+      if (risk !== undefined) {
+        const scored = risk.results(event, results, events - 1);
+        for (const res of scored.raised) out.push(`${JSON.stringify(res)}\n`);
+        results = scored.annotated;
+      }
+      for (const res of alerts?.results(event, results, events - 1) ?? results) out.push(`${JSON.stringify(res)}\n`);
     }
   };
   const chunks = input === '-' ? process.stdin : createReadStream(input);
@@ -262,6 +271,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--max-group-entries <n>', 'Window entries kept per group (0 = unlimited)')
     .option('--action <action>', 'After a correlation fires: alert or reset')
     .option('--alert-pipeline <path>', 'Alert pipeline file: inhibition, silences, dedup, incidents (event time drives its ticks)')
+    .option('--risk <path>', 'Risk config file: scores, risk objects, risk incidents (event time drives the windows)')
     .option('--suppress <duration>', 'Suppress repeated correlation alerts of a group for this long')
     .action(async (events: string | undefined, flags: EvalFlags) => {
       // cac lets a boolean flag swallow the next word (`--include-event events.json`): give it back.

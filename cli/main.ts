@@ -10,6 +10,7 @@ import { registerConvertCommand } from './convert-command.js';
 import { registerEvalCommand } from './eval-command.js';
 import { registerWebhookCommand } from './webhook-verify-command.js';
 import { registerStreamCommands } from './stream-commands.js';
+import { registerScorecardCommand } from './scorecard-command.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');
@@ -18,6 +19,7 @@ registerDaemonCommand(cli);
 registerConvertCommand(cli);
 registerWebhookCommand(cli);
 registerStreamCommands(cli);
+registerScorecardCommand(cli);
 
 cli.command('pipelines', 'List the built-in processing pipelines').action(() => {
   for (const p of listBuiltinPipelines()) process.stdout.write(`${p.name}\t${p.description}\n`);

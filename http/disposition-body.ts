@@ -28,3 +28,26 @@ function parseJson(text: string): { readonly ok: true; readonly value: unknown }
     return { ok: false };
   }
 }
+
+/**
+ * Where a body `parseDispositionBody` refused fails, for the 400 answer: the first NDJSON line
+ * (1-based) that is not JSON and the parser's message, which names the position in that line.
+ */
+export function dispositionBodyError(body: Uint8Array): { readonly line?: number; readonly detail: string } {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    return { detail: 'the body is not UTF-8' };
+  }
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    try {
+      JSON.parse(line);
+    } catch (error) {
+      return { line: i + 1, detail: error instanceof Error ? error.message : String(error) };
+    }
+  }
+  return { detail: 'the body holds no record' };
+}

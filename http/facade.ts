@@ -95,6 +95,8 @@ export interface Dispositions {
   ratios(): JsonObject;
   /** Records are unchecked JSON values; the loop validates each and reports rejects. */
   ingest(records: readonly unknown[]): Promise<DispositionSummary>;
+  /** A whole body that did not parse (counted as `reason="parse"`). */
+  parseFailed?(): void;
 }
 
 export interface FieldObserver {

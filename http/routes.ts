@@ -30,7 +30,7 @@ import {
 } from '../protocol/index.js';
 import { AuditListResponse, AuditQuery, parseDuration } from '../protocol/index.js';
 import type { ApiErrorCode } from '../protocol/index.js';
-import { parseDispositionBody } from './disposition-body.js';
+import { dispositionBodyError, parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
 import type { Res } from './handler.js';
 import { splitIngestLines } from './ingest-lines.js';
@@ -192,7 +192,10 @@ export const ROUTES: readonly Route[] = [
     feature: { select: (d) => d.dispositions, disabled: 'dispositions_disabled' },
     handle: async (req, res, _d, dispositions) => {
       const records = parseDispositionBody(req.body);
-      if (records === undefined) return sendError(res, 'disposition_body_invalid');
+      if (records === undefined) {
+        dispositions.parseFailed?.();
+        return sendError(res, 'disposition_body_invalid', dispositionBodyError(req.body));
+      }
       sendJson(res, 200, await dispositions.ingest(records));
     },
   }),

@@ -97,6 +97,8 @@ export const DaemonConfig = Type.Object({
   rules: Type.Optional(Type.String({ minLength: 1 })),
   /** Alert pipeline file (daemon-semantics §9.1): inhibition, silences, dedup, incidents. */
   alert_pipeline: Type.Optional(Type.String({ minLength: 1 })),
+  /** Risk config file (daemon-semantics §8.1): annotation, risk events, per-entity accumulator. */
+  risk: Type.Optional(Type.String({ minLength: 1 })),
   /** Builtin pipeline names or YAML paths, applied in order. */
   pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   api: Type.Object(

@@ -31,3 +31,5 @@ export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPOR
 export { decodeJsonLogs, decodeProtobufLogs, flattenLogs, nanosToRfc3339, OtlpLogsRequest } from './otlp/logs-request.js';
 export type { OtlpDecoded } from './otlp/logs-request.js';
 export { resultsExportRequest } from './otlp/result-records.js';
+export { RiskFileSchema } from './risk.js';
+export type { RiskFile } from './risk.js';

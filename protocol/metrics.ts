@@ -25,6 +25,8 @@ interface MetricDecl {
   /** Closed value sets of labels; with `preregister` every combination renders at zero. */
   readonly values?: Readonly<Record<string, readonly string[]>>;
   readonly preregister?: true;
+  /** Histogram buckets where the semantics name them; DEFAULT_BUCKETS otherwise. */
+  readonly buckets?: readonly number[];
 }
 
 const DEDUP_ACTIONS = ['emitted', 'folded', 'repeat', 'resolved'] as const;
@@ -246,7 +248,7 @@ export const METRICS = {
     values: { action: ['scored', 'no_entity', 'skipped'] },
     preregister: true,
   },
-  svc_risk_annotation_score: { type: 'histogram', help: 'Risk scores annotated.', labels: [], group: 'risk' },
+  svc_risk_annotation_score: { type: 'histogram', help: 'Risk scores annotated.', labels: [], group: 'risk', buckets: [0, 1, 5, 10, 25, 50, 100, 250, 500, 1000] },
   svc_risk_objects_total: { type: 'counter', help: 'Risk objects extracted.', labels: [], group: 'risk' },
   svc_risk_entities_open: { type: 'gauge', help: 'Open risk entities.', labels: [], group: 'risk' },
   svc_risk_state_entries: { type: 'gauge', help: 'Risk accumulator entries.', labels: [], group: 'risk' },
@@ -260,7 +262,13 @@ export const METRICS = {
     preregister: true,
   },
   svc_risk_incident_results_total: { type: 'counter', help: 'Results carried by risk incidents.', labels: [], group: 'risk' },
-  svc_risk_layer_duration_seconds: { type: 'histogram', help: 'Risk layer time per item.', labels: [], group: 'risk' },
+  svc_risk_layer_duration_seconds: {
+    type: 'histogram',
+    help: 'Risk layer time per item.',
+    labels: [],
+    group: 'risk',
+    buckets: [1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 0.01, 0.05, 0.1],
+  },
   // OTLP
   svc_otlp_requests_total: {
     type: 'counter',
@@ -382,6 +390,7 @@ export const METRICS = {
     labels: ['source', 'result'],
     group: 'dispositions',
     values: { source: ['api', 'file', 'http', 'nats'], result: ['accepted', 'duplicate', 'rejected'] },
+    preregister: true,
   },
   svc_disposition_ingest_errors_total: {
     type: 'counter',
@@ -389,6 +398,7 @@ export const METRICS = {
     labels: ['reason'],
     group: 'dispositions',
     values: { reason: ['parse', 'validation'] },
+    preregister: true,
   },
 } as const satisfies Readonly<Record<string, MetricDecl>>;
 
@@ -442,7 +452,7 @@ export function createMetrics(registry: Registry = new Registry(), options: Crea
         ? new Counter(config)
         : decl.type === 'gauge'
           ? new Gauge({ ...config, ...(read !== undefined ? { collect: scrapeWith(read) } : {}) })
-          : new Histogram({ ...config, buckets: [...DEFAULT_BUCKETS] });
+          : new Histogram({ ...config, buckets: [...(decl.buckets ?? DEFAULT_BUCKETS)] });
     if (decl.preregister === true) preregister(handle, decl);
     handles[name] = handle;
   }

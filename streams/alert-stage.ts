@@ -87,6 +87,10 @@ export class AlertStage {
     const now = unixSeconds(this.journal.at);
     const out: CommittedResult[] = [];
     for (const line of lines) {
+      if (line.bypass === true) {
+        out.push(line);
+        continue;
+      }
       const { result_id, ...r } = JSON.parse(line.text) as AlertResult & { result_id: string };
       if (!(this.pipeline.config?.inScope(r) ?? false)) {
         out.push(line);

@@ -43,6 +43,8 @@ export interface CommittedResult {
   /** What metrics and tail filters read, without parsing the text. */
   readonly head: ResultHead;
   readonly text: string;
+  /** Made by the risk layer (a risk event or incident): later stages pass it on untouched (§6). */
+  readonly bypass?: true;
 }
 
 export interface BatchProcessorDeps {
@@ -67,6 +69,8 @@ export interface BatchProcessorDeps {
   readonly observe?: (lines: readonly string[]) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
   readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
+  /** The risk layer stage (§6: before the alert pipeline); it journals into `journal`. */
+  readonly risk?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
 
 /** A batch taken off the queue whose detection is under way. */
@@ -190,7 +194,8 @@ export class BatchProcessor {
       }
     }
     // What the alert pipeline lets through is delivered; match counters count every result.
-    const delivered = deps.alerts?.apply(lines) ?? lines;
+    const scored = deps.risk?.apply(lines) ?? lines;
+    const delivered = deps.alerts?.apply(scored) ?? scored;
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;

@@ -78,3 +78,5 @@ export { create as openNatsSource, configSchema as natsSourceConfigSchema } from
 export type { NatsSource, NatsSourceConfig, NatsSourceDeps } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export type { NatsSinkConfig } from './sinks/nats-sink.js';
+export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
+export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';

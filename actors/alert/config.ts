@@ -64,7 +64,7 @@ export interface AlertConfig {
 export const DEFAULT_MAX_SILENCES = 1000;
 
 /** Humantime truncated to whole seconds (§0); the error names the key. */
-function seconds(text: string | undefined, fallback: number, key: string): number {
+export function seconds(text: string | undefined, fallback: number, key: string): number {
   if (text === undefined) return fallback;
   const ms = parseDuration(text);
   if (ms === undefined) throw new AlertConfigError(`${key}: '${text}' is not a duration (e.g. 30s, 5m, 1h30m)`);
@@ -113,7 +113,7 @@ function globRegex(glob: string): RegExp {
 }
 
 /** The scope filter of §7.4: populated axes ANDed, an empty scope admits everything. */
-function compileScope(scope: AlertPipelineFile['scope']): (result: AlertResult) => boolean {
+export function compileScope(scope: AlertPipelineFile['scope']): (result: AlertResult) => boolean {
   const rules = scope?.rules ?? [];
   const tags = scope?.tags ?? [];
   const levels = scope?.levels ?? [];

@@ -31,7 +31,7 @@ function detection(i: number): AlertResult {
   };
 }
 
-function line(i: number): CommittedResult {
+export function line(i: number): CommittedResult {
   const result_id = `e${i.toString(16).padStart(12, '0')}-0`;
   return { result_id, head: { rule_title: 'Whoami Execution', rule_id: null, level: 'high' }, text: JSON.stringify({ result_id, ...detection(i) }) };
 }

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark in one run, printed as tables of figures and ratios.
 import { runAlertBench } from './alert.js';
+import { runRiskBench } from './risk.js';
 import { printRows } from './bench-row.js';
 import { runConvertBench } from './convert.js';
 import { runCorrelationBench } from './correlation.js';
@@ -22,3 +23,4 @@ printRows(EVAL_TITLE, await runEvalBench());
 printRows(STARTUP_TITLE, await runStartupBench());
 printRows('Alert pipeline', runAlertBench());
 printRows('Webhooks', await runWebhookBench());
+printRows('Risk layer', runRiskBench());

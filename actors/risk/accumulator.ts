@@ -1,0 +1,168 @@
+import type { AlertResult } from '../alert/selectors.js';
+import type { RiskIncidentConfig } from './config.js';
+
+/** One result's part in an entity's window (§8.3). `ts` is UNIX seconds. */
+export interface Contribution {
+  readonly ts: number;
+  readonly score: number;
+  readonly tactics: readonly string[];
+  readonly rule: string;
+  readonly level?: string;
+  /** The event-stripped result, only with `include: results`. */
+  readonly result?: AlertResult;
+}
+
+export interface RiskEntityState {
+  readonly type: string;
+  readonly value: string;
+  /** Oldest first. */
+  contributions: Contribution[];
+  lastFired?: number;
+  lastSeen: number;
+}
+
+export type RiskTrigger = 'score' | 'tactic_count';
+
+/** The window statistics of an entity (§8.3 step 4). */
+export interface RiskStats {
+  readonly score: number;
+  readonly tactics: readonly string[];
+  readonly sources: readonly string[];
+  readonly sourceCount: number;
+  readonly resultCount: number;
+  readonly windowStart: number;
+  readonly windowEnd: number;
+}
+
+/** What recording one object did. */
+export type RecordOutcome = { readonly t: 'evicted' } | { readonly t: 'kept' } | { readonly t: 'fired'; readonly trigger: RiskTrigger; readonly record: AlertResult };
+
+const keyOf = (type: string, value: string): string => `${type}\u0000${value}`;
+
+export function statsOf(entity: RiskEntityState, maxSources: number): RiskStats {
+  let score = 0;
+  const tactics: string[] = [];
+  const sources = new Set<string>();
+  for (const c of entity.contributions) {
+    score += c.score;
+    for (const t of c.tactics) if (!tactics.includes(t)) tactics.push(t);
+    sources.add(c.rule);
+  }
+  const first = entity.contributions[0];
+  const last = entity.contributions[entity.contributions.length - 1];
+  return {
+    score,
+    tactics,
+    sources: [...sources].slice(0, maxSources),
+    sourceCount: sources.size,
+    resultCount: entity.contributions.length,
+    windowStart: first?.ts ?? 0,
+    windowEnd: last?.ts ?? 0,
+  };
+}
+
+function triggerOf(config: RiskIncidentConfig, stats: RiskStats): RiskTrigger | undefined {
+  if (config.scoreThreshold !== undefined && stats.score >= config.scoreThreshold) return 'score';
+  if (config.tacticThreshold !== undefined && stats.tactics.length >= config.tacticThreshold) return 'tactic_count';
+  return undefined;
+}
+
+/** The RiskIncidentResult of §8.5. */
+function incidentRecord(config: RiskIncidentConfig, entity: RiskEntityState, stats: RiskStats, trigger: RiskTrigger, id: string): AlertResult {
+  const kept = entity.contributions.slice(-config.maxResultsPerIncident);
+  return {
+    risk_incident_id: id,
+    entity_type: entity.type,
+    entity_value: entity.value,
+    trigger,
+    score: stats.score,
+    ...(config.scoreThreshold !== undefined ? { score_threshold: config.scoreThreshold } : {}),
+    tactic_count: stats.tactics.length,
+    ...(config.tacticThreshold !== undefined ? { tactic_count_threshold: config.tacticThreshold } : {}),
+    tactics: stats.tactics,
+    sources: stats.sources,
+    source_count: stats.sourceCount,
+    window_start: stats.windowStart,
+    window_end: stats.windowEnd,
+    result_count: stats.resultCount,
+    ...(config.include === 'refs'
+      ? { refs: kept.map((c) => ({ rule: c.rule, ...(c.level !== undefined ? { level: c.level } : {}), score: c.score, timestamp: c.ts })) }
+      : { results: kept.flatMap((c) => (c.result === undefined ? [] : [c.result])) }),
+  };
+}
+
+/** Drops leading contributions with `ts ≤ cutoff`. */
+function expire(entity: RiskEntityState, cutoff: number): void {
+  let n = 0;
+  while (n < entity.contributions.length && (entity.contributions[n] as Contribution).ts <= cutoff) n++;
+  if (n > 0) entity.contributions.splice(0, n);
+}
+
+/**
+ * The per-entity risk accumulator (daemon-semantics §8.3). Pure: time is an argument (UNIX seconds)
+ * and incident ids come from the caller, so replaying the same calls rebuilds the same state.
+ */
+export class RiskAccumulator {
+  readonly entities = new Map<string, RiskEntityState>();
+  /** Retained contributions over all entities (`svc_risk_state_entries`). */
+  entries = 0;
+
+  /** Records one object of a result; `id` names the incident if this fires one. */
+  record(config: RiskIncidentConfig, object: { readonly type: string; readonly value: string }, c: Contribution, now: number, id: string): RecordOutcome {
+    const key = keyOf(object.type, object.value);
+    let entity = this.entities.get(key);
+    if (entity === undefined) {
+      if (this.entities.size >= config.maxOpenEntities) return { t: 'evicted' };
+      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now };
+      this.entities.set(key, entity);
+    }
+    const before = entity.contributions.length;
+    expire(entity, now - config.window);
+    entity.lastSeen = now;
+    entity.contributions.push(c);
+    if (entity.contributions.length > config.maxResultsPerIncident) entity.contributions.splice(0, entity.contributions.length - config.maxResultsPerIncident);
+    this.entries += entity.contributions.length - before;
+    const stats = statsOf(entity, config.maxSourcesPerEntity);
+    const trigger = triggerOf(config, stats);
+    if (trigger === undefined) return { t: 'kept' };
+    if (entity.lastFired !== undefined && now - entity.lastFired < config.cooldown) return { t: 'kept' };
+    entity.lastFired = now;
+    return { t: 'fired', trigger, record: incidentRecord(config, entity, stats, trigger, id) };
+  }
+
+  /** True when a tick at `now` would drop something. */
+  expiring(window: number, now: number): boolean {
+    const cutoff = now - window;
+    for (const e of this.entities.values()) if ((e.contributions[0]?.ts ?? cutoff) <= cutoff) return true;
+    return false;
+  }
+
+  /** The 1 s tick (§8.3): expires contributions, removes emptied entities; returns how many were removed. */
+  tick(window: number, now: number): number {
+    let removed = 0;
+    for (const [key, e] of this.entities) {
+      const before = e.contributions.length;
+      expire(e, now - window);
+      this.entries -= before - e.contributions.length;
+      if (e.contributions.length === 0) {
+        this.entities.delete(key);
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  clear(): void {
+    this.entities.clear();
+    this.entries = 0;
+  }
+
+  /** Replaces the state with restored entities. */
+  restore(entities: readonly RiskEntityState[]): void {
+    this.clear();
+    for (const e of entities) {
+      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions] });
+      this.entries += e.contributions.length;
+    }
+  }
+}

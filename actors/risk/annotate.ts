@@ -1,0 +1,79 @@
+import { resolveSelector } from '../alert/selectors.js';
+import type { AlertResult } from '../alert/selectors.js';
+import type { RiskConfig } from './config.js';
+
+/** The 14 ATT&CK enterprise tactic slugs (§8.3). */
+const TACTICS = new Set([
+  'reconnaissance',
+  'resource-development',
+  'initial-access',
+  'execution',
+  'persistence',
+  'privilege-escalation',
+  'defense-evasion',
+  'credential-access',
+  'discovery',
+  'lateral-movement',
+  'collection',
+  'command-and-control',
+  'exfiltration',
+  'impact',
+]);
+
+export interface RiskObject {
+  readonly type: string;
+  readonly value: string;
+}
+
+function tagsOf(result: AlertResult): string[] {
+  const tags = result['tags'];
+  return Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [];
+}
+
+function attributeScore(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value);
+  if (typeof value === 'string' && value.trim() !== '') {
+    const n = Number(value);
+    if (Number.isFinite(n)) return Math.round(n);
+  }
+  return undefined;
+}
+
+/** §8.2 step 2, first hit wins: custom attribute, tag scores, level score, default. */
+export function resolveScore(config: RiskConfig, result: AlertResult): number {
+  const attrs = result['custom_attributes'];
+  if (typeof attrs === 'object' && attrs !== null) {
+    const s = attributeScore((attrs as Record<string, unknown>)[config.scoreAttribute]);
+    if (s !== undefined) return s;
+  }
+  const hits: number[] = [];
+  for (const tag of tagsOf(result)) for (const [test, score] of config.tagScores) if (test(tag)) hits.push(score);
+  if (hits.length > 0) return config.tagReducer === 'max' ? Math.max(...hits) : hits.reduce((a, b) => a + b, 0);
+  const level = result['level'];
+  const byLevel = typeof level === 'string' ? config.levelScores.get(level.toLowerCase()) : undefined;
+  return byLevel ?? config.defaultScore;
+}
+
+/** §8.2 step 3: non-empty strings, numbers and booleans as text; duplicate `(type, value)` dropped. */
+export function extractObjects(config: RiskConfig, result: AlertResult): RiskObject[] {
+  const out: RiskObject[] = [];
+  for (const o of config.objects) {
+    const v = resolveSelector(o.selector, result);
+    const value = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'boolean' ? String(v) : '';
+    if (value === '' || out.some((x) => x.type === o.type && x.value === value)) continue;
+    out.push({ type: o.type, value });
+  }
+  return out;
+}
+
+/** §8.3: ATT&CK tactics of the tags, lower-cased, `_` → `-`, distinct in first-seen order. */
+export function tacticsOf(result: AlertResult): string[] {
+  const out: string[] = [];
+  for (const tag of tagsOf(result)) {
+    const t = tag.toLowerCase();
+    if (!t.startsWith('attack.')) continue;
+    const slug = t.slice(7).replace(/_/g, '-');
+    if (TACTICS.has(slug) && !out.includes(slug)) out.push(slug);
+  }
+  return out;
+}

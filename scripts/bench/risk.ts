@@ -1,0 +1,65 @@
+// Risk layer benchmarks (issue 14): cost per result through the stage with 100k open entities, and
+// heap per entity holding 10 contributions. Run after `npm run build`: `node --expose-gc dist/scripts/bench/risk.js`.
+import { quietRiskObserver } from '../../actors/index.js';
+import type { RiskFile } from '../../protocol/index.js';
+import { RiskStage } from '../../streams/index.js';
+import type { JournalBuffer } from '../../streams/index.js';
+import { line } from './alert.js';
+import { isMain, median, printRows, type BenchRow } from './bench-row.js';
+import { heapUsed } from './correlation.js';
+
+const NOW = 1_767_225_600;
+/** One object per result: the command line (unique per `i`), so entities = distinct results. */
+const FILE: RiskFile = {
+  score: { level_scores: { high: 10 } },
+  objects: [{ type: 'cmd', selector: 'match.CommandLine' }],
+  incident: { window: '24h', score_threshold: 1_000_000, caps: { max_open_entities: 200_000 } },
+};
+
+function stage(): { stage: RiskStage; journal: JournalBuffer } {
+  const journal: JournalBuffer = { at: NOW * 1000, drafts: [], tickedAt: -1 };
+  const s = new RiskStage(journal, quietRiskObserver);
+  s.load(FILE);
+  return { stage: s, journal };
+}
+
+function feed(s: RiskStage, journal: JournalBuffer, ids: readonly number[]): void {
+  for (let i = 0; i < ids.length; i += 500) {
+    s.apply(ids.slice(i, i + 500).map(line));
+    journal.drafts.length = 0;
+  }
+}
+
+/** µs per result through `apply` (parse, score, objects, accumulate, journal, re-serialise) with 100k open entities. */
+function costPerResult(): BenchRow[] {
+  const { stage: s, journal } = stage();
+  feed(s, journal, Array.from({ length: 100_000 }, (_, i) => i));
+  // Half the lane adds to open entities, half opens new ones.
+  const lane = Array.from({ length: 20_000 }, (_, k) => (k % 2 === 0 ? k * 5 : 200_000 + k));
+  const runs: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t0 = performance.now();
+    feed(s, journal, lane);
+    runs.push(((performance.now() - t0) * 1000) / lane.length);
+  }
+  return [
+    { name: 'risk_open_entities', value: s.layer.accumulator.entities.size, unit: 'entities' },
+    { name: 'risk_cost_per_result_100k_entities', value: Number(median(runs).toFixed(2)), unit: 'µs (median of 5)' },
+  ];
+}
+
+/** Heap per entity holding 10 contributions (10k entities). */
+function heapPerEntity(): BenchRow {
+  const before = heapUsed();
+  const { stage: s, journal } = stage();
+  const ids = Array.from({ length: 10_000 }, (_, i) => i);
+  for (let r = 0; r < 10; r++) feed(s, journal, ids);
+  const after = heapUsed();
+  return { name: 'risk_heap_per_entity_10_contributions', value: Math.round((after - before) / s.layer.accumulator.entities.size), unit: 'bytes' };
+}
+
+export function runRiskBench(): BenchRow[] {
+  return [...costPerResult(), heapPerEntity()];
+}
+
+if (isMain(import.meta.url)) printRows('Risk layer', runRiskBench());

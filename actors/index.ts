@@ -1,7 +1,7 @@
 export { readinessMachine } from './readiness/index.js';
-export type { ReadinessContext, ReadinessEvent, ReadinessInput, ReadinessState } from './readiness/index.js';
+export type { ReadinessEvent } from './readiness/index.js';
 export { RELOAD_DEBOUNCE_MS, reloadMachine } from './reload/index.js';
-export type { ReloadContext, ReloadEvent, ReloadState, ReloadTrigger } from './reload/index.js';
+export type { ReloadTrigger } from './reload/index.js';
 export { CORRELATION_CODEC_VERSION, CorrelationEventSchema, CorrelationRuntime, EncodedGroupSchema, compareGroups, correlationName, decode, decodeGroup, definitionGroupOf, definitionHashes, encode, encodeGroup } from './correlation/index.js';
 export type { CorrelationEvent, CorrelationRuntimeOptions, GroupState, MatchedRule } from './correlation/index.js';
 export { AlertConfigError } from './alert/index.js';
@@ -16,6 +16,6 @@ export type { AlertObserver } from './alert/pipeline.js';
 export type { AlertStatePiece } from './alert/pipeline.js';
 export type { SilenceCreation } from './alert/pipeline.js';
 export { compileRiskConfig, quietRiskObserver, RiskAccumulator, riskIncidentId, RiskLayer } from './risk/index.js';
-export type { Contribution, RiskEntityState, RiskEntityView, RiskIncidentConfig, RiskObserver, RiskStatePiece, RiskTrigger } from './risk/index.js';
+export type { Contribution, RiskEntityView, RiskObserver, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';

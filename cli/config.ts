@@ -31,7 +31,7 @@ export class ConfigError extends Error {
  * (repeatable, replaces the lower layers' list), `enable` (can only turn a setting on),
  * `boolean` (explicit `true`/`false`), `logsource` (`k=v,...`).
  */
-export type FlagKind = 'value' | 'list' | 'enable' | 'boolean' | 'logsource';
+type FlagKind = 'value' | 'list' | 'enable' | 'boolean' | 'logsource';
 
 export interface DaemonFlag {
   /** cac option text, e.g. `-r, --rules <path>`. */

@@ -36,7 +36,7 @@ export interface DaemonAlertsDeps {
 }
 
 /** What the data path gives the alert pipeline once it runs. */
-export interface AlertDataPath {
+interface AlertDataPath {
   readonly pipeline: EventPipeline;
   readonly processor: BatchProcessor;
   /** Hands committed tick emissions to the sinks (not the tail: they are not results of an item, §6). */

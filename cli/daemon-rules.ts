@@ -15,7 +15,7 @@ import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
 /** Why a load failed: its pipelines (a bad `--pipeline`), or its rule files. */
-export type LoadFailure = 'pipeline' | 'rules';
+type LoadFailure = 'pipeline' | 'rules';
 
 export type LoadedRules =
   | { readonly ok: true; readonly ruleSet: RuleSet; readonly inputs: RuleInputs }

@@ -2,9 +2,9 @@
 // worst rules first, so a detection engineer knows which rules to tune.
 import type { RuleRatio } from '../actors/index.js';
 
-export type ScorecardVerdict = 'noisy' | 'healthy' | 'insufficient sample';
+type ScorecardVerdict = 'noisy' | 'healthy' | 'insufficient sample';
 
-export interface ScorecardRow extends RuleRatio {
+interface ScorecardRow extends RuleRatio {
   readonly verdict: ScorecardVerdict;
 }
 

@@ -17,7 +17,7 @@ export class WebhookConfigError extends Error {
 }
 
 /** Per-webhook delivery settings for its sink worker (§12.1 retry and queue keys). */
-export interface WebhookDelivery {
+interface WebhookDelivery {
   readonly capacity: number;
   readonly retryMax: number;
   readonly backoffBaseMs: number;

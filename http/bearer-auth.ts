@@ -15,7 +15,7 @@ export interface AuthPolicy {
   readonly tokens: readonly ApiToken[];
 }
 
-export type AccessDecision =
+type AccessDecision =
   | { readonly allowed: true; readonly token?: string }
   | { readonly allowed: false; readonly reason: 'unauthorized' }
   | { readonly allowed: false; readonly reason: 'forbidden'; readonly token: string; readonly permission: string };

@@ -17,7 +17,6 @@ import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
 export { IngestClosedError, IngestTooLargeError, type EventIngest, type OtlpIngest } from '../protocol/index.js';
 export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
-export type { AuditLog } from './audited-request.js';
 
 /**
  * What the HTTP layer needs from the daemon. Optional surfaces of the contract are optional

@@ -11,7 +11,7 @@ import { OpenResponses } from './open-responses.js';
 import { bindOwnerOnly, prepareUnixSocketPath, removeUnixSocket, restrictUnixSocket } from './unix-socket.js';
 
 /** A node server serving `handler`, with the connection controls shutdown needs. */
-export interface NodeServer {
+interface NodeServer {
   readonly server: Server;
   closeIdleConnections(): void;
   closeAllConnections(): void;

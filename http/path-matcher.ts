@@ -4,7 +4,7 @@
  * raw paths).
  */
 
-export type PathMatch<T> =
+type PathMatch<T> =
   | { readonly kind: 'found'; readonly value: T; readonly params: Record<string, string> }
   | { readonly kind: 'none' }
   | { readonly kind: 'bad_path' };

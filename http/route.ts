@@ -5,7 +5,7 @@ import type { Req, Res } from './handler.js';
 
 /** A route of the table: method, path, typebox schemas of its inputs, and a thin handler. */
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface RouteSchema {
   readonly params?: TSchema;
@@ -29,7 +29,7 @@ export interface ValidReq<S extends RouteSchema> extends Req {
 }
 
 /** An optional surface of the facade a route needs; absent → the catalogue's disabled error. */
-export interface RouteFeature<F> {
+interface RouteFeature<F> {
   readonly select: (d: DaemonFacade) => F | undefined;
   readonly disabled: ApiErrorCode;
 }

@@ -195,7 +195,7 @@ export const API_ERRORS = {
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
 /** The JSON body of an error response: always `error`, optional `hint`, then detail fields. */
-export interface ApiErrorBody {
+interface ApiErrorBody {
   readonly error: string;
   readonly hint?: string;
   readonly [detail: string]: unknown;

@@ -13,5 +13,5 @@ export type { RuleSet } from './rule-set.js';
 export { parseTimespan } from './rule/index.js';
 export type { RuleSource } from './rule/index.js';
 export { DEFAULT_CONVERT_OPTIONS, IDENTIFIER, InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS, Unconvertible, checkConvertOptions, convertRules, formatQuery, viewName } from './sql/index.js';
-export type { Conversion, ConvertInput, ConvertOptions, ConvertedRule, OutputFormat, SkippedRule, SqlTarget } from './sql/index.js';
+export type { ConvertOptions, OutputFormat, SqlTarget } from './sql/index.js';
 export type { RuleMeta } from './ast.js';

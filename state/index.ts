@@ -4,42 +4,27 @@
 // `snapshotKinds`, delivery helpers for sinks, `inspectStateDir` for `sigmad state inspect`, and
 // `compactStateDir` for `sigmad state compact`.
 export { AuditTrail, recordHash, verifyAuditChain } from './audit-trail.js';
-export type { AuditRetention, AuditVerification, ControlChange } from './audit-trail.js';
 export { verifyAuditDir } from './verify-audit-dir.js';
 export { compactStateDir } from './compact-state-dir.js';
-export type { CompactionResult } from './compact-state-dir.js';
 export { noCrash } from './crash-points.js';
 export type { CrashHook, CrashPoint } from './crash-points.js';
 export { lastResultIdInFile, scanFileTail } from './file-tail.js';
-export type { FileTail } from './file-tail.js';
 export { createKindRegistry, DEFINITIONS_KIND } from './journaled-kind.js';
 export type { AnyJournaledKind, JournaledKind, KindRegistry, ReplayOutcome, SnapshotCodec } from './journaled-kind.js';
 export { inspectStateDir, inspectStore, StateReport } from './inspect-state.js';
 export { MemoryBackend } from './memory-backend.js';
 export { openLmdbStateStore, openMemoryStateStore } from './open-state-store.js';
 export { deliverOutboxOnce, reconcileFileSink } from './outbox-delivery.js';
-export type { DeliverOptions } from './outbox-delivery.js';
 export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk, SnapshotHeader } from './records.js';
 export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover, snapshotKinds } from './recover.js';
-export type { Recovered, RecoverOptions } from './recover.js';
+export type { Recovered } from './recover.js';
 export type { RecoverProgress } from './replay-slices.js';
 export { resultIdForInput, resultIdForTimer } from './result-id.js';
 export { decideSnapshot } from './snapshot-policy.js';
-export type { SnapshotPolicy, SnapshotReason } from './snapshot-policy.js';
-export type { SnapshotInput, SnapshotKindInput } from './snapshot-tables.js';
+export type { SnapshotPolicy } from './snapshot-policy.js';
 export { StateCorruptionError } from './state-errors.js';
-export type { StateCorruptionCode } from './state-errors.js';
 export { probeStateDir, StateDirError } from './state-dir-probe.js';
-export type { ProbeFs } from './state-dir-probe.js';
 export { StateFormatError } from './state-format.js';
 export { StateStore } from './state-store.js';
-export type {
-  CommitBatch,
-  CommitResult,
-  IdempotencyLookup,
-  IdempotencyRetention,
-  ReplayStats,
-  SnapshotBase,
-  StateStoreOptions,
-} from './state-store.js';
+export type { CommitResult, StateStoreOptions } from './state-store.js';

@@ -9,7 +9,7 @@ import { packChecked, packValue, storedCodec, unpackChecked } from './value-code
  * through its header, so an interrupted write is invisible; a damaged chunk fails its CRC.
  */
 
-export interface SnapshotKindInput {
+interface SnapshotKindInput {
   readonly kind: string;
   readonly version: number;
   readonly entries: Iterable<readonly [string, unknown]>;

@@ -260,4 +260,3 @@ export function carryOver(
   return { runtime, dropped };
 }
 
-export type { CorrelationEvent };

@@ -19,7 +19,7 @@ export interface InputUnit {
 }
 
 /** A source's position, committed with the batch that holds its lines (exactly once into the journal). */
-export interface UnitPosition {
+interface UnitPosition {
   /** Key of the stored position (`StateStore.inputPosition`). */
   readonly source: string;
   /** The position once the unit's first `lines` lines are committed. */

@@ -3,7 +3,7 @@ import type { GroupConfig } from './config.js';
 import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
 
-export interface IncidentRef {
+interface IncidentRef {
   readonly rule: string;
   readonly level?: string;
 }

@@ -5,7 +5,7 @@
 
 export type AlertResult = Readonly<Record<string, unknown>>;
 
-export type Namespace = 'rule' | 'level' | 'event' | 'match' | 'enrichment' | 'correlation.group_key';
+type Namespace = 'rule' | 'level' | 'event' | 'match' | 'enrichment' | 'correlation.group_key';
 
 export interface Selector {
   readonly namespace: Namespace;

@@ -30,10 +30,10 @@ export interface EmitResult {
   readonly at: number;
   readonly kept: readonly KeptEvent[];
 }
-export type GroupEffect = EmitResult;
+type GroupEffect = EmitResult;
 
 /** Why a transition did what it did. */
-export type TransitionReason = 'late' | 'not_met' | 'fired' | 'suppressed' | 'kept' | 'expired' | 'evicted' | 'final';
+type TransitionReason = 'late' | 'not_met' | 'fired' | 'suppressed' | 'kept' | 'expired' | 'evicted' | 'final';
 
 export interface GroupTransition {
   readonly state: GroupState;

@@ -6,7 +6,7 @@ export const MAX_SEEN_KEYS = 100_000;
 const NOTE_MAX_BYTES = 2048;
 
 export const VERDICTS = ['true_positive', 'false_positive', 'benign_true_positive'] as const;
-export type Verdict = (typeof VERDICTS)[number];
+type Verdict = (typeof VERDICTS)[number];
 
 export interface DispositionConfig {
   readonly windowSeconds: number;

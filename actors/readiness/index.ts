@@ -1,2 +1,2 @@
 export { readinessMachine } from './readiness-machine.js';
-export type { ReadinessContext, ReadinessEvent, ReadinessInput, ReadinessState } from './readiness-machine.js';
+export type { ReadinessEvent, ReadinessState } from './readiness-machine.js';

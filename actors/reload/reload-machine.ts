@@ -64,4 +64,4 @@ export const reloadMachine = setup({
   },
 });
 
-export type ReloadState = 'idle' | 'debouncing' | 'running';
+type ReloadState = 'idle' | 'debouncing' | 'running';

@@ -15,7 +15,7 @@ export interface RiskIncidentConfig {
   readonly maxResultsPerIncident: number;
 }
 
-export interface RiskObjectSpec {
+interface RiskObjectSpec {
   readonly type: string;
   readonly selector: Selector;
 }

@@ -1,14 +1,12 @@
 export { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines } from './line-splitter.js';
-export type { LineFrame, LineSplitterOptions, RejectedLine } from './line-splitter.js';
+export type { LineFrame, RejectedLine } from './line-splitter.js';
 export { InputFormatSchema, isJsonObject } from './decoded-event.js';
-export type { DecodeResult, EventFormat, InputFormat, JsonEvent } from './decoded-event.js';
+export type { InputFormat, JsonEvent } from './decoded-event.js';
 export { decodeJsonLine } from './json-line.js';
 export { readJsonObjects } from './json-objects.js';
 export type { JsonObjectItem } from './json-objects.js';
 export { decodeEvent, detectFormat, flattenEvtx } from './evtx-json.js';
 export { decodeSyslog, hasSyslogFields } from './syslog.js';
-export type { SyslogOptions } from './syslog.js';
 export { parseSyslogHeader, parseSyslogTz } from './syslog-header.js';
-export type { SyslogClock, SyslogHeader } from './syslog-header.js';
 export { decodePlain } from './plain.js';
 export { decodeLine } from './decode-line.js';

@@ -3,7 +3,7 @@ import { SigmaError } from '../errors.js';
 /** Longest condition accepted (defensive limit, sigma-semantics §4.6). */
 export const MAX_CONDITION_LENGTH = 64 * 1024;
 
-export type ConditionKeyword = 'and' | 'or' | 'not' | 'of' | 'them' | 'any' | 'all';
+type ConditionKeyword = 'and' | 'or' | 'not' | 'of' | 'them' | 'any' | 'all';
 
 export type ConditionToken =
   | { readonly t: 'word'; readonly text: string; readonly pos: number }

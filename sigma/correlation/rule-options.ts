@@ -38,7 +38,7 @@ export const CorrelationRuleOptionsSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type CorrelationRuleOptions = Type.Static<typeof CorrelationRuleOptionsSchema>;
+type CorrelationRuleOptions = Type.Static<typeof CorrelationRuleOptionsSchema>;
 
 const checkOptions = Compile(CorrelationRuleOptionsSchema);
 const KNOWN = new Set(Object.keys(CorrelationRuleOptionsSchema.properties));

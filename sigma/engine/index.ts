@@ -1,7 +1,5 @@
 // The Sigma evaluator: compile detection rules once, then evaluate events (pure and synchronous).
 export { compileRules, type CompileOptions, type CompileResult } from './compile-rules.js';
 export type { CompiledRule, Engine, EvalContext, Match } from './engine.js';
-export type { MatchedField } from './item-matchers.js';
-export type { MatcherKind } from './leaf-matcher.js';
-export type { EngineStats, EventLogsource } from './logsource-router.js';
+export type { EventLogsource } from './logsource-router.js';
 export { ABSENT, FieldPath, LeafList, collectKeywordLeaves, readEventField } from './field-path.js';

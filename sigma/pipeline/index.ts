@@ -1,12 +1,9 @@
 export { applyPipelines, mergeVars, sortPipelines, withVars } from './apply-pipelines.js';
-export type { ApplyOptions, PipelineResult } from './apply-pipelines.js';
+export type { PipelineResult } from './apply-pipelines.js';
 export { parsePipelineText, parsePipelineValue } from './parse-pipeline.js';
-export type { ParsedPipeline } from './parse-pipeline.js';
 export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './resolve-pipeline.js';
-export type { BuiltinPipelineInfo } from './resolve-pipeline.js';
 export { builtinPipelines } from './builtin/index.js';
-export type { BuiltinPipeline } from './builtin/index.js';
 export { transformations } from './transformations/index.js';
 export { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/index.js';
 export { NULL_KEY } from './yaml-source.js';
-export type { AnyRule, Pipeline, ProcessingItem, VarValue } from './types.js';
+export type { AnyRule, Pipeline } from './types.js';

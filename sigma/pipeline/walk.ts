@@ -6,7 +6,7 @@ import type { CorrelationRule, Detection, DetectionItem, SigmaValue } from '../a
 import type { AnyRule, ApplyContext, RunState } from './types.js';
 
 /** `undefined`: unchanged; `null`: drop the item; otherwise the replacement (an item or a sub-detection). */
-export type ItemResult = DetectionItem | Detection | null | undefined;
+type ItemResult = DetectionItem | Detection | null | undefined;
 export type ItemHook = (item: DetectionItem) => ItemResult;
 /** `undefined`: unchanged; a list replaces the value by alternatives. */
 export type ValueHook = (value: SigmaValue, item: DetectionItem) => SigmaValue | readonly SigmaValue[] | undefined;

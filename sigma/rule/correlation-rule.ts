@@ -44,7 +44,7 @@ const CorrelationSectionSchema = Type.Object({
   generate: Type.Optional(Type.Union([Type.Boolean(), Type.String()])),
   percentile: Type.Optional(Percentile),
 });
-export type CorrelationSection = Type.Static<typeof CorrelationSectionSchema>;
+type CorrelationSection = Type.Static<typeof CorrelationSectionSchema>;
 type ConditionMap = Type.Static<typeof CorrelationConditionSchema>;
 
 const checkSection = Compile(CorrelationSectionSchema);

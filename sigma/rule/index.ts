@@ -1,5 +1,4 @@
 export { applyFilters } from './apply-filters.js';
-export type { FilterApplication } from './apply-filters.js';
 export { parseBooleanish } from './booleanish.js';
 export type { LoadResult } from './load-result.js';
 export { loadRules } from './load-rules.js';
@@ -7,7 +6,5 @@ export type { RuleSource } from './load-rules.js';
 export { logsourceContains } from './logsource.js';
 export { parseRuleText } from './parse-rule-text.js';
 export { MAX_CHAIN_DEPTH, orderByReferences, resolveReferences } from './references.js';
-export type { ReferenceResult } from './references.js';
 export { buildRuleIndex, findRule } from './rule-index.js';
-export type { ReferencableRule, RuleIndex } from './rule-index.js';
 export { parseTimespan } from './timespan.js';

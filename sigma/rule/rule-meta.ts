@@ -38,7 +38,7 @@ const RuleAttributesSchema = Type.Object({
   scope: Type.Optional(Type.Array(Type.String())),
   custom_attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
-export type RuleAttributes = Type.Static<typeof RuleAttributesSchema>;
+type RuleAttributes = Type.Static<typeof RuleAttributesSchema>;
 
 const checkAttributes = Compile(RuleAttributesSchema);
 

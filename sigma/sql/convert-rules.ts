@@ -17,7 +17,7 @@ export interface ConvertedRule {
   readonly query: string;
 }
 
-export interface SkippedRule {
+interface SkippedRule {
   readonly file: string;
   readonly ruleId: string | null;
   readonly title: string;

@@ -29,7 +29,7 @@ export interface Leaf {
   readonly type: string | null;
 }
 
-export type LeafKind = 'string' | 'number' | 'boolean';
+type LeafKind = 'string' | 'number' | 'boolean';
 
 export interface Dialect {
   readonly target: SqlTarget;

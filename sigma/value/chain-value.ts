@@ -7,7 +7,7 @@ import { assertNever } from './assert-never.js';
 import { normaliseParts, parseSigmaString } from './sigma-string.js';
 import { bytesAsLatin1 } from './text-encoding.js';
 
-export interface TextValue {
+interface TextValue {
   readonly kind: 'string';
   readonly parts: readonly StringPart[];
   readonly cased: boolean;
@@ -17,13 +17,13 @@ export interface TextValue {
 
 export type ByteChunk = Uint8Array | { readonly t: 'any' } | { readonly t: 'one' };
 
-export interface BytesValue {
+interface BytesValue {
   readonly kind: 'bytes';
   readonly chunks: readonly ByteChunk[];
   readonly cased: boolean;
 }
 
-export interface ChainExpansion {
+interface ChainExpansion {
   readonly kind: 'expansion';
   readonly alternatives: readonly ChainValue[];
 }

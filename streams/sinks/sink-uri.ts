@@ -13,7 +13,7 @@ export interface SinkSpec {
   readonly label: string;
 }
 
-export interface OtlpSinkSpec {
+interface OtlpSinkSpec {
   readonly transport: 'grpc' | 'http';
   readonly tls: boolean;
   readonly endpoint: string;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Custom HMAC scheme (daemon-semantics §12.3). */
-export interface CustomSigning {
+interface CustomSigning {
   readonly algorithm: 'sha256' | 'sha512';
   readonly encoding: 'hex' | 'base64';
   readonly signature_header: string;

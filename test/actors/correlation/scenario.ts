@@ -25,7 +25,7 @@ export type Op =
     }
   | { readonly kind: 'tick'; readonly now: number };
 
-export type Ops = Partial<Record<ConditionOp, number>>;
+type Ops = Partial<Record<ConditionOp, number>>;
 
 /** Settings of one random correlation plus the inputs it gets. */
 export interface Scenario {

@@ -12,13 +12,13 @@ import type { MetricHandles } from '../protocol/index.js';
 import type { AnyJournaledKind, CrashHook } from '../state/index.js';
 import { AlertStage, metricsObserver, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, CommittedResult, EventPipeline, JournalBuffer } from '../streams/index.js';
+import { stageTicks } from './stage-ticks.js';
 import { readAlertPipeline } from './alert-pipeline-file.js';
 import { rereadConfig } from './config-reload.js';
 import { renderBundle } from './incident-bundle.js';
 import type { BundleRules } from './incident-bundle.js';
 
 /** Tick period of §6 (wall clock, ms). */
-const TICK_MS = 1000;
 
 export interface DaemonAlertsDeps {
   /** `daemon.alert_pipeline`, if any. */
@@ -88,8 +88,6 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
   const log = deps.log.child({ component: 'alerts' });
   const stage = new AlertStage(journal, metricsObserver(metrics), metrics);
   let path: AlertDataPath | undefined;
-  let cancelTick: (() => void) | undefined;
-  let stopped = false;
 
   /** Runs `fn` between batches with the journal stamped now, then commits what it journaled (and emitted). */
   const exclusive = <T>(fn: (now: number) => { value: T; emitted?: readonly CommittedResult[] }, audited = false): Promise<T> => {
@@ -108,14 +106,7 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
     });
   };
 
-  const armTick = (): void => {
-    if (stopped) return;
-    cancelTick = clock.setTimer(() => {
-      void exclusive((now) => ({ value: undefined, emitted: stage.tick(now) }))
-        .catch((error: unknown) => log.error({ err: error }, 'alert tick failed'))
-        .finally(armTick);
-    }, TICK_MS);
-  };
+  const ticks = stageTicks(clock, () => exclusive((now) => ({ value: undefined, emitted: stage.tick(now) })), log, 'alert');
 
   const getIncident = (id: string): AlertResult | undefined => {
     const inc = stage.pipeline.incidents.incidents.get(id);
@@ -130,7 +121,7 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
       path = p;
       stage.load(initial);
       stage.gauges(unixSeconds(clock.now()));
-      armTick();
+      ticks.start();
     },
     async reload() {
       if (deps.path === undefined || path === undefined) return true;
@@ -142,8 +133,7 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
       return true;
     },
     stop() {
-      stopped = true;
-      cancelTick?.();
+      ticks.stop();
     },
     silences: {
       list: () => {

@@ -9,9 +9,9 @@ import { RiskStage, riskMetricsObserver, unixSeconds } from '../streams/index.js
 import type { BatchProcessor, Clock, EventPipeline, JournalBuffer } from '../streams/index.js';
 import { rereadConfig } from './config-reload.js';
 import { readRiskFile } from './risk-file.js';
+import { stageTicks } from './stage-ticks.js';
 
 /** Tick period of §6 (wall clock, ms). */
-const TICK_MS = 1000;
 
 export interface DaemonRiskDeps {
   /** `daemon.risk`, if any. */
@@ -46,8 +46,6 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
   const log = deps.log.child({ component: 'risk' });
   const stage = new RiskStage(journal, riskMetricsObserver(metrics), metrics);
   let path: { readonly pipeline: EventPipeline; readonly processor: BatchProcessor } | undefined;
-  let cancelTick: (() => void) | undefined;
-  let stopped = false;
 
   /** Runs `fn` between batches with the journal stamped now, then commits what it journaled. */
   const exclusive = (fn: (now: number) => void): Promise<void> => {
@@ -60,14 +58,7 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
     });
   };
 
-  const armTick = (): void => {
-    if (stopped) return;
-    cancelTick = clock.setTimer(() => {
-      void exclusive((now) => stage.tick(now))
-        .catch((error: unknown) => log.error({ err: error }, 'risk tick failed'))
-        .finally(armTick);
-    }, TICK_MS);
-  };
+  const ticks = stageTicks(clock, () => exclusive((now) => stage.tick(now)), log, 'risk');
 
   return {
     stage,
@@ -77,7 +68,7 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
       path = p;
       stage.load(initial);
       stage.gauges();
-      if (initial !== undefined) armTick();
+      if (initial !== undefined) ticks.start();
     },
     async reload() {
       if (deps.path === undefined || path === undefined) return true;
@@ -90,8 +81,7 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
       return true;
     },
     stop() {
-      stopped = true;
-      cancelTick?.();
+      ticks.stop();
     },
     entities: () => stage.layer.entities(unixSeconds(clock.now())),
   };

@@ -111,6 +111,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--state-recover <mode>', 'state.recover', 'value', 'Unreadable journal record at start: fail or skip (default fail)'),
   f('--enable-tap', 'tap.enabled', 'enable', 'Serve GET /api/v1/tap'),
   f('--enable-tail', 'tail.enabled', 'enable', 'Serve GET /api/v1/detections/stream'),
+  f('--ui [enabled]', 'ui', 'boolean', 'Serve the web console at /ui/: true or false (default: true on a loopback or unix:// --api-addr)'),
   f('--enable-dispositions', 'dispositions.enabled', 'enable', 'Enable the triage feedback loop'),
   f('--detect-workers <n>', 'engine.detect_workers', 'value', 'Detection worker threads: a number, 0 (main thread) or auto (default)'),
   f('--observe-fields', 'engine.observe_fields', 'enable', 'Observe event field names'),

@@ -1,7 +1,7 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
+import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore, UiAssets } from '../http/index.js';
 import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
@@ -27,6 +27,7 @@ export interface FacadeParts {
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
   readonly audit?: AuditLog;
+  readonly ui?: UiAssets;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -82,6 +83,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
+    ...(p.ui !== undefined ? { ui: p.ui } : {}),
   };
 }
 

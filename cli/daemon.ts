@@ -39,6 +39,7 @@ import type { ActiveRules, Clock, Detector, DroppedCorrelationState, JournalBuff
 import { requireRules, settingName } from './config.js';
 import { startDaemonAudit } from './daemon-audit.js';
 import { createDaemonFacade } from './daemon-facade.js';
+import { loadDaemonUi } from './daemon-ui.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
 import type { ReloadController } from './daemon-reload.js';
 import { openOutputs, OutputError } from './daemon-outputs.js';
@@ -379,6 +380,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
         await pipeline.done();
       });
 
+  const ui = loadDaemonUi(config, log);
   const facade = createDaemonFacade({
     rules: () => active,
     rulesPath,
@@ -403,6 +405,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(tail !== undefined ? { tail } : {}),
     ...(tap !== undefined ? { tap } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
+    ...(ui !== undefined ? { ui } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

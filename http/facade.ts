@@ -12,6 +12,7 @@ import type {
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
 import type { EventIngest, OtlpIngest } from '../protocol/index.js';
 import type { AuditLog } from './audited-request.js';
+import type { UiAssets } from './ui-routes.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
 // Re-exported: the facade's surface in one place (the types live in protocol/, shared with streams/).
@@ -60,6 +61,8 @@ export interface DaemonFacade {
   readonly tail?: LiveStream<TailRequest>;
   /** Present when the audit trail is on (a state DB and `daemon.api.audit.enabled` not false). */
   readonly audit?: AuditLog;
+  /** The built web console when `daemon.ui` is on; absent: `/ui/` answers 404 `web console disabled`. */
+  readonly ui?: UiAssets;
 }
 
 

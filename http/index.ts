@@ -6,6 +6,7 @@ export { createStartupApp } from './startup-app.js';
 export { defineRoute } from './route.js';
 export { ROUTES, INGEST_MAX_BODY_BYTES, TAP_DEFAULT_DURATION_MS } from './routes.js';
 export { createNdjsonStream } from './ndjson-stream.js';
+export { uiContentType, UI_CONTENT_SECURITY_POLICY, type UiAsset, type UiAssets } from './ui-routes.js';
 export { splitIngestLines } from './ingest-lines.js';
 export { inject } from './inject.js';
 export { NDJSON_CONTENT_TYPE, sendError, sendJson } from './respond.js';

@@ -39,6 +39,10 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, string>> = {
   'GET /api/v1/tap': 'tap:read',
   'GET /api/v1/detections/stream': 'detections:read',
   'GET /api/v1/audit': 'audit:read',
+  // The console's static files hold no data; what it shows comes from the API under the user's token.
+  'GET /ui': 'open',
+  'GET /ui/': 'open',
+  'GET /ui/assets/{build}/{file}': 'open',
 };
 
 export const FAIL_CLOSED: Permission = { resource: '*', action: '*' };

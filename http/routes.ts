@@ -37,6 +37,7 @@ import { splitIngestLines } from './ingest-lines.js';
 import { createNdjsonStream } from './ndjson-stream.js';
 import { otlpLogsRoute } from './otlp-logs-route.js';
 import { sendError, sendJson } from './respond.js';
+import { UI_ROUTES } from './ui-routes.js';
 import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
@@ -354,6 +355,7 @@ export const ROUTES: readonly Route[] = [
     handle: (req, res, _d, audit) => sendJson(res, 200, audit.list(req.input.query)),
   }),
   otlpLogsRoute(INGEST_MAX_BODY_BYTES),
+  ...UI_ROUTES,
 ];
 
 /** Start a live session streaming chunked NDJSON; the session is closed when the client leaves. */

@@ -248,6 +248,8 @@ export const DaemonConfig = Type.Object({
     },
     { default: {} },
   ),
+  /** The web console at `/ui/`; unset: on when the API listens on loopback or a unix socket. */
+  ui: Type.Optional(Type.Boolean()),
   schema: Type.Object(
     {
       observe: flag(),

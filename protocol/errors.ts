@@ -180,6 +180,16 @@ export const API_ERRORS = {
     error: 'audit trail disabled',
     hint: 'the audit trail needs --state-db and daemon.api.audit.enabled not set to false',
   },
+  ui_disabled: {
+    status: 404,
+    error: 'web console disabled',
+    hint: 'it is on by default on a loopback or unix:// --api-addr; --ui=true (daemon.ui) turns it on elsewhere; a daemon started from a tree that was not built (npm run build) has none',
+  },
+  ui_asset_not_found: {
+    status: 404,
+    error: 'no such web console asset',
+    hint: 'asset names carry the build that serves them: reload /ui/',
+  },
   route_not_found: { status: 404, error: 'no such route' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   body_too_large: { status: 413, error: 'request body too large' },

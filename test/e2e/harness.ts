@@ -46,8 +46,8 @@ function builtAt(): number {
   return mtime(MAIN) === 0 ? 0 : Math.max(mtime(MAIN), mtime(MARKER));
 }
 
-/** The folders tsc builds (tsconfig.json's include). */
-const SOURCE_FOLDERS = ['sigma', 'actors', 'state', 'streams', 'protocol', 'http', 'cli', 'scripts'];
+/** The folders tsc builds (tsconfig.json's include), and the web console's (ui/tsconfig.json). */
+const SOURCE_FOLDERS = ['sigma', 'actors', 'state', 'streams', 'protocol', 'http', 'cli', 'scripts', 'ui'];
 
 function isStale(): boolean {
   return builtAt() < Math.max(...SOURCE_FOLDERS.map((f) => newestMtime(join(ROOT, f))));
@@ -76,6 +76,9 @@ export async function ensureBuilt(): Promise<void> {
       try {
         // Type errors in unrelated in-progress files must not stop the emit, so the exit code is ignored.
         await promisify(execFile)('npx', ['tsc', '-p', ROOT], { cwd: ROOT }).catch(() => undefined);
+        // The web console the daemon serves at /ui/ (npm run build's last two steps).
+        await promisify(execFile)('npx', ['tsc', '-p', join(ROOT, 'ui')], { cwd: ROOT }).catch(() => undefined);
+        await promisify(execFile)(process.execPath, [join(ROOT, 'dist/scripts/build-ui.js')], { cwd: ROOT }).catch(() => undefined);
         writeFileSync(MARKER, String(Date.now()));
       } finally {
         rmSync(LOCK, { recursive: true, force: true });

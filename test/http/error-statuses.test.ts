@@ -87,6 +87,11 @@ const CASES: Readonly<Record<Exclude<ApiErrorCode, ParserErrorCode>, ErrorCase>>
     setup: (f) => Object.assign(f, { audit: { maxBodyBytes: 4, record: () => Promise.resolve(), list: () => ({ count: 0, entries: [] }) } }),
     request: silence([{ selector: 'rule', op: '=', value: 'x' }]),
   },
+  ui_disabled: { request: { method: 'GET', url: '/ui/' } },
+  ui_asset_not_found: {
+    setup: (f) => Object.assign(f, { ui: { index: { contentType: 'text/html', body: new Uint8Array() }, assets: new Map() } }),
+    request: { method: 'GET', url: '/ui/assets/0123/main.js' },
+  },
   route_not_found: { request: { method: 'GET', url: '/api/v2/status' } },
   method_not_allowed: { request: { method: 'PATCH', url: '/healthz' } },
   body_too_large: { request: { method: 'POST', url: '/api/v1/silences', body: 'x'.repeat(2_000_000) } },

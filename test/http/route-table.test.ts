@@ -21,9 +21,9 @@ function contractRoutes(): string[] {
 
 /**
  * Routes issues add beyond the contract's table: the audit trail (issue 18, daemon-semantics §18.6) and
- * one incident with its bundle (issue 13, daemon-semantics §9).
+ * one incident with its bundle (issue 13, daemon-semantics §9), the web console's static files (issue 22).
  */
-const BEYOND_CONTRACT = ['GET /api/v1/audit', 'GET /api/v1/incidents/{id}', 'GET /api/v1/incidents/{id}/bundle'];
+const BEYOND_CONTRACT = ['GET /api/v1/audit', 'GET /api/v1/incidents/{id}', 'GET /api/v1/incidents/{id}/bundle', 'GET /ui', 'GET /ui/', 'GET /ui/assets/{build}/{file}'];
 
 describe('route table', () => {
   it('serves exactly the routes of the contract summary table', () => {

@@ -1,0 +1,65 @@
+// Reading the Prometheus text exposition the daemon serves, and drawing rates as SVG sparklines.
+
+export interface MetricSample {
+  readonly labels: Readonly<Record<string, string>>;
+  readonly value: number;
+}
+
+const LINE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
+const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
+
+/** Samples by metric name; comments and malformed lines are skipped. */
+export function parseMetrics(text: string | undefined): Map<string, MetricSample[]> {
+  const out = new Map<string, MetricSample[]>();
+  for (const line of (text ?? '').split('\n')) {
+    const m = LINE.exec(line);
+    if (m === null || line.startsWith('#')) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+    const value = Number(m[3]);
+    if (Number.isNaN(value)) continue;
+    const list = out.get(m[1] as string) ?? [];
+    list.push({ labels, value });
+    out.set(m[1] as string, list);
+  }
+  return out;
+}
+
+export interface Sample {
+  /** Seconds. */
+  readonly at: number;
+  readonly events: number;
+  readonly matches: number;
+}
+
+/** Per-second rates between successive samples of a counter (a counter that went down, a restart, counts as 0). */
+export function rates(samples: readonly Sample[], key: 'events' | 'matches'): number[] {
+  const out: number[] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1] as Sample;
+    const b = samples[i] as Sample;
+    const dt = b.at - a.at;
+    out.push(dt > 0 ? Math.max(0, b[key] - a[key]) / dt : 0);
+  }
+  return out;
+}
+
+const W = 240;
+const H = 48;
+const SVG = 'http://www.w3.org/2000/svg';
+
+export function sparkline(samples: readonly Sample[], key: 'events' | 'matches', label: string): { readonly svg: SVGElement; readonly current: string } {
+  const r = rates(samples, key);
+  const max = Math.max(1, ...r);
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('class', 'spark');
+  svg.setAttribute('role', 'img');
+  const last = r.at(-1);
+  svg.setAttribute('aria-label', `${label}: ${r.length} readings, latest ${last === undefined ? 'none' : last.toFixed(1)}, peak ${max.toFixed(1)}`);
+  const line = document.createElementNS(SVG, 'polyline');
+  const step = r.length > 1 ? W / (r.length - 1) : W;
+  line.setAttribute('points', r.map((v, i) => `${(i * step).toFixed(1)},${(H - 2 - (v / max) * (H - 4)).toFixed(1)}`).join(' '));
+  svg.appendChild(line);
+  return { svg, current: last === undefined ? '…' : last.toFixed(1) };
+}

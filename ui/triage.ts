@@ -3,18 +3,14 @@
 import { describeFailure, getJson, send } from './api.js';
 import { field, h, input, notice, replaceChildren, select, show, table } from './dom.js';
 
+type Count = 'true_positives' | 'false_positives' | 'benign_true_positives' | 'total';
+
+/** The `GET /api/v1/dispositions` document (daemon-semantics §10.4). */
 interface Ratios {
   readonly window_seconds: number;
   readonly numerator: string;
   readonly min_sample: number;
-  readonly rules: readonly {
-    readonly rule_id: string;
-    readonly true_positives: number;
-    readonly false_positives: number;
-    readonly benign_true_positives: number;
-    readonly total: number;
-    readonly fp_ratio: number | null;
-  }[];
+  readonly rules: readonly (Readonly<Record<Count, number>> & { readonly rule_id: string; readonly fp_ratio: number | null })[];
 }
 
 const VERDICTS: readonly (readonly [string, string])[] = [

@@ -38,6 +38,17 @@ export function renderIncidents(root: HTMLElement): () => void {
   return () => undefined;
 }
 
+/** Open risk entities (`/api/v1/risk`) whose value is one of the incident's grouping or entity values. */
+async function showRisk(into: HTMLElement, incident: Incident): Promise<void> {
+  const values = new Set<unknown>([...Object.values((incident['group_by'] ?? {}) as object), ...Object.values((incident['entities'] ?? {}) as object).flat()]);
+  const r = await getJson<{ entities: Readonly<Record<string, unknown>>[] }>('api/v1/risk');
+  if (!r.ok) return replaceChildren(into, h('p', { class: 'empty' }, describeFailure(r)));
+  const rows = r.value.entities
+    .filter((e) => values.has(e['entity_value']))
+    .map((e) => [show(e['entity_type'] ?? ''), show(e['entity_value'] ?? ''), show(e['score'] ?? ''), show(e['tactic_count'] ?? ''), show(e['result_count'] ?? '')]);
+  replaceChildren(into, table('Risk entities of this incident', ['Type', 'Value', 'Score', 'Tactics', 'Results'], rows, 'none open for its values (risk scoring needs --risk).'));
+}
+
 export function renderIncident(root: HTMLElement, id: string): () => void {
   const enc = encodeURIComponent(id);
   const summary = h('div', {}, 'Loading…');
@@ -51,6 +62,7 @@ export function renderIncident(root: HTMLElement, id: string): () => void {
     const rules = Object.keys((i['rule_counts'] ?? {}) as object);
     const host = hostOfIncident(i['group_by']);
     const first = rules[0];
+    void showRisk(risk, i);
     replaceChildren(
       summary,
       facts([
@@ -69,13 +81,6 @@ export function renderIncident(root: HTMLElement, id: string): () => void {
         h('a', { class: 'button', href: triageRoute({ scope: 'incident', incident_id: id }) }, 'Triage this incident'),
       ),
     );
-  });
-
-  void getJson<{ sources?: { risk?: boolean }; risk?: Record<string, unknown>[] }>(`api/v1/incidents/${enc}/bundle?format=json`).then((r) => {
-    if (!r.ok) return replaceChildren(risk, h('p', { class: 'empty' }, describeFailure(r)));
-    if (r.value.sources?.risk !== true) return replaceChildren(risk, h('p', { class: 'empty' }, 'No risk accumulator is configured (--risk).'));
-    const rows = (r.value.risk ?? []).map((e) => [show(e['entity_type'] ?? ''), show(e['entity_value'] ?? ''), show(e['score'] ?? ''), show(e['matched_on'] ?? '')]);
-    replaceChildren(risk, table('Risk entities of this incident', ['Type', 'Value', 'Score', 'Matched on'], rows));
   });
 
   void request(`api/v1/incidents/${enc}/bundle?format=markdown`)

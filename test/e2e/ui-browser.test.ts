@@ -71,9 +71,12 @@ describe('web console in chromium', () => {
     const dir = tempDir('ui');
     const pipeline = join(dir, 'alerts.yaml');
     writeFileSync(pipeline, 'group:\n  by: [event.Computer]\n  group_wait: 1s\n  group_interval: 1s\n  repeat_interval: 1h\n  resolve_timeout: 1h\n');
+    // Risk entities keyed by the host the incidents group by: an incident's detail lists its host's.
+    const risk = join(dir, 'risk.yaml');
+    writeFileSync(risk, 'score: { level_scores: { high: 50, low: 5 } }\nobjects: [{ type: computer, selector: event.Computer }]\nincident: { window: 1h, score_threshold: 100000, cooldown: 1h }\n');
     d = await startDaemon(
       ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--include-event', '--emit-referenced', '--enable-tail', '--enable-dispositions',
-        '--alert-pipeline', pipeline, '--api-token-env', 'SIGMAD_UI_TOKEN', '--output', `file://${join(dir, 'out.ndjson')}`, '--detect-workers', '0'],
+        '--alert-pipeline', pipeline, '--risk', risk, '--api-token-env', 'SIGMAD_UI_TOKEN', '--output', `file://${join(dir, 'out.ndjson')}`, '--detect-workers', '0'],
       { env: { SIGMAD_UI_TOKEN: TOKEN } },
     );
     mkdirSync(SHOTS, { recursive: true });
@@ -183,6 +186,9 @@ describe('web console in chromium', () => {
     await page.getByRole('link', { name: open.incident_id }).click();
     await page.locator('pre.bundle').waitFor();
     expect(await page.locator('pre.bundle').textContent()).toContain('Whoami Execution');
+    const entity = page.locator('table', { hasText: 'Risk entities of this incident' }).locator('tbody tr');
+    await entity.waitFor();
+    expect(await entity.locator('td').allTextContents()).toEqual(['computer', 'h1', expect.stringMatching(/^[1-9]\d*$/), '0', expect.stringMatching(/^[1-9]\d*$/)]);
     await page.getByRole('link', { name: 'Silence this rule on this host for 1h' }).waitFor();
     await shoot('incident');
     await view('Incidents');

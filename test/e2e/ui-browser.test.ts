@@ -4,6 +4,7 @@
 // unmutes, a verdict is recorded, XSS payloads in event fields stay inert, contrast is readable, the
 // keyboard reaches everything, and nothing logs an error. Screenshots go to docs/screenshots/.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -19,6 +20,8 @@ const WHOAMI = '6f1a0c1e-0000-4000-8000-000000000001';
 const XSS = ['whoami <script>window.__xss=1</script>', 'whoami <img src=x onerror="window.__xss=2">', 'whoami javascript:window.__xss=3'];
 /** Endpoints this daemon has off on purpose: the views show the daemon's "disabled" answer. */
 const DISABLED = ['/api/v1/fields', '/api/v1/schemas'];
+/** Refused (409) while the test holds every tail session. */
+const TAIL = '/api/v1/detections/stream';
 
 const whoami = (host: string, cmd: string) => ({ EventID: 1, CommandLine: cmd, Computer: host, Link: 'javascript:window.__xss=4' });
 const failedLogon = (host: string) => ({ EventID: 4625, Computer: host });
@@ -96,7 +99,8 @@ describe('web console in chromium', () => {
       if (m.type() !== 'error') return;
       const url = m.location().url;
       // A refused request shows as a console error; only the expected ones may: 401 before the token, disabled features.
-      const expected = m.text().startsWith('Failed to load resource') && ((!tokenGiven && m.text().includes('401')) || DISABLED.some((p) => url.includes(p)));
+      const refused = m.text().startsWith('Failed to load resource');
+      const expected = refused && ((!tokenGiven && m.text().includes('401')) || DISABLED.some((p) => url.includes(p)) || (url.includes(TAIL) && m.text().includes('409')));
       if (!expected) problems.push(`console error: ${m.text()} (${url})`);
     });
   }, 180_000);
@@ -243,6 +247,31 @@ describe('web console in chromium', () => {
       await view(name);
       expect(await page.locator('main [onclick], main div[role=button], main span[role=button], main [tabindex]:not([tabindex="-1"]):not(pre)').count(), name).toBe(0);
     }
+  });
+
+  it('retries a refused tail with backoff and streams once a session slot frees', async () => {
+    // Both tail sessions the daemon allows are taken, so the Live view's request answers 409.
+    const port = d.address.kind === 'tcp' ? d.address.port : 0;
+    const held: ClientRequest[] = [];
+    try {
+      const answered = [0, 1].map(
+        () =>
+          new Promise<number>((resolve, reject) => {
+            held.push(get({ host: '127.0.0.1', port, path: TAIL, headers: AUTH }, (res) => resolve(res.statusCode ?? 0)).on('error', reject));
+          }),
+      );
+      // A session's head comes with its first line: one detection makes both answer.
+      await waitFor(async () => ((await metric('svc_tail_active_sessions')) === 2 ? true : undefined), 10_000, 'two tail sessions');
+      await post([whoami('h5', 'whoami /occupy')]);
+      expect(await Promise.all(answered)).toEqual([200, 200]);
+      await view('Live');
+      await page.getByText(/^disconnected \(tail session capacity reached.*reconnecting in/).waitFor();
+    } finally {
+      for (const req of held) req.destroy();
+    }
+    await page.getByText('listening for detections').waitFor({ timeout: 20_000 });
+    await post([whoami('h5', 'whoami /after-reconnect')]);
+    await liveRow('whoami /after-reconnect').waitFor();
   });
 
   it('logged no error and ran no injected script', async () => {

@@ -2,7 +2,8 @@
 // reloads and the busiest rules (from `/metrics`).
 import { describeFailure, getJson, request } from './api.js';
 import { facts, h, replaceChildren, show, table } from './dom.js';
-import { parseMetrics, sparkline, type Sample } from './metrics-text.js';
+import { parseMetrics, type Sample } from './metrics-text.js';
+import { sparkline } from './sparkline.js';
 
 const POLL_MS = 2_000;
 const KEEP_SAMPLES = 60;

@@ -234,7 +234,7 @@ export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {
     }
     layers.push(fileLayer(text, file, warnings));
   }
-  layers.push(envLayer(inputs.env), flagLayer(inputs.flags));
+  layers.push(envLayer(inputs.env), flagEnvLayer(inputs.env), flagLayer(inputs.flags));
 
   const origins = new Map<string, string>();
   let merged: Tree = {};
@@ -350,6 +350,29 @@ function envLayer(env: Readonly<Record<string, string | undefined>>): Layer {
     names.set(['daemon', ...path].join('.'), name);
   }
   return { values, origin: (key) => `env ${names.get(key) ?? prefixValue(names, key) ?? '?'}` };
+}
+
+/** Environment variables bound to a flag (daemon-semantics §2.1): below the flag, above `SVC_*__*` variables. */
+const FLAG_ENV: Readonly<Record<string, string>> = {
+  NATS_CREDS: 'nats.creds',
+  NATS_TOKEN: 'nats.token',
+  NATS_USER: 'nats.user',
+  NATS_PASSWORD: 'nats.password',
+  NATS_NKEY: 'nats.nkey',
+  SVC_CONSUMER_GROUP: 'nats.consumer_group',
+};
+
+function flagEnvLayer(env: Readonly<Record<string, string | undefined>>): Layer {
+  const values: Tree = {};
+  const names = new Map<string, string>();
+  for (const [name, key] of Object.entries(FLAG_ENV)) {
+    const raw = env[name];
+    // Taken verbatim: a token or password is not a YAML scalar.
+    if (raw === undefined || raw === '') continue;
+    setPath(values, key.split('.'), raw);
+    names.set(`daemon.${key}`, name);
+  }
+  return { values, origin: (key) => `env ${names.get(key) ?? '?'}` };
 }
 
 function flagLayer(flags: Readonly<Record<string, unknown>>): Layer {

@@ -8,7 +8,7 @@ import type { AuditLog } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { parseDuration } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
-import { AuditTrail, type StateStore } from '../state/index.js';
+import { AuditTrail, type CrashHook, type StateStore } from '../state/index.js';
 import type { Clock, EventPipeline, JournalBuffer } from '../streams/index.js';
 
 export interface DaemonAuditParts {
@@ -21,6 +21,7 @@ export interface DaemonAuditParts {
   readonly metrics: MetricHandles;
   readonly log: Logger;
   readonly pruneEveryMs: number;
+  readonly crash: CrashHook;
 }
 
 export interface DaemonAudit {
@@ -50,12 +51,16 @@ export async function startDaemonAudit(p: DaemonAuditParts): Promise<DaemonAudit
         const audit = { ts: Math.floor(p.clock.now() / 1000), ...entry };
         let committed;
         try {
-          committed = await p.pipeline.exclusive(() => trail.commit({ records: p.journal.drafts.splice(0), audit }));
+          committed = await p.pipeline.exclusive(() => {
+            p.crash('before-audit-commit');
+            return trail.commit({ records: p.journal.drafts.splice(0), audit });
+          });
         } catch (error) {
           p.metrics.svc_audit_write_errors_total.inc();
           log.error({ err: error, endpoint: entry.endpoint }, 'audit record not committed');
           throw error;
         }
+        p.crash('after-audit-commit');
         p.metrics.svc_audit_records_total.inc();
         // The sink is best effort (on_full=drop): a failed line is counted, never retried.
         if (sinkPath !== undefined) {

@@ -30,7 +30,7 @@ function apiApp(daemon: Daemon, log: Logger): HttpApp {
   });
 }
 
-const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot', 'after-tick-commit'];
+const CRASH_POINTS: readonly CrashPoint[] = ['after-eval', 'after-commit', 'after-sink-write', 'mid-snapshot', 'after-tick-commit', 'before-audit-commit', 'after-audit-commit'];
 
 /**
  * `SVC_CRASH_AT=<point>[:<n>]`: SIGKILL this process the n-th time (default first) the data path

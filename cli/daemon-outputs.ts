@@ -3,7 +3,7 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, withOcsfFormat, SinkQueueDepths, SinkWorker } from '../streams/index.js';
 import type { AppendLines, Decoder, DlqWriter, LineWritable, SinkTarget, StageContext } from '../streams/index.js';
 import type { OutputSpec } from './daemon-settings.js';
 import { settingName } from './config.js';
@@ -76,7 +76,8 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
     for (const w of sinks) await w.target.close();
   };
   for (const spec of settings.sinks) {
-    const target = sinkTarget(spec, settings, ctx, store, stdout);
+    const native = sinkTarget(spec, settings, ctx, store, stdout);
+    const target = spec.format === 'ocsf' ? withOcsfFormat(native, ctx.clock, SIGMAD_VERSION) : native;
     const worker = new SinkWorker(target, store, ctx, delivery, dlq, crash, depths);
     try {
       await target.start();

@@ -347,7 +347,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   let stopping: Promise<boolean> | undefined;
   const audit = auditOn
-      ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: settings.snapshotPolicy.intervalMs })
+      ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: settings.snapshotPolicy.intervalMs, crash })
       : undefined;
 
   const stop = (): Promise<boolean> => {

@@ -48,7 +48,7 @@ export async function listenHttp(
 ): Promise<HttpServer & { readonly adapter: 'uws' | 'node'; readonly tls?: TlsListener }> {
   if (tls !== undefined) {
     if (choice === 'uws') throw new Error('--http-adapter uws cannot serve TLS (no client-certificate enforcement, version pinning or h2 in uWS): use auto or node');
-    const server = await listenTls(app, address, tls.material, tls.mutual, tls.hooks);
+    const server = await listenTls(app, address, tls.material, tls.mutual, tls.hooks, INGEST_MAX_BODY_BYTES);
     return { adapter: 'node', address: server.address, close: (graceMs?: number) => server.close(graceMs), tls: server };
   }
   const adapter = choice === 'auto' ? (uwsNativeAvailable() ? 'uws' : 'node') : choice;

@@ -1,33 +1,41 @@
-// OTLP/gRPC `LogsService/Export` on the API port (daemon-semantics §17.2), h2c: a `net` front hands
-// connections that open with the HTTP/2 preface to grpc-js and the others to the node:http server.
-// Each call goes through the same app as `POST /v1/logs` (auth guard, start-up gate, decoding,
-// commit), its HTTP answer mapped to a gRPC status, so both transports behave alike.
-import { createServer as createHttpServer } from 'node:http';
+// OTLP/gRPC `LogsService/Export` on the API port (daemon-semantics §17.2), over HTTP/2: h2c behind a
+// `net` front that hands connections opening with the HTTP/2 preface to an HTTP/2 server and the
+// others to node:http, and h2 on the TLS listener (ALPN). The call is unary gRPC framing over one
+// HTTP/2 stream, served per request so REST and gRPC share one HTTP/2 server. Each call goes through
+// the same app as `POST /v1/logs` (auth guard on the `authorization` metadata, start-up gate,
+// decoding, commit), its HTTP answer mapped to a gRPC status, so both transports behave alike.
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type Socket } from 'node:net';
-import { Metadata, Server, ServerCredentials, status as GrpcStatus, type ServerUnaryCall, type sendUnaryData, type ServiceError } from '@grpc/grpc-js';
-import { LOGS_SERVICE_DEFINITION } from '../protocol/index.js';
+import { gunzip } from 'node:zlib';
 import type { Chunk, HttpApp, Res } from './handler.js';
 import type { NodeServerFactory } from './node-server.js';
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 /** Bytes that tell the preface from any HTTP/1.1 request line (no method starts with `PRI`). */
 const SNIFF_BYTES = 3;
+export const OTLP_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+/** gRPC length-prefixed message header: compressed flag (1 byte) + big-endian length (4 bytes). */
+const FRAME_HEADER = 5;
+
+/** gRPC status codes used here (grpc/doc/statuscodes.md). */
+const GRPC = { OK: 0, INVALID_ARGUMENT: 3, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
 
 /** HTTP statuses of the `/v1/logs` answer → gRPC codes. */
-function grpcCode(status: number): GrpcStatus {
+function grpcCode(status: number): number {
   switch (status) {
     case 400:
-      return GrpcStatus.INVALID_ARGUMENT;
+      return GRPC.INVALID_ARGUMENT;
     case 401:
-      return GrpcStatus.UNAUTHENTICATED;
+      return GRPC.UNAUTHENTICATED;
     case 403:
-      return GrpcStatus.PERMISSION_DENIED;
+      return GRPC.PERMISSION_DENIED;
     case 413:
-      return GrpcStatus.RESOURCE_EXHAUSTED;
+      return GRPC.RESOURCE_EXHAUSTED;
     case 503:
-      return GrpcStatus.UNAVAILABLE;
+      return GRPC.UNAVAILABLE;
     default:
-      return GrpcStatus.INTERNAL;
+      return GRPC.INTERNAL;
   }
 }
 
@@ -62,38 +70,119 @@ class CapturedRes implements Res {
   onAbort(): void {}
 }
 
-function exportCall(app: HttpApp) {
-  return (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
-    const authorization = call.metadata.get('authorization')[0];
+interface CallOutcome {
+  readonly code: number;
+  readonly details: string;
+  readonly message?: Buffer;
+}
+
+/** One Export request message through the `/v1/logs` route of `app`. */
+function exportThroughApp(app: HttpApp, message: Buffer, authorization: string | undefined): Promise<CallOutcome> {
+  return new Promise((resolve) => {
     const headers: Record<string, string> = { 'content-type': 'application/x-protobuf' };
-    if (typeof authorization === 'string') headers['authorization'] = authorization;
+    if (authorization !== undefined) headers['authorization'] = authorization;
     const res = new CapturedRes((status, body) => {
-      if (status === 200) return callback(null, body);
+      if (status === 200) return resolve({ code: GRPC.OK, details: '', message: body });
       let details = `HTTP ${status}`;
       try {
         details = (JSON.parse(body.toString('utf8')) as { error?: string }).error ?? details;
       } catch {
         // A non-JSON answer keeps its status as the detail.
       }
-      const error: Partial<ServiceError> = { code: grpcCode(status), details, metadata: new Metadata() };
-      callback(error);
+      resolve({ code: grpcCode(status), details });
     });
-    void app.handle({ method: 'POST', path: '/v1/logs', query: new URLSearchParams(), headers, body: call.request, transport: 'grpc' }, res).catch((error: unknown) => {
-      if (!res.closed) callback({ code: GrpcStatus.INTERNAL, details: error instanceof Error ? error.message : String(error) });
+    app.handle({ method: 'POST', path: '/v1/logs', query: new URLSearchParams(), headers, body: message, transport: 'grpc' }, res).catch((error: unknown) => {
+      if (!res.closed) resolve({ code: GRPC.INTERNAL, details: error instanceof Error ? error.message : String(error) });
     });
+  });
+}
+
+/** Reads the call's one length-prefixed message; refuses (without reading on) one over `max` bytes. */
+async function readMessage(req: Http2ServerRequest, max: number): Promise<Buffer | CallOutcome> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= FRAME_HEADER) {
+      const head = chunks.length === 1 ? chunk : Buffer.concat(chunks);
+      const length = head.readUInt32BE(1);
+      if (length > max) return { code: GRPC.RESOURCE_EXHAUSTED, details: `received message larger than max (${length} vs. ${max})` };
+    }
+  }
+  const frame = Buffer.concat(chunks);
+  if (frame.length < FRAME_HEADER || frame.length !== FRAME_HEADER + frame.readUInt32BE(1)) return { code: GRPC.INTERNAL, details: 'unary call without exactly one complete message' };
+  const message = frame.subarray(FRAME_HEADER);
+  if (frame[0] === 0) return message;
+  const encoding = req.headers['grpc-encoding'];
+  if (encoding !== 'gzip') return { code: GRPC.UNIMPLEMENTED, details: `unsupported message encoding: ${String(encoding)}` };
+  return new Promise((resolve) => {
+    gunzip(message, { maxOutputLength: max }, (error, inflated) => {
+      if (error === null) resolve(inflated);
+      else if (error instanceof RangeError) resolve({ code: GRPC.RESOURCE_EXHAUSTED, details: `decompressed message larger than max (${max})` });
+      else resolve({ code: GRPC.INTERNAL, details: `decompression error: ${error.message}` });
+    });
+  });
+}
+
+/** Serves one unary `LogsService/Export` call: headers, the answer message when OK, the status as trailers. */
+async function serveExport(app: HttpApp, req: Http2ServerRequest, res: Http2ServerResponse, maxMessageBytes: number): Promise<void> {
+  const read = await readMessage(req, maxMessageBytes);
+  const authorization = req.headers['authorization'];
+  const outcome = Buffer.isBuffer(read) ? await exportThroughApp(app, read, typeof authorization === 'string' ? authorization : undefined) : read;
+  if (res.stream.destroyed) return;
+  res.writeHead(200, { 'content-type': 'application/grpc+proto' });
+  res.addTrailers({ 'grpc-status': String(outcome.code), 'grpc-message': grpcMessage(outcome.details) });
+  if (outcome.message === undefined) return void res.end();
+  const header = Buffer.alloc(FRAME_HEADER);
+  header.writeUInt32BE(outcome.message.length, 1);
+  res.end(Buffer.concat([header, outcome.message]));
+}
+
+/** `grpc-message` encoding: bytes outside printable ASCII, and `%`, percent-encoded (gRPC over HTTP/2). */
+function grpcMessage(details: string): string {
+  let out = '';
+  for (const byte of Buffer.from(details, 'utf8')) out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  return out;
+}
+
+type CompatHandler = (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+
+/**
+ * An HTTP/2 request handler that serves OTLP gRPC Export calls and hands every other request to the
+ * REST `handler` (the node adapter reads the compatibility objects like HTTP/1.1 ones).
+ */
+export function withOtlpGrpc(app: HttpApp, maxMessageBytes: number, handler: (req: IncomingMessage, res: ServerResponse) => void): CompatHandler {
+  const rest = handler as unknown as CompatHandler;
+  return (req, res) => {
+    const type = req.headers['content-type'];
+    if (typeof type === 'string' && type.startsWith('application/grpc')) {
+      if (req.method === 'POST' && req.url === OTLP_EXPORT_PATH) void serveExport(app, req, res, maxMessageBytes).catch(() => res.stream.close());
+      else {
+        res.writeHead(200, { 'content-type': 'application/grpc+proto' });
+        res.addTrailers({ 'grpc-status': String(GRPC.UNIMPLEMENTED), 'grpc-message': grpcMessage(`unknown method ${req.url}`) });
+        res.end();
+      }
+      return;
+    }
+    rest(req, res);
   };
 }
 
 /**
- * A node server factory whose listening server is a `net` front: HTTP/2 connections go to grpc-js
- * (OTLP `LogsService/Export`, messages up to `maxMessageBytes`), the rest to node:http.
+ * A node server factory whose listening server is a `net` front: HTTP/2 (h2c) connections go to an
+ * HTTP/2 server (OTLP `LogsService/Export`, messages up to `maxMessageBytes`, and the REST routes),
+ * the rest to node:http.
  */
 export function otlpGrpcFront(app: HttpApp, maxMessageBytes: number): NodeServerFactory {
   return (handler) => {
     const http = createHttpServer(handler);
-    const grpc = new Server({ 'grpc.max_receive_message_length': maxMessageBytes });
-    grpc.addService(LOGS_SERVICE_DEFINITION, { Export: exportCall(app) });
-    const injector = grpc.createConnectionInjector(ServerCredentials.createInsecure());
+    const h2c = createHttp2Server(withOtlpGrpc(app, maxMessageBytes, handler));
+    const sessions = new Set<Http2Session>();
+    h2c.on('session', (session: Http2Session) => {
+      sessions.add(session);
+      session.once('close', () => sessions.delete(session));
+    });
     const sockets = new Set<Socket>();
     const front = createNetServer((socket) => {
       sockets.add(socket);
@@ -104,7 +193,7 @@ export function otlpGrpcFront(app: HttpApp, maxMessageBytes: number): NodeServer
         if (head === null) return void socket.once('readable', sniff);
         socket.unshift(head);
         if (head.length < SNIFF_BYTES) return void socket.once('readable', sniff);
-        if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) injector.injectConnection(socket);
+        if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) h2c.emit('connection', socket);
         else http.emit('connection', socket);
       };
       socket.once('readable', sniff);
@@ -113,12 +202,11 @@ export function otlpGrpcFront(app: HttpApp, maxMessageBytes: number): NodeServer
       server: front,
       closeIdleConnections: () => {
         http.closeIdleConnections();
-        injector.drain(0);
+        for (const s of sessions) s.close();
       },
       closeAllConnections: () => {
         http.closeAllConnections();
-        injector.destroy();
-        grpc.forceShutdown();
+        for (const s of sessions) s.destroy();
         for (const s of sockets) s.destroy();
       },
     };

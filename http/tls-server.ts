@@ -4,6 +4,7 @@ import type { HttpApp } from './handler.js';
 import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenNode } from './node-server.js';
+import { withOtlpGrpc } from './otlp-grpc.js';
 import type { TlsMaterial } from './tls-material.js';
 
 export interface TlsHooks {
@@ -20,17 +21,19 @@ export interface TlsListener extends HttpServer {
 
 /**
  * TLS on the node adapter: an HTTP/2 secure server that also speaks HTTP/1.1 (ALPN `h2`, then
- * `http/1.1`), with client certificates required when a client CA is given. uWS is not used for
+ * `http/1.1`), with client certificates required when a client CA is given, and OTLP/gRPC
+ * `LogsService/Export` on h2 (otlp-grpc.ts). uWS is not used for
  * TLS: it cannot enforce client certificates, pin the protocol version or offer h2.
  */
-export async function listenTls(app: HttpApp, address: ListenAddress, material: TlsMaterial, mutual: boolean, hooks: TlsHooks): Promise<TlsListener> {
+export async function listenTls(app: HttpApp, address: ListenAddress, material: TlsMaterial, mutual: boolean, hooks: TlsHooks, maxGrpcMessageBytes: number): Promise<TlsListener> {
   let swap: (m: TlsMaterial) => void = () => undefined;
   const server = await listenNode(app, address, (handler) => {
     const sockets = new Set<TLSSocket>();
     const h2 = createSecureServer(
       { ...material.context, allowHTTP1: true, ALPNProtocols: ['h2', 'http/1.1'], requestCert: mutual, rejectUnauthorized: mutual },
-      // The HTTP/2 compatibility objects carry the request/response surface the adapter uses.
-      handler as unknown as (req: unknown, res: unknown) => void,
+      // OTLP gRPC calls arrive as h2 streams; the rest through the HTTP/2 compatibility objects, which
+      // carry the request/response surface the adapter uses.
+      withOtlpGrpc(app, maxGrpcMessageBytes, handler),
     );
     h2.on('secureConnection', (socket: TLSSocket) => {
       sockets.add(socket);

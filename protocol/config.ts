@@ -13,12 +13,14 @@ const count = (fallback: number, minimum = 1) => Type.Integer({ minimum, default
 const flag = () => Type.Boolean({ default: false });
 
 /**
- * `stdout`, `file://PATH`, `unix:///PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`;
+ * `stdout`, `file://PATH`, `unix:///PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop` and `format=ndjson|ocsf`;
  * or an OTLP sink `otlp[s]://host:port` / `otlphttp[s]://host:port` with `on_full`, `compression=gzip`,
  * `ca`, `client_cert`, `client_key`, `tls_domain` (daemon-semantics §4.1).
  */
 const OTLP_SINK_PARAM = '(on_full=(block|drop)|compression=gzip|ca=[^&]+|client_cert=[^&]+|client_key=[^&]+|tls_domain=[^&]+)';
-const SINK_URI_PATTERN = `^((stdout(://)?|file://[^?]+|unix:///[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?|(otlps?|otlphttps?)://[^/?]+(\\?${OTLP_SINK_PARAM}(&${OTLP_SINK_PARAM})*)?)$`;
+/** Line sink query: `on_full` and `format`, each at most once, in either order. */
+const LINE_SINK_QUERY = '(\\?(on_full=(block|drop)(&format=(ndjson|ocsf))?|format=(ndjson|ocsf)(&on_full=(block|drop))?))?';
+const SINK_URI_PATTERN = `^((stdout(://)?|file://[^?]+|unix:///[^?]+|nats://[^/?]+/[^?]+)${LINE_SINK_QUERY}|(otlps?|otlphttps?)://[^/?]+(\\?${OTLP_SINK_PARAM}(&${OTLP_SINK_PARAM})*)?)$`;
 /** The DLQ: a `file://PATH` or `nats://host:port/subject`, optionally `?on_full=block|drop`. */
 const DLQ_URI_PATTERN = '^(file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|drop))?$';
 /** `stdin`, `http`, `unix:///path` (a Unix stream socket the daemon listens on, §3.1, §18.2) or `nats://host:port[/subject]` (subject wildcards allowed; none is `>`). */

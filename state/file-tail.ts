@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 
 export interface FileTail {
-  /** `result_id` of the last complete line that has one. */
+  /** `result_id` (or OCSF `metadata.uid`) of the last complete line that has one. */
   readonly resultId: string | undefined;
   /** Byte length of the file up to and including the last newline; past it is a torn write. */
   readonly completeBytes: number;
@@ -68,7 +68,10 @@ function resultIdOf(line: Buffer): string | undefined {
   if (line.length === 0) return undefined;
   try {
     const value: unknown = JSON.parse(line.toString('utf8'));
-    if (typeof value === 'object' && value !== null && 'result_id' in value && typeof value.result_id === 'string') return value.result_id;
+    if (typeof value !== 'object' || value === null) return undefined;
+    if ('result_id' in value && typeof value.result_id === 'string') return value.result_id;
+    // An OCSF finding (`?format=ocsf`) carries the result id as its `metadata.uid`.
+    if ('metadata' in value && typeof value.metadata === 'object' && value.metadata !== null && 'uid' in value.metadata && typeof value.metadata.uid === 'string') return value.metadata.uid;
   } catch {
     // Not our line (or damaged): keep looking further back.
   }

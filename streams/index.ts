@@ -16,6 +16,7 @@ export { create as createFileSink, configSchema as fileSinkConfigSchema } from '
 export { create as createUnixSink } from './sinks/unix-sink.js';
 export { create as createOtlpSink } from './sinks/otlp-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
+export { withOcsfFormat } from './sinks/ocsf-finding.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
 export { backoffMs, PermanentDeliveryError, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';
 export type { DeliveryOptions, SinkTarget } from './sinks/sink-worker.js';

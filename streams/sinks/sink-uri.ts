@@ -1,4 +1,4 @@
-/** A parsed `--output` spec (`stdout`, `file://PATH`, `unix:///PATH`, `nats://host:port/subject` or an OTLP URL, optional `?on_full=block|drop`). */
+/** A parsed `--output` spec (`stdout`, `file://PATH`, `unix:///PATH`, `nats://host:port/subject` or an OTLP URL, optional `?on_full=block|drop`, line sinks `&format=ndjson|ocsf`). */
 export interface SinkSpec {
   readonly kind: 'stdout' | 'file' | 'unix' | 'nats' | 'otlp';
   /** OTLP sinks: transport, TLS and the query parameters of §4.1. */
@@ -7,6 +7,8 @@ export interface SinkSpec {
   /** `nats://host:port/subject` of a NATS sink. */
   readonly url?: string;
   readonly onFull: 'block' | 'drop';
+  /** Line sinks: native NDJSON or OCSF Detection Findings (`?format=ocsf`, §4.1). */
+  readonly format: 'ndjson' | 'ocsf';
   /** Watermark name in the state store: stable across restarts and unique per sink. */
   readonly name: string;
   /** `sink` label of the per-sink metrics (daemon-semantics §4.1: sinks of one type share it). */
@@ -53,16 +55,17 @@ export function parseSinkUri(uri: string): SinkSpec {
   const base = q === -1 ? uri : uri.slice(0, q);
   const query = new URLSearchParams(q === -1 ? '' : uri.slice(q + 1));
   const onFull = query.get('on_full') === 'drop' ? 'drop' : 'block';
+  const format = query.get('format') === 'ocsf' ? 'ocsf' : 'ndjson';
   const scheme = OTLP_SCHEMES[base.slice(0, Math.max(0, base.indexOf('://')))];
-  if (scheme !== undefined) return { kind: 'otlp', onFull, name: `otlp:${base}`, label: 'otlp', otlp: otlpSpec(scheme, base.slice(base.indexOf('://') + 3), query) };
+  if (scheme !== undefined) return { kind: 'otlp', onFull, format, name: `otlp:${base}`, label: 'otlp', otlp: otlpSpec(scheme, base.slice(base.indexOf('://') + 3), query) };
   if (base.startsWith('file://')) {
     const path = base.slice('file://'.length);
-    return { kind: 'file', path, onFull, name: `file:${path}`, label: 'file' };
+    return { kind: 'file', path, onFull, format, name: `file:${path}`, label: 'file' };
   }
-  if (base.startsWith('nats://')) return { kind: 'nats', url: base, onFull, name: `nats:${base}`, label: 'nats' };
+  if (base.startsWith('nats://')) return { kind: 'nats', url: base, onFull, format, name: `nats:${base}`, label: 'nats' };
   if (base.startsWith('unix://')) {
     const path = base.slice('unix://'.length);
-    return { kind: 'unix', path, onFull, name: `unix:${path}`, label: 'unix' };
+    return { kind: 'unix', path, onFull, format, name: `unix:${path}`, label: 'unix' };
   }
-  return { kind: 'stdout', onFull, name: 'stdout', label: 'stdout' };
+  return { kind: 'stdout', onFull, format, name: 'stdout', label: 'stdout' };
 }

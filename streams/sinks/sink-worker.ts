@@ -14,6 +14,8 @@ export interface SinkTarget {
   start(): Promise<void>;
   write(text: string): Promise<void>;
   close(): Promise<void>;
+  /** The lines this sink writes for native lines (`?format=ocsf`); called once per batch, before any retry. */
+  formatLines?(texts: readonly string[]): readonly string[];
 }
 
 export interface DeliveryOptions {
@@ -226,7 +228,7 @@ export class SinkWorker {
 
   private async writeWithRetries(texts: readonly string[]): Promise<void> {
     let text = '';
-    for (const t of texts) text += `${t}\n`;
+    for (const t of this.target.formatLines?.(texts) ?? texts) text += `${t}\n`;
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.options.retryMax; attempt++) {
       if (attempt > 0) {

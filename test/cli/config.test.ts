@@ -166,6 +166,13 @@ describe('daemon config layers', () => {
     );
   });
 
+  it('reads the flag-bound NATS_* and SVC_CONSUMER_GROUP variables verbatim, below the flag and above SVC_*__*', () => {
+    const env = { NATS_TOKEN: '0123', NATS_USER: 'u', NATS_PASSWORD: 'p: w', NATS_NKEY: 'SU', NATS_CREDS: '/c.creds', SVC_CONSUMER_GROUP: 'g-env', SVC_NATS__CONSUMER_GROUP: 'g-svc' };
+    expect(load({ env }).config.nats).toMatchObject({ token: '0123', user: 'u', password: 'p: w', nkey: 'SU', creds: '/c.creds', consumer_group: 'g-env' });
+    expect(load({ env, flags: { consumerGroup: 'g-flag', natsToken: 'flag-token' } }).config.nats).toMatchObject({ consumer_group: 'g-flag', token: 'flag-token' });
+    expect(load({ env: { SVC_NATS__CONSUMER_GROUP: 'g-svc', SVC_CONSUMER_GROUP: '' } }).config.nats.consumer_group).toBe('g-svc');
+  });
+
   it('replaces lists whole rather than merging them', () => {
     const { config } = load({ file: 'daemon: {output: {sinks: [stdout, "file:///a"]}}', flags: { output: 'file:///b' } });
     expect(config.output.sinks).toEqual(['file:///b']);

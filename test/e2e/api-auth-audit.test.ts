@@ -113,3 +113,49 @@ describe.each(adapters)('API auth and audit trail on the %s adapter', (adapter) 
     expect(broken.result).toMatchObject({ ok: false, broken: { id: 2, reason: expect.stringContaining('edited') } });
   }, 90_000);
 });
+
+describe('audit atomicity under SIGKILL', () => {
+  it('commits an API silence or disposition together with its audit record, or neither', async () => {
+    const stateDb = join(tempDir('sigmad-audit-crash-'), 'state');
+    const start = (crashAt?: string) =>
+      startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--state-db', stateDb, '--enable-dispositions'], {
+        env: crashAt === undefined ? {} : { SVC_CRASH_AT: crashAt },
+      });
+    const silence = { method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers: [{ selector: 'rule', op: '=', value: 'whoami' }] }) };
+    const disposition = { method: 'POST', url: '/api/v1/dispositions', body: JSON.stringify({ rule_id: 'r1', verdict: 'false_positive', fingerprint: 'f1' }) };
+    /** What the daemon holds now: silences, disposition records, and the audited endpoints. */
+    const held = async (d: RunningDaemon) => ({
+      silences: ((await d.json({ method: 'GET', url: '/api/v1/silences' })).body['silences'] as unknown[]).length,
+      dispositions: (((await d.json({ method: 'GET', url: '/api/v1/dispositions' })).body['rules'] as { total: number }[])[0]?.total ?? 0),
+      audited: ((await d.json({ method: 'GET', url: '/api/v1/audit' })).body['entries'] as { endpoint: string }[]).map((e) => e.endpoint).reverse(),
+    });
+    // Each run posts one call and dies at the named point; the next run (or the last) sees what committed.
+    const runs: [string, typeof silence][] = [
+      ['before-audit-commit', silence],
+      ['after-audit-commit', silence],
+      ['after-audit-commit', disposition],
+    ];
+    const seen: Awaited<ReturnType<typeof held>>[] = [];
+    for (const [point, call] of runs) {
+      const d = await start(point);
+      running = d;
+      seen.push(await held(d));
+      await d.request(call).catch(() => undefined);
+      expect(await d.exited).toBe('SIGKILL');
+      running = undefined;
+    }
+    const d = await start();
+    running = d;
+    seen.push(await held(d));
+    expect(seen).toEqual([
+      { silences: 0, dispositions: 0, audited: [] },
+      { silences: 0, dispositions: 0, audited: [] },
+      { silences: 1, dispositions: 0, audited: ['/api/v1/silences'] },
+      { silences: 1, dispositions: 1, audited: ['/api/v1/silences', '/api/v1/dispositions'] },
+    ]);
+    d.kill();
+    await d.exited;
+    running = undefined;
+    expect(await verify(stateDb)).toEqual({ code: 0, result: { ok: true, records: 2, first_id: 1, last_id: 2 } });
+  }, 120_000);
+});

@@ -33,3 +33,5 @@ export type { OtlpDecoded } from './otlp/logs-request.js';
 export { resultsExportRequest } from './otlp/result-records.js';
 export { RiskFileSchema } from './risk.js';
 export type { RiskFile } from './risk.js';
+export { ON_UNKNOWN, SchemaConfigFile, SchemaRouting, SchemaSignature, SignaturePredicate } from './schema-config.js';
+export { FIELD_ORIGINS, FieldsReport, FieldsReset, KeyShape, MissingField, MissingFieldPage, SchemaReport, SchemaSuggestions, SchemasReset, SignatureCandidate, UnknownField, UnknownFieldPage } from './observer-records.js';

@@ -3,7 +3,6 @@
 // signature has the same specificity and a different name. `generic_json` catches any event with a
 // field key; an event with none (plain text, `{}`) is unknown.
 import type { SchemaSignature } from '../../protocol/index.js';
-import { createFieldReader } from '../correlation/index.js';
 import { BUILTIN_SIGNATURES, GENERIC_JSON } from './builtin-signatures.js';
 import { compilePredicate } from './predicate.js';
 import type { EventTest } from './predicate.js';
@@ -45,14 +44,13 @@ export class SchemaClassifier {
 
   /** Throws PredicateError when a user signature's regex does not compile. */
   constructor(user: readonly SchemaSignature[] = []) {
-    const read = createFieldReader();
     const signatures: CompiledSignature[] = [
       ...BUILTIN_SIGNATURES.map((s) => ({ name: s.name, specificity: s.specificity, routesAs: s.routesAs ?? s.name, test: conjunction(s.match) })),
       ...user.map((s) => ({ name: s.name, specificity: s.specificity ?? DEFAULT_USER_SPECIFICITY, routesAs: s.name, test: conjunction(s.match) })),
       { name: GENERIC_JSON, specificity: 0, routesAs: GENERIC_JSON, test: (e) => hasFieldKey(e) },
     ];
     function conjunction(match: SchemaSignature['match']): EventTest {
-      const tests = match.map((p) => compilePredicate(p, read));
+      const tests = match.map((p) => compilePredicate(p));
       return (e) => tests.every((t) => t(e));
     }
     this.signatures = signatures.sort((a, b) => b.specificity - a.specificity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -1,6 +1,6 @@
 // The field observer, the schema observer and discovery against the real daemon: every route, the
 // coverage join against the loaded rules, pagination, resets, 400s naming the parameter, the metrics.
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
@@ -31,13 +31,16 @@ describe('field and schema observers', () => {
     return Number(new RegExp(`^${escaped} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   };
   const get = async (url: string) => daemon.json({ method: 'GET', url });
+  let rules: string;
 
   beforeAll(async () => {
     const dir = tempDir('observers');
     const config = join(dir, 'schemas.yaml');
     writeFileSync(config, SCHEMA_CONFIG);
+    rules = join(dir, 'rules');
+    cpSync(join(FIXTURES, 'rules'), rules, { recursive: true });
     daemon = await startDaemon([
-      '--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0',
+      '--rules', rules, '--input', 'http', '--api-addr', '127.0.0.1:0',
       '--observe-fields', '--observe-fields-max-keys', '12', '--discover-schemas', '--schema-config', config,
     ]);
     await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson(EVENTS) + 'just a plain line\n' });
@@ -112,6 +115,16 @@ describe('field and schema observers', () => {
     expect(candidate).toMatchObject({ source: 'keys-only', support: 3, coverage_of_unknown: 1, specificity: 60, name: 'discovered_widget_color' });
     expect(candidate?.['predicates']).toEqual(['field_present: widget_color']);
     expect(body['signatures_yaml']).toContain('discovered_widget_color');
+  });
+
+  it('joins against the reloaded rules after a reload', async () => {
+    writeFileSync(join(rules, 'tenant.yml'), 'title: Acme Tenant\nlogsource: {product: acme}\ndetection:\n  sel: {acme.tenant: t9, Host: h}\n  condition: sel\n');
+    expect((await daemon.json({ method: 'POST', url: '/api/v1/reload' })).status).toBe(200);
+    const missing = async () => ((await get('/api/v1/fields/missing')).body['items'] as { field: string }[]).map((i) => i.field);
+    await waitFor(async () => ((await missing()).length === 2 ? true : undefined), 15_000, 'the reloaded rule field set');
+    expect(await missing()).toEqual(['Computer', 'Host']);
+    const summary = (await get('/api/v1/fields')).body['summary'] as Record<string, number>;
+    expect(summary).toMatchObject({ rule_fields_loaded: 5, intersection_count: 3, unknown_count: 9 });
   });
 
   it('resets each observer alone; lifetime metrics stay monotonic', async () => {

@@ -118,6 +118,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--observe-fields-max-keys <n>', 'engine.observe_fields_max_keys', 'value', 'Field observer key cap (default 10000)'),
   f('--observe-schemas', 'schema.observe', 'enable', 'Classify events by schema'),
   f('--discover-schemas', 'schema.discover', 'enable', 'Mine signatures of unknown shapes (implies --observe-schemas)'),
+  f('--schema-config <path>', 'schema.config', 'value', 'Schema signatures (schemas:) and schema routing (routing:) file'),
 ];
 
 /**
@@ -130,7 +131,7 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('enrichers', ['enrichers']),
   ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
-  ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),
+  ...unavailable('schema routing', ['schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
   ...unavailable('the bloom prefilter', ['bloom-prefilter', 'bloom-max-bytes']),
   ...unavailable('the cross-rule Aho-Corasick prefilter', ['cross-rule-ac']),
@@ -141,10 +142,6 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('periodic state saves', ['state-save-interval']),
   ...unavailable('state clearing', ['clear-state', 'keep-state']),
   { name: 'disposition-source', feature: 'the dispositions pull source', enabled: (c) => c.dispositions.source !== undefined },
-  { name: 'observe-fields', feature: 'field observation', enabled: (c) => c.engine.observe_fields },
-  // Before observe-schemas: discovery implies observation.
-  { name: 'discover-schemas', feature: 'schema discovery', enabled: (c) => c.schema.discover },
-  { name: 'observe-schemas', feature: 'schema observation', enabled: (c) => c.schema.observe },
 ];
 
 export interface UnavailableFlag {

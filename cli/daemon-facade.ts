@@ -5,6 +5,7 @@ import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, Ot
 import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
+import type { DaemonObservers } from './daemon-observe.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, OtlpSource, TailFanout, TapFanout } from '../streams/index.js';
 
 export interface FacadeParts {
@@ -26,6 +27,7 @@ export interface FacadeParts {
   readonly otlp?: OtlpSource;
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
+  readonly observers?: DaemonObservers;
   readonly audit?: AuditLog;
   readonly ui?: UiAssets;
 }
@@ -71,6 +73,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     triggerReload: p.triggerReload,
     async metrics() {
       p.metrics.svc_uptime_seconds.set(uptime());
+      p.observers?.refreshMetrics();
       return { contentType: p.registry.contentType, text: await p.registry.metrics() };
     },
     silences: p.silences,
@@ -82,6 +85,9 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.otlp !== undefined ? { otlp: withOtlpErrors(p.otlp) } : {}),
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
+    ...(p.observers?.fieldObserver !== undefined ? { fieldObserver: p.observers.fieldObserver } : {}),
+    ...(p.observers?.schemaObserver !== undefined ? { schemaObserver: p.observers.schemaObserver } : {}),
+    ...(p.observers?.schemaDiscovery !== undefined ? { schemaDiscovery: p.observers.schemaDiscovery } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
     ...(p.ui !== undefined ? { ui: p.ui } : {}),
   };

@@ -49,6 +49,7 @@ import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } fr
 import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
+import { createDaemonObservers } from './daemon-observe.js';
 import { openNatsInput } from './daemon-nats.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
@@ -242,6 +243,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
   const tap = createDaemonTap(config, ctx, settings.detect);
+  const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet });
+  const observeLines = [...(tap !== undefined ? [(lines: readonly string[]) => tap.publish(lines)] : []), ...(observers !== undefined ? [observers.observe] : [])];
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
@@ -266,7 +269,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.publish(results);
     },
     alerts: alerts.stage,
-    ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
+    ...(observeLines.length > 0 ? { observe: (lines: readonly string[]) => observeLines.forEach((o) => o(lines)) } : {}),
     risk: risk.stage,
   });
   const pipeline = new EventPipeline(ctx, {
@@ -404,6 +407,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     otlp,
     ...(tail !== undefined ? { tail } : {}),
     ...(tap !== undefined ? { tap } : {}),
+    ...(observers !== undefined ? { observers } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
     ...(ui !== undefined ? { ui } : {}),
   });

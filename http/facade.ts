@@ -10,6 +10,7 @@ import type {
   StatusRecord,
 } from '../protocol/index.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
+import type { FieldsReport, FieldsReset, MissingFieldPage, SchemaReport, SchemaSuggestions, SchemasReset, UnknownFieldPage } from '../protocol/index.js';
 import type { EventIngest, OtlpIngest } from '../protocol/index.js';
 import type { AuditLog } from './audited-request.js';
 import type { UiAssets } from './ui-routes.js';
@@ -56,7 +57,7 @@ export interface DaemonFacade {
   readonly fieldObserver?: FieldObserver;
   readonly schemaObserver?: SchemaObserver;
   /** Present with `--discover-schemas`. */
-  readonly schemaDiscovery?: { suggestions(): JsonObject };
+  readonly schemaDiscovery?: { suggestions(): SchemaSuggestions };
   readonly tap?: LiveStream<TapRequest>;
   readonly tail?: LiveStream<TailRequest>;
   /** Present when the audit trail is on (a state DB and `daemon.api.audit.enabled` not false). */
@@ -102,13 +103,13 @@ export interface Dispositions {
 }
 
 export interface FieldObserver {
-  report(page: PageQuery): JsonObject;
-  unknown(page: PageQuery): JsonObject;
-  missing(page: PageQuery): JsonObject;
-  reset(): JsonObject;
+  report(page: PageQuery): FieldsReport;
+  unknown(page: PageQuery): UnknownFieldPage;
+  missing(page: PageQuery): MissingFieldPage;
+  reset(): FieldsReset;
 }
 
 export interface SchemaObserver {
-  report(): JsonObject;
-  reset(): JsonObject;
+  report(): SchemaReport;
+  reset(): SchemasReset;
 }

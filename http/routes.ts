@@ -312,8 +312,9 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/api/v1/schemas/suggestions',
     schema: {},
-    feature: { select: (d) => d.schemaDiscovery, disabled: 'suggestions_disabled' },
-    handle: (_req, res, _d, discovery) => sendJson(res, 200, discovery.suggestions()),
+    // Observer off: the observer's 503; observing without discovery: the sampler's own 503 (§13.4).
+    feature: { select: (d) => d.schemaObserver, disabled: 'schemas_disabled' },
+    handle: (_req, res, d) => (d.schemaDiscovery === undefined ? sendError(res, 'suggestions_disabled') : sendJson(res, 200, d.schemaDiscovery.suggestions())),
   }),
   defineRoute({
     method: 'GET',

@@ -257,6 +257,8 @@ export const DaemonConfig = Type.Object({
       observe: flag(),
       /** Implies `observe`. */
       discover: flag(),
+      /** `--schema-config`: user signatures (`schemas:`) and the schema routing block (`routing:`). */
+      config: Type.Optional(Type.String({ minLength: 1 })),
     },
     { default: {} },
   ),

@@ -129,7 +129,7 @@ export const API_ERRORS = {
   },
   suggestions_disabled: {
     status: 503,
-    error: 'schema discovery disabled',
+    error: 'schema discovery sampling disabled',
     hint: 'start the daemon with --discover-schemas',
     contract: '/api/v1/schemas/suggestions',
   },

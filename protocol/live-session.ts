@@ -21,10 +21,16 @@ export interface TailRequest {
   readonly rule?: string;
 }
 
+/**
+ * A line built only when it is written to the client (undefined: nothing to write). A line queued
+ * behind a slow client costs nothing until then, and nothing at all if it is never sent.
+ */
+export type LazyLine = () => string | undefined;
+
 /** Where a live session writes: one JSON line per item, then a summary line. */
 export interface LiveSink {
   /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
-  push(line: string): boolean;
+  push(line: string | LazyLine): boolean;
   /** Write the summary line and finish the response. */
   end(summaryLine: string): void;
   readonly closed: boolean;

@@ -61,3 +61,4 @@ export type { NatsSource, NatsSourceConfig } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
 export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';
+export { FieldObserver, ObserveStage, SchemaObserver } from './observe/index.js';

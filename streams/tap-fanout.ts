@@ -45,8 +45,9 @@ function rawLine(line: string, redact: Redactor | undefined): string | undefined
 /**
  * The live event tap (daemon-semantics §14.1): each batch's input lines (`raw`) or decoded events
  * (`decoded`) fan out to the sessions, redacted per session. Lossy by design: a session whose buffer
- * is full drops (and counts) without the line being decoded or serialised, so a client that reads
- * nothing costs the engine next to nothing.
+ * is full drops (and counts) without the line being decoded or serialised, and a line is built
+ * (decoded, redacted, serialised) only when its session writes it to the client, so a client that
+ * reads nothing costs the engine next to nothing, also while its buffer fills.
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<{ readonly stage: TapRequest['stage']; offer(line: string, decoded: () => JsonEvent | undefined): void; finish(): void }>();
@@ -70,20 +71,27 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
             dropped++;
             return;
           }
-          let text: string | undefined;
-          if (request.stage === 'raw') text = rawLine(line, redact);
-          else {
-            const event = decoded();
-            if (event === undefined) return;
-            text = JSON.stringify(redact === undefined ? event : redact(event));
-          }
-          if (text === undefined || !sink.push(text)) {
-            dropped++;
-            return;
-          }
-          captured++;
-          m.svc_tap_events_streamed_total.inc();
-          if (request.limit !== undefined && captured >= request.limit) session.finish();
+          // Built when the sink writes it: lines queued behind a stalled client are never built.
+          const build = (): string | undefined => {
+            if (finished) return undefined;
+            let text: string | undefined;
+            if (request.stage === 'raw') {
+              text = rawLine(line, redact);
+              if (text === undefined) {
+                dropped++;
+                return undefined;
+              }
+            } else {
+              const event = decoded();
+              if (event === undefined) return undefined;
+              text = JSON.stringify(redact === undefined ? event : redact(event));
+            }
+            captured++;
+            m.svc_tap_events_streamed_total.inc();
+            if (request.limit !== undefined && captured >= request.limit) session.finish();
+            return text;
+          };
+          if (!sink.push(build)) dropped++;
         },
         finish(): void {
           if (finished) return;

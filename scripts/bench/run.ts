@@ -8,6 +8,7 @@ import { runEngineBench } from './engine.js';
 import { EVAL_TITLE, runEvalBench } from './eval.js';
 import { runJournalBench } from './journal.js';
 import { runLoadBench } from './load.js';
+import { runObserversBench } from './observers.js';
 import { runStartupBench, STARTUP_TITLE } from './startup.js';
 import { runWebhookBench } from './webhook.js';
 
@@ -17,6 +18,7 @@ const events = Number(process.env['BENCH_EVENTS'] ?? 20_000);
 printRows('Journal (LMDB)', await runJournalBench());
 printRows('Rule load by stage (full SigmaHQ corpus, median of 3)', await runLoadBench());
 printRows('Engine (single thread, full SigmaHQ corpus; ratios are medians of 5 runs)', await runEngineBench({ events }));
+printRows('Field and schema observers (full SigmaHQ corpus + sysmon pipeline, medians of 5)', await runObserversBench(events));
 printRows('Correlation', await runCorrelationBench());
 printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the run)', await runConvertBench());
 printRows(EVAL_TITLE, await runEvalBench());

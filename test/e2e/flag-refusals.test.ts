@@ -9,8 +9,8 @@ beforeAll(ensureBuilt, 180_000);
 
 describe('flags refused at start-up', () => {
   it.each([
-    [['--schema-config', 'schemas.yml'], 'sigmad: --schema-config: schema routing is not available yet'],
-    [['--observe-fields'], 'sigmad: --observe-fields (daemon.engine.observe_fields): field observation is not available yet'],
+    [['--match-detail'], 'sigmad: --match-detail: match details is not available yet'],
+    [['--bloom-max-bytes', '1024'], 'sigmad: --bloom-max-bytes: the bloom prefilter is not available yet'],
     [['--unknown-thing', 'x'], 'sigmad: unknown option --unknown-thing'],
   ])('%j exits 3 with one line', async (flags, line) => {
     const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--api-addr', '127.0.0.1:0', ...flags], { noWait: true });

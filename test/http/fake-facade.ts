@@ -8,6 +8,7 @@ import type {
   StatusRecord,
 } from '../../protocol/api-records.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../../protocol/api-requests.js';
+import type { SchemaSuggestions } from '../../protocol/observer-records.js';
 import type { RejectedLine } from '../../protocol/decode/index.js';
 import type {
   DaemonFacade,
@@ -82,7 +83,7 @@ export class FakeDaemonFacade implements DaemonFacade {
   readonly dispositions?: Dispositions;
   readonly fieldObserver?: FieldObserver;
   readonly schemaObserver?: SchemaObserver;
-  readonly schemaDiscovery?: { suggestions(): JsonObject };
+  readonly schemaDiscovery?: { suggestions(): SchemaSuggestions };
   readonly tap?: FakeLiveStream<TapRequest>;
   readonly tail?: FakeLiveStream<TailRequest>;
   readonly resolving = new Set<string>();
@@ -95,13 +96,13 @@ export class FakeDaemonFacade implements DaemonFacade {
     if (features.observeFields === true) this.fieldObserver = fakeFieldObserver();
     if (features.observeSchemas === true || features.discoverSchemas === true) {
       this.schemaObserver = {
-        report: () => ({ summary: { events_observed: 0 }, by_schema: [], unknown_shapes: [], routing_pruning: [] }),
-        reset: () => ({ status: 'reset' }),
+        report: () => ({ summary: { events_observed: 0, classified: 0, unknown: 0, ambiguous: 0, uptime_seconds: 0 }, by_schema: [], unknown_shapes: [], routing_pruning: [] }),
+        reset: () => ({ status: 'reset', previous_classified: 0, previous_unknown: 0 }),
       };
     }
     if (features.discoverSchemas === true) {
       this.schemaDiscovery = {
-        suggestions: () => ({ summary: { events_mined: 0, shapes: 0, clusters: 0, candidates: 0 }, candidates: [], signatures_yaml: '' }),
+        suggestions: () => ({ summary: { events_mined: 0, shapes: 0, clusters: 0, candidates: 0 }, candidates: [], signatures_yaml: 'schemas: []\n' }),
       };
     }
     if (features.tap === true) this.tap = new FakeLiveStream<TapRequest>(2, 300_000);
@@ -203,8 +204,9 @@ function fakeDispositions(): Dispositions {
 
 function fakeFieldObserver(): FieldObserver {
   const page = (p: PageQuery) => ({ items: [], total: 0, offset: p.offset ?? 0, limit: p.limit ?? 100, next_offset: null });
+  const summary = { events_observed: 0, unique_keys_observed: 0, rule_fields_loaded: 0, overflow_dropped: 0, max_keys: 10_000, uptime_seconds: 0, intersection_count: 0, unknown_count: 0, missing_count: 0 };
   return {
-    report: (p) => ({ summary: { events_observed: 0 }, unknown: page(p), missing: page(p) }),
+    report: (p) => ({ summary, unknown: page(p), missing: page(p) }),
     unknown: page,
     missing: page,
     reset: () => ({ status: 'reset', previous_keys: 0, previous_events: 0 }),

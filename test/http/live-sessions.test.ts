@@ -104,6 +104,30 @@ describe('chunked NDJSON stream', () => {
     );
   });
 
+  it('builds a lazy line only when it is written, and puts a summary ended from inside one after it', () => {
+    const res = new SlowRes(1);
+    const stream = createNdjsonStream(res, { maxBufferedLines: 4, onClose: () => undefined });
+    let built = 0;
+    const lazy = (text: string | undefined, then?: () => void) => () => {
+      built += 1;
+      then?.();
+      return text;
+    };
+    expect(stream.push(lazy('a'))).toBe(true); // written at once; the transport backs up
+    expect(stream.push(lazy(undefined))).toBe(true);
+    expect(stream.push(lazy('b', () => stream.end('summary')))).toBe(true);
+    expect(stream.push(lazy('c'))).toBe(true);
+    expect(built).toBe(1);
+    for (let i = 0; i < 10 && !res.ended; i++) res.drain();
+    expect(res.written).toEqual(['a\n', 'b\n', 'c\n', 'summary\n']);
+    expect(built).toBe(4);
+    const eager = new SlowRes(10);
+    const ended = createNdjsonStream(eager, { maxBufferedLines: 4, onClose: () => undefined });
+    ended.push(lazy('last', () => ended.end('summary')));
+    expect(eager.written).toEqual(['last\n', 'summary\n']);
+    expect(eager.ended).toBe(true);
+  });
+
   it('calls the teardown and refuses lines once the client went away', () => {
     const res = new SlowRes(10);
     let closed = 0;

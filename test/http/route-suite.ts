@@ -46,7 +46,7 @@ export const DISABLED_CASES: readonly RouteCase[] = [
   { name: 'field observer reset disabled', request: { method: 'DELETE', url: '/api/v1/fields/observer' }, status: 503, body: { error: 'field observation disabled' } },
   { name: 'schemas disabled', request: { method: 'GET', url: '/api/v1/schemas' }, status: 503, body: { error: 'schema observation disabled' } },
   { name: 'schemas reset disabled', request: { method: 'DELETE', url: '/api/v1/schemas' }, status: 503 },
-  { name: 'suggestions disabled', request: { method: 'GET', url: '/api/v1/schemas/suggestions' }, status: 503, body: { error: 'schema discovery disabled' } },
+  { name: 'suggestions disabled with the observer off', request: { method: 'GET', url: '/api/v1/schemas/suggestions' }, status: 503, body: { error: 'schema observation disabled' } },
   { name: 'tap disabled even with bad params', request: { method: 'GET', url: '/api/v1/tap?stage=bogus' }, status: 503, body: { error: 'event tap disabled' } },
   { name: 'tail disabled', request: { method: 'GET', url: '/api/v1/detections/stream' }, status: 503, body: { error: 'detection tail disabled' } },
   { name: 'otlp not built', request: { method: 'POST', url: '/v1/logs', body: '{}' }, status: 503, body: { error: 'OTLP ingest disabled' } },

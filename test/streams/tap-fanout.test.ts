@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTapFanout, redactionToken } from '../../streams/index.js';
 import type { TapConfig } from '../../streams/index.js';
-import type { JsonEvent, LiveSink, TapRequest } from '../../protocol/index.js';
+import type { JsonEvent, LazyLine, LiveSink, TapRequest } from '../../protocol/index.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
 
 /** A session sink that takes `room` lines (a stalled client once they are used). */
@@ -14,9 +14,10 @@ function sink(room = Infinity): LiveSink & { lines: string[]; summary?: Record<s
     get full() {
       return s.closed || s.lines.length >= room;
     },
-    push(line: string) {
+    push(line: string | LazyLine) {
       if (s.full) return false;
-      s.lines.push(line);
+      const text = typeof line === 'string' ? line : line();
+      if (text !== undefined) s.lines.push(text);
       return true;
     },
     end(summary: string) {

@@ -1,0 +1,70 @@
+// The observer stage (daemon-semantics §13.1, §13.3): every decoded line of a batch goes to the field
+// observer and the schema observer. Built only when one of them is on, so a daemon without observers
+// does no per-event work for them. Their Prometheus families advance by deltas when scraped or read,
+// from lifetime counts, so they stay monotonic across resets.
+import { decodeLine } from '../../protocol/index.js';
+import type { InputFormat, MetricHandles } from '../../protocol/index.js';
+import { clusterShapes, fieldKeys } from '../../sigma/index.js';
+import type { FieldObserver } from './field-observer.js';
+import type { SchemaObserver } from './schema-observer.js';
+
+export interface ObserveStageDeps {
+  readonly format: InputFormat;
+  readonly syslogTzMinutes: number;
+  readonly now: () => number;
+  readonly metrics: MetricHandles;
+  readonly fields?: FieldObserver;
+  readonly schemas?: SchemaObserver;
+}
+
+export class ObserveStage {
+  private readonly reported = { events: 0, overflow: 0, unknown: 0, ambiguous: 0, bySchema: new Map<string, number>() };
+
+  constructor(private readonly deps: ObserveStageDeps) {}
+
+  /** A batch's input lines, decoded as the engine decodes them; lines that do not decode are skipped. */
+  observe(lines: readonly string[]): void {
+    const { format, fields, schemas } = this.deps;
+    const syslog = { now: this.deps.now(), tzOffsetMinutes: this.deps.syslogTzMinutes };
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      if (line.trim() === '') continue;
+      const decoded = decodeLine(line, format, syslog);
+      if (!decoded.ok) continue;
+      const event = decoded.event;
+      // A plain-text event (`{_raw: line}`) has no field keys.
+      const plain = format === 'plain' || (format === 'auto' && event['_raw'] === line && Object.keys(event).length === 1);
+      const keys = plain ? [] : fieldKeys(event);
+      fields?.observe(keys);
+      schemas?.observe(event, keys);
+    }
+  }
+
+  /** Advances the observer families to the observers' lifetime counts (at each scrape and observer call). */
+  refreshMetrics(): void {
+    const m = this.deps.metrics;
+    const r = this.reported;
+    const { fields, schemas } = this.deps;
+    if (fields !== undefined) {
+      const c = fields.counters();
+      m.svc_fields_observed_total.inc(c.lifetimeEvents - r.events);
+      m.svc_fields_observer_overflow_dropped_total.inc(c.lifetimeOverflow - r.overflow);
+      m.svc_fields_observer_unique_keys.set(c.uniqueKeys);
+      r.events = c.lifetimeEvents;
+      r.overflow = c.lifetimeOverflow;
+    }
+    if (schemas !== undefined) {
+      const t = schemas.lifetime();
+      for (const [schema, n] of t.bySchema) {
+        const before = r.bySchema.get(schema) ?? 0;
+        if (n > before) m.svc_events_by_schema_total.inc({ schema }, n - before);
+        r.bySchema.set(schema, n);
+      }
+      m.svc_events_unknown_schema_total.inc(t.unknown - r.unknown);
+      m.svc_events_ambiguous_schema_total.inc(t.ambiguous - r.ambiguous);
+      r.unknown = t.unknown;
+      r.ambiguous = t.ambiguous;
+      if (schemas.discovering) m.svc_unknown_schema_clusters.set(clusterShapes(schemas.discoverySample()).length);
+    }
+  }
+}

@@ -224,6 +224,9 @@ describe('web console in chromium', () => {
     await view('Overview');
     // Two readings make a rate: the line is drawn (flat while idle, so only attached, not visible).
     await page.locator('svg.spark polyline[points*=" "]').first().waitFor({ state: 'attached' });
+    // Events while the overview polls move the events/s figure off zero.
+    await post(Array.from({ length: 50 }, (_, i) => whoami(`h${10 + (i % 5)}`, `whoami /load-${i}`)));
+    await expect.poll(async () => Number(await page.locator('.card .big').first().textContent()), { timeout: 10_000 }).toBeGreaterThan(0);
     await page.locator('table', { hasText: 'Whoami Execution' }).waitFor();
     await shoot('overview');
   });

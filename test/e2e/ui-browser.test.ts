@@ -2,7 +2,8 @@
 // daemon with a bearer token, the detection tail, an alert pipeline and dispositions: every view
 // opens, events posted over HTTP appear live, a silence created in the UI mutes and deleting it
 // unmutes, a verdict is recorded, XSS payloads in event fields stay inert, contrast is readable, the
-// keyboard reaches everything, and nothing logs an error. Screenshots go to docs/screenshots/.
+// keyboard reaches everything, and nothing logs an error. Screenshots go to a temporary folder, or to
+// docs/screenshots/ (the README's) with SIGMAD_UPDATE_SCREENSHOTS=1, so a test run leaves the tree clean.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { ensureBuilt, FIXTURES, ndjson, ROOT, startDaemon, tempDir, waitFor } fr
 import type { RunningDaemon } from './harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(ROOT, 'docs/screenshots');
+const SHOTS = process.env.SIGMAD_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs/screenshots') : mkdtempSync(join(tmpdir(), 'sigmad-ui-shots-'));
 const TOKEN = 'ui-test-token-0123456789';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 const WHOAMI = '6f1a0c1e-0000-4000-8000-000000000001';
@@ -112,6 +113,7 @@ describe('web console in chromium', () => {
   afterAll(async () => {
     await context?.close();
     rmSync(profile, { recursive: true, force: true });
+    if (process.env.SIGMAD_UPDATE_SCREENSHOTS !== '1') rmSync(SHOTS, { recursive: true, force: true });
   });
 
   it('asks for the token once, keeps it in sessionStorage, and shows the overview', async () => {

@@ -69,6 +69,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout, file://PATH or nats://host:port/subject [?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH or nats://host:port/subject'),
   f('--webhook <path>', 'output.webhooks', 'list', 'Webhook file or directory of *.yml/*.yaml, repeatable'),
+  f('--source <path>', 'sources', 'list', 'Dynamic-source file or directory of *.yml/*.yaml, repeatable'),
+  f('--allow-remote-include', 'engine.allow_remote_include', 'enable', 'Let http and nats sources provide pipeline include: content'),
   f('--egress-policy <policy>', 'engine.egress_policy', 'value', 'Outbound HTTP: default, strict or permissive (default default)'),
   f('--consumer-group <name>', 'nats.consumer_group', 'value', 'NATS durable consumer (daemons naming one share the input)'),
   f('--nats-creds <file>', 'nats.creds', 'value', 'NATS credentials file'),
@@ -112,6 +114,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--enable-tap', 'tap.enabled', 'enable', 'Serve GET /api/v1/tap'),
   f('--enable-tail', 'tail.enabled', 'enable', 'Serve GET /api/v1/detections/stream'),
   f('--enable-dispositions', 'dispositions.enabled', 'enable', 'Enable the triage feedback loop'),
+  f('--disposition-source <path>', 'dispositions.source', 'value', 'Source file to pull dispositions from (enables the loop)'),
   f('--detect-workers <n>', 'engine.detect_workers', 'value', 'Detection worker threads: a number, 0 (main thread) or auto (default)'),
   f('--observe-fields', 'engine.observe_fields', 'enable', 'Observe event field names'),
   f('--observe-fields-max-keys <n>', 'engine.observe_fields_max_keys', 'value', 'Field observer key cap (default 10000)'),
@@ -127,7 +130,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('enrichers', ['enrichers']),
-  ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
@@ -139,7 +141,6 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('sink batching settings', ['sink-batch-max', 'sink-batch-flush-ms']),
   ...unavailable('periodic state saves', ['state-save-interval']),
   ...unavailable('state clearing', ['clear-state', 'keep-state']),
-  { name: 'disposition-source', feature: 'the dispositions pull source', enabled: (c) => c.dispositions.source !== undefined },
   { name: 'observe-fields', feature: 'field observation', enabled: (c) => c.engine.observe_fields },
   // Before observe-schemas: discovery implies observation.
   { name: 'discover-schemas', feature: 'schema discovery', enabled: (c) => c.schema.discover },

@@ -1,7 +1,7 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
+import type { AuditLog, DaemonFacade, Dispositions, DynamicSources, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
 import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
@@ -27,6 +27,8 @@ export interface FacadeParts {
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
   readonly audit?: AuditLog;
+  /** Dynamic sources: the routes' backend and the status block (§11.5). */
+  readonly sources?: { readonly api: DynamicSources; status(): NonNullable<StatusRecord['dynamic_sources']> };
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -46,6 +48,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
         detection_matches: t.detections,
         correlation_matches: t.correlations,
         uptime_seconds: uptime(),
+        ...(p.sources !== undefined ? { dynamic_sources: p.sources.status() } : {}),
       };
     },
     rules() {
@@ -82,6 +85,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
+    ...(p.sources !== undefined ? { sources: p.sources.api } : {}),
   };
 }
 

@@ -1,8 +1,7 @@
 // Webhook files (`--webhook FILE_OR_DIR`, daemon-semantics §12.1) read and resolved once at start-up:
 // templates compiled, secrets read from the environment, TLS material read. Every error names the
 // file, the entry id and the key, and the daemon exits 3.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
@@ -11,6 +10,7 @@ import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
 import { compileScope, compileTemplate, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
 import { unknownKey } from './alert-pipeline-file.js';
+import { yamlFilesOf } from './yaml-files.js';
 
 export class WebhookConfigError extends Error {
   override readonly name = 'WebhookConfigError';
@@ -31,18 +31,6 @@ export interface LoadedWebhook {
 
 const entryChecker = Compile(WebhookEntrySchema);
 const fileChecker = Compile(WebhookFileSchema);
-
-async function filesOf(path: string): Promise<string[]> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    throw new WebhookConfigError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (!info.isDirectory()) return [path];
-  const names = (await readdir(path)).filter((n) => n.endsWith('.yml') || n.endsWith('.yaml')).sort();
-  return names.map((n) => join(path, n));
-}
 
 /** Milliseconds of a duration key, or a config error naming it. */
 function durationMs(text: string | undefined, fallbackMs: number, fail: (key: string, why: string) => never, key: string): number {
@@ -173,7 +161,7 @@ export async function loadWebhooks(paths: readonly string[], policy: EgressPolic
   const loaded: LoadedWebhook[] = [];
   try {
     for (const path of paths) {
-      for (const file of await filesOf(path)) {
+      for (const file of await yamlFilesOf(path, (m) => new WebhookConfigError(m))) {
         for (const entry of await readEntries(file)) {
           const earlier = seen.get(entry.id);
           if (earlier !== undefined) throw new WebhookConfigError(`${file}: webhook ${entry.id}: id is already used in ${earlier}`);

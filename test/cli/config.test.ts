@@ -326,7 +326,7 @@ describe('flags the daemon does not take', () => {
       '--observe-fields (daemon.engine.observe_fields): field observation is not available yet',
     );
     expect(errorOf(() => refuseUnavailableSettings(load({ env: { SVC_SCHEMA__DISCOVER: 'true' } }).config)).key).toBe('daemon.schema.discover');
-    expect(errorOf(() => refuseUnavailableSettings(load({ file: 'daemon: {dispositions: {source: d.yml}}' }).config)).message).toMatch(/dispositions pull source is not available yet/);
+    expect(errorOf(() => refuseUnavailableSettings(load({ file: 'daemon: {schema: {observe: true}}' }).config)).message).toMatch(/schema observation is not available yet/);
     expect(() => refuseUnavailableSettings(load({ file: 'daemon: {tail: {enabled: true}}' }).config)).not.toThrow();
   });
 

@@ -7,9 +7,9 @@ import type { Logger } from 'pino';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
 import { parseDuration, SourceEntrySchema, SourceFileSchema } from '../protocol/index.js';
-import type { SourceEntry, SourceExtract } from '../protocol/index.js';
+import type { ExtractSpec, SourceEntry } from '../protocol/index.js';
 import { DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES } from '../streams/index.js';
-import type { Extractor, SourceFormat, SourceSpec, SourceTarget } from '../streams/index.js';
+import type { ExtractCompiler, Extractor, SourceFormat, SourceSpec, SourceTarget } from '../streams/index.js';
 import type { RefreshPolicy } from '../actors/index.js';
 import { unknownKey } from './alert-pipeline-file.js';
 import { yamlFilesOf } from './yaml-files.js';
@@ -18,11 +18,9 @@ export class SourceConfigError extends Error {
   override readonly name = 'SourceConfigError';
 }
 
-/** Compiles an `extract` (jq string, or `{expr, type}`); throws with the reason when it does not compile. */
-export type CompileExtract = (extract: SourceExtract) => Extractor;
-
 export interface SourceLoadOptions {
-  readonly compileExtract: CompileExtract;
+  /** Compiles extract expressions (the one shared compiler, streams/extract). */
+  readonly extracts: ExtractCompiler;
   readonly log: Logger;
 }
 
@@ -90,8 +88,13 @@ function targetOf(entry: SourceEntry, baseDir: string, fail: (key: string, why: 
   }
 }
 
+/** A plain string is jq; the object form names its language (§11.1). */
+function compileExtract(extracts: ExtractCompiler, spec: ExtractSpec): Promise<Extractor> {
+  return typeof spec === 'string' ? extracts.compile('jq', spec) : extracts.compile(spec.type, spec.expr);
+}
+
 /** One checked entry as a SourceSpec (`where` prefixes every error: file and id). */
-export function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: string, where: string, options: SourceLoadOptions): SourceSpec {
+export async function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: string, where: string, options: SourceLoadOptions): Promise<SourceSpec> {
   const fail = (key: string, why: string): never => {
     throw new SourceConfigError(`${where} ${key} ${why}`);
   };
@@ -104,9 +107,9 @@ export function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: string
   let extract: Extractor | undefined;
   if (entry.extract !== undefined) {
     try {
-      extract = options.compileExtract(entry.extract);
+      extract = await compileExtract(options.extracts, entry.extract);
     } catch (error) {
-      fail('extract', `does not compile: ${error instanceof Error ? error.message : String(error)}`);
+      fail('extract', error instanceof Error ? error.message : String(error));
     }
   }
   const format: SourceFormat = entry.format === undefined ? 'json' : entry.format === 'yml' ? 'yaml' : entry.format;
@@ -161,14 +164,14 @@ class SpecSet {
   readonly specs: SourceSpec[] = [];
   private readonly seen = new Map<string, string>();
 
-  add(raw: readonly unknown[], file: string, origin: string, options: SourceLoadOptions): void {
-    raw.forEach((r, i) => {
+  async add(raw: readonly unknown[], file: string, origin: string, options: SourceLoadOptions): Promise<void> {
+    for (const [i, r] of raw.entries()) {
       const { entry, where } = checkEntry(r, i, file);
       const earlier = this.seen.get(entry.id);
       if (earlier !== undefined) throw new SourceConfigError(`${where} id is already declared in ${earlier}`);
       this.seen.set(entry.id, file);
-      this.specs.push(sourceSpecOf(entry, origin, dirname(file), where, options));
-    });
+      this.specs.push(await sourceSpecOf(entry, origin, dirname(file), where, options));
+    }
   }
 }
 
@@ -181,7 +184,7 @@ const DEPRECATION = 'declaring sources in a pipeline file is deprecated; move th
 export async function loadAllSources(sourcePaths: readonly string[], pipelineFiles: readonly string[], options: SourceLoadOptions): Promise<SourceSpec[]> {
   const set = new SpecSet();
   for (const path of sourcePaths) {
-    for (const file of await yamlFilesOf(path, (m) => new SourceConfigError(m))) set.add(sourceList(await readText(file), file), file, `external:${file}`, options);
+    for (const file of await yamlFilesOf(path, (m) => new SourceConfigError(m))) await set.add(sourceList(await readText(file), file), file, `external:${file}`, options);
   }
   for (const file of pipelineFiles) {
     const doc = YAML.parseDocument(await readText(file));
@@ -191,7 +194,7 @@ export async function loadAllSources(sourcePaths: readonly string[], pipelineFil
     if (!Array.isArray(raw)) throw new SourceConfigError(`${file}: 'sources' must be a list`);
     process.stderr.write(`warning: ${file}: ${DEPRECATION}\n`);
     options.log.warn({ pipeline: file, event: 'deprecated_pipeline_sources' }, DEPRECATION);
-    set.add(raw, file, file, options);
+    await set.add(raw, file, file, options);
   }
   return set.specs;
 }

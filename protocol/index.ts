@@ -10,7 +10,7 @@ export type { EgressPolicy, LogsourceMap } from './config.js';
 export { WebhookEntrySchema, WebhookFileSchema } from './webhook-config.js';
 export type { WebhookEntry } from './webhook-config.js';
 export { SourceEntrySchema, SourceFileSchema } from './source-file.js';
-export type { SourceEntry, SourceExtract } from './source-file.js';
+export type { SourceEntry } from './source-file.js';
 export { CORRELATION_TYPES } from './correlation-result.js';
 export type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary, CorrelationWindow, EventRef } from './correlation-result.js';
 export { InputFormatSchema, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { ExtractSpecSchema } from './extract.js';
 import { literalUnion } from './literal-union.js';
 
 /**
@@ -12,22 +13,15 @@ const strict = { additionalProperties: false } as const;
 export const SOURCE_TYPES = ['file', 'http', 'command', 'nats'] as const;
 export const SOURCE_FORMATS = ['json', 'yaml', 'yml', 'lines', 'csv'] as const;
 export const SOURCE_ERROR_POLICIES = ['use_cached', 'fail', 'use_default'] as const;
-export const EXTRACT_LANGUAGES = ['jq', 'jsonpath', 'cel'] as const;
 
 const Duration = Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })]);
-
-export const SourceExtractSchema = Type.Union([
-  Type.String({ minLength: 1 }),
-  Type.Object({ expr: Type.String({ minLength: 1 }), type: Type.Optional(literalUnion(EXTRACT_LANGUAGES)) }, strict),
-]);
-export type SourceExtract = Type.Static<typeof SourceExtractSchema>;
 
 export const SourceEntrySchema = Type.Object(
   {
     id: Type.String({ pattern: '^[A-Za-z0-9_]+$' }),
     type: literalUnion(SOURCE_TYPES),
     format: Type.Optional(literalUnion(SOURCE_FORMATS)),
-    extract: Type.Optional(SourceExtractSchema),
+    extract: Type.Optional(ExtractSpecSchema),
     /** `once`, `watch`, `push`, `on_demand` or a duration. */
     refresh: Type.Optional(Duration),
     timeout: Type.Optional(Duration),

@@ -63,4 +63,4 @@ export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
 export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';
 export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES, parseSourceText, SourceError, SourceScheduler, subscribePush, valueOf } from './dynamic-sources/index.js';
-export type { Extractor, ResolveAllOutcome, SourceChange, SourceFormat, SourceResolver, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
+export type { ResolveAllOutcome, SourceChange, SourceFormat, SourceResolver, SourceSpec, SourceTarget } from './dynamic-sources/index.js';

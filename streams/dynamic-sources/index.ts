@@ -8,5 +8,5 @@ export { parseSourceText } from './source-format.js';
 export { OPTIONAL_RETRY_MS, SourceScheduler } from './source-scheduler.js';
 export type { ResolveAllOutcome, SourceChange, SourceSchedulerDeps } from './source-scheduler.js';
 export { DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES } from './source-spec.js';
-export type { Extractor, SourceErrorPolicy, SourceFormat, SourceSpec, SourceTarget } from './source-spec.js';
+export type { SourceErrorPolicy, SourceFormat, SourceSpec, SourceTarget } from './source-spec.js';
 export { subscribePush } from './fetch/nats-push.js';

@@ -16,15 +16,12 @@ export type SourceResolver = (spec: SourceSpec) => Promise<unknown>;
 export function valueOf(spec: SourceSpec, bytes: Uint8Array): unknown {
   const data = parseSourceText(spec.format, decodeSourceText(bytes));
   if (spec.extract === undefined) return data;
-  let outputs: readonly unknown[];
+  // No output is null (a success); several are an array (the extractor's shared rule).
   try {
-    outputs = spec.extract(data);
+    return spec.extract.evaluate(data);
   } catch (error) {
     throw new SourceError('Extract', error instanceof Error ? error.message : String(error));
   }
-  // No output is null (a success); several are an array.
-  if (outputs.length === 0) return null;
-  return outputs.length === 1 ? outputs[0] : [...outputs];
 }
 
 /** The real resolver: HTTP goes through `dispatcher` (the egress-filtered agent). */

@@ -1,6 +1,7 @@
 // A source declaration resolved once at load (daemon-semantics §11.1): defaults applied, durations
 // in ms, the extract expression compiled. Runtime code sees only this.
 import type { RefreshPolicy } from '../../actors/index.js';
+import type { Extractor } from '../extract/index.js';
 
 export type SourceType = 'file' | 'http' | 'command' | 'nats';
 export type SourceFormat = 'json' | 'yaml' | 'lines' | 'csv';
@@ -12,9 +13,6 @@ export type SourceTarget =
   | { readonly type: 'http'; readonly url: string; readonly method: string; readonly headers: Readonly<Record<string, string>>; readonly body?: string }
   | { readonly type: 'command'; readonly argv: readonly string[] }
   | { readonly type: 'nats'; readonly url: string; readonly subject: string };
-
-/** A compiled `extract`: every output of the expression on `data` (jq may yield several). */
-export type Extractor = (data: unknown) => readonly unknown[];
 
 export interface SourceSpec {
   readonly id: string;

@@ -54,6 +54,7 @@ import { createDaemonDispositions } from './daemon-dispositions.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 import { startDaemonSources } from './daemon-sources.js';
+import { loadDispositionPull } from './disposition-pull.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
 export class DaemonExit extends Error {
@@ -181,10 +182,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
+  const pull = await loadDispositionPull(config, { log, clock }).catch((error: unknown) => {
+    throw exit(`${settingName('dispositions.source')} ${config.dispositions.source ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   let dispositions;
   try {
     dispositions = createDaemonDispositions(config.dispositions, {
       journal, metrics, clock, log, auditCommits: auditOn,
+      ...(pull !== undefined ? { pull } : {}),
       incidentRules: (id) => {
         const counts = alerts.incidents.get(id)?.['rule_counts'];
         return typeof counts === 'object' && counts !== null ? Object.keys(counts) : undefined;

@@ -215,3 +215,31 @@ describe('dynamic sources', () => {
     await matchesEventually('Admin Logon', 'User', 'carol');
   });
 });
+
+describe('disposition pull source', () => {
+  it('feeds the records a file source holds to the dispositions loop, and again when the file changes', async () => {
+    const dir = tempDir('pull');
+    const records = join(dir, 'verdicts.json');
+    const verdict = (rule: string, fingerprint: string) => ({ verdict: 'false_positive', rule_id: rule, fingerprint });
+    writeFileSync(records, JSON.stringify([verdict('r1', 'a'), verdict('r1', 'b')]));
+    writeFileSync(join(dir, 'pull.yml'), `sources:\n  - id: verdicts\n    type: file\n    path: verdicts.json\n    refresh: watch\n`);
+    // The one rule without a placeholder (no pipeline here).
+    writeFileSync(join(dir, 'rules.yml'), RULES.split('---\n').at(-1) ?? '');
+    const d = await startDaemon(['--rules', join(dir, 'rules.yml'), '--api-addr', '127.0.0.1:0', '--input', 'http', '--disposition-source', join(dir, 'pull.yml')]);
+    try {
+      const totalOf = async () => {
+        const rules = (await d.json({ method: 'GET', url: '/api/v1/dispositions' })).body['rules'] as { rule_id: string; total: number }[];
+        return rules.find((r) => r.rule_id === 'r1')?.total ?? 0;
+      };
+      await waitFor(async () => ((await totalOf()) === 2 ? true : undefined), 10_000, 'the pulled dispositions');
+      writeFileSync(records, JSON.stringify([verdict('r1', 'a'), verdict('r1', 'b'), verdict('r1', 'c')]));
+      await waitFor(async () => ((await totalOf()) === 3 ? true : undefined), 10_000, 'the new disposition');
+      const text = (await d.request({ method: 'GET', url: '/metrics' })).text;
+      expect(text).toMatch(/^svc_disposition_ingest_total\{source="file",result="duplicate"\} 2/m);
+      expect(text).not.toMatch(/^svc_source_resolves_total\{/m);
+    } finally {
+      d.kill();
+      await d.exited;
+    }
+  });
+});

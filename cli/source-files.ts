@@ -11,8 +11,7 @@ import type { ExtractSpec, SourceEntry } from '../protocol/index.js';
 import { DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES } from '../streams/index.js';
 import type { ExtractCompiler, Extractor, SourceFormat, SourceSpec, SourceTarget } from '../streams/index.js';
 import type { RefreshPolicy } from '../actors/index.js';
-import { unknownKey } from './alert-pipeline-file.js';
-import { yamlFilesOf } from './yaml-files.js';
+import { entryCheck, yamlFilesOf } from './yaml-files.js';
 
 export class SourceConfigError extends Error {
   override readonly name = 'SourceConfigError';
@@ -27,7 +26,6 @@ export interface SourceLoadOptions {
 /** Refresh intervals below this are raised to it with a warning (§11.1). */
 const MIN_REFRESH_MS = 1_000;
 
-const entryChecker = Compile(SourceEntrySchema);
 const fileChecker = Compile(SourceFileSchema);
 
 /** Keys each type takes beside the common ones. */
@@ -128,19 +126,7 @@ export async function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: 
   };
 }
 
-/** Schema-checks one raw entry; errors name the file and the id (or the entry's position). */
-function checkEntry(raw: unknown, index: number, file: string): { entry: SourceEntry; where: string } {
-  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `#${index + 1}`;
-  const where = `${file}: source ${id}:`;
-  const unknown = unknownKey(SourceEntrySchema, raw, '');
-  if (unknown !== undefined) throw new SourceConfigError(`${where} unknown key '${unknown}'`);
-  if (!entryChecker.Check(raw)) {
-    const first = entryChecker.Errors(raw)[0];
-    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
-    throw new SourceConfigError(`${where} ${key === '' ? 'the entry' : key} ${first?.message ?? 'is invalid'}`);
-  }
-  return { entry: raw, where };
-}
+const checkEntry = entryCheck(SourceEntrySchema, 'source', (m) => new SourceConfigError(m));
 
 /** The raw `sources:` list of a YAML document, or a SourceConfigError. */
 function sourceList(text: string, file: string): unknown[] {

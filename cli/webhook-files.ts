@@ -9,8 +9,7 @@ import { parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protoco
 import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
 import { compileScope, compileTemplate, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
-import { unknownKey } from './alert-pipeline-file.js';
-import { yamlFilesOf } from './yaml-files.js';
+import { entryCheck, yamlFilesOf } from './yaml-files.js';
 
 export class WebhookConfigError extends Error {
   override readonly name = 'WebhookConfigError';
@@ -29,7 +28,6 @@ export interface LoadedWebhook {
   readonly delivery: WebhookDelivery;
 }
 
-const entryChecker = Compile(WebhookEntrySchema);
 const fileChecker = Compile(WebhookFileSchema);
 
 /** Milliseconds of a duration key, or a config error naming it. */
@@ -128,18 +126,7 @@ async function resolveEntry(entry: WebhookEntry, file: string, policy: EgressPol
   return { webhook, delivery };
 }
 
-function checkEntry(raw: unknown, index: number, file: string): WebhookEntry {
-  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `#${index + 1}`;
-  const where = `${file}: webhook ${id}:`;
-  const unknown = unknownKey(WebhookEntrySchema, raw, '');
-  if (unknown !== undefined) throw new WebhookConfigError(`${where} unknown key '${unknown}'`);
-  if (!entryChecker.Check(raw)) {
-    const first = entryChecker.Errors(raw)[0];
-    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
-    throw new WebhookConfigError(`${where} ${key === '' ? 'the entry' : key} ${first?.message ?? 'is invalid'}`);
-  }
-  return raw;
-}
+const checkEntry = entryCheck(WebhookEntrySchema, 'webhook', (m) => new WebhookConfigError(m));
 
 async function readEntries(file: string): Promise<WebhookEntry[]> {
   let text: string;
@@ -152,7 +139,7 @@ async function readEntries(file: string): Promise<WebhookEntry[]> {
   if (doc.errors.length > 0) throw new WebhookConfigError(`${file}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   const value: unknown = doc.toJS();
   if (!fileChecker.Check(value)) throw new WebhookConfigError(`${file}: the top level must be a mapping with a 'webhooks' list and nothing else`);
-  return value.webhooks.map((raw, i) => checkEntry(raw, i, file));
+  return value.webhooks.map((raw, i) => checkEntry(raw, i, file).entry);
 }
 
 /** Every webhook of `paths` (files, or directories of *.yml/*.yaml in name order); duplicate ids are an error. */

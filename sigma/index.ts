@@ -8,7 +8,6 @@ export { logsourceOf, parseLogsourcePairs } from './event-logsource.js';
 export type { LogsourceOf } from './event-logsource.js';
 export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './pipeline/index.js';
 export type { Pipeline } from './pipeline/index.js';
-export { expandSourceString, referencesSources } from './pipeline/index.js';
 export type { SourceValues } from './pipeline/index.js';
 export { buildRuleSet } from './rule-set.js';
 export type { RuleSet } from './rule-set.js';

@@ -62,5 +62,5 @@ export type { NatsSource, NatsSourceConfig } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
 export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';
-export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES, parseSourceText, SourceError, SourceScheduler, subscribePush, valueOf } from './dynamic-sources/index.js';
-export type { ResolveAllOutcome, SourceChange, SourceFormat, SourceResolver, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
+export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES, parseSourceText, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
+export type { SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';

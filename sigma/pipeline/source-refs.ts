@@ -72,14 +72,6 @@ export function expandSourceVars(vars: unknown, values: SourceValues['values']):
   return out;
 }
 
-/** True when `data` (a parsed pipeline) names `${source.` anywhere. */
-export function referencesSources(data: unknown): boolean {
-  if (typeof data === 'string') return data.includes('${source.');
-  if (Array.isArray(data)) return data.some(referencesSources);
-  if (typeof data === 'object' && data !== null) return Object.values(data).some(referencesSources);
-  return false;
-}
-
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expandSourceString, spliceSourceIncludes, stringifySourceValue } from '../../../sigma/pipeline/source-refs.js';
+import { parsePipelineText } from '../../../sigma/pipeline/parse-pipeline.js';
 
 const id = fc.stringMatching(/^[A-Za-z0-9_]{1,8}$/);
 const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,6}$/);
@@ -76,5 +77,24 @@ describe('include: splicing', () => {
         expect(spliceSourceIncludes(items, { values: {}, noInclude: [] }).problems[0]?.index).toBe(head.length);
       }),
     );
+  });
+});
+
+describe('pipelines with source values', () => {
+  const text = 'name: p\nsources:\n  - id: admins\n    type: file\n    path: x\nvars:\n  admins: ${source.admins}\n  greeting: hello ${source.admins.0}\ntransformations:\n  - include: ${source.extra}\n';
+
+  it('expand vars and includes, and set a deprecated sources: block aside, only when the daemon passes values', () => {
+    const parsed = parsePipelineText(text, 'p.yml', { values: { admins: ['alice', 'bob'], extra: [{ type: 'set_custom_attribute', attribute: 'a', value: 'b' }] }, noInclude: [] });
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.pipeline?.vars).toEqual({ admins: ['alice', 'bob'], greeting: 'hello alice' });
+    expect(parsed.pipeline?.items.map((i) => i.type)).toEqual(['set_custom_attribute']);
+    expect(parsePipelineText(text, 'p.yml').errors.map((e) => e.code)).toEqual(['pipeline_declares_sources']);
+  });
+
+  it('fail to load when an include cannot be spliced, naming the item', () => {
+    const parsed = parsePipelineText(text, 'p.yml', { values: { admins: [] }, noInclude: [] });
+    expect(parsed.pipeline).toBeUndefined();
+    expect(parsed.errors[0]?.code).toBe('pipeline_include');
+    expect(parsed.errors[0]?.loc?.path).toEqual(['transformations', 0, 'include']);
   });
 });

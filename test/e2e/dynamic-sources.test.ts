@@ -243,3 +243,20 @@ describe('disposition pull source', () => {
     }
   });
 });
+
+describe('start-up refusals', () => {
+  it.each([
+    ['a duplicate id', 'sources:\n  - {id: a, type: file, path: x.json}\n  - {id: a, type: file, path: y.json}\n', /source a: id is already declared in/],
+    ['a bad refresh', 'sources:\n  - {id: a, type: file, path: x.json, refresh: sometimes}\n', /source a: refresh is not once/],
+    ['a required source without a value', 'sources:\n  - {id: a, type: file, path: missing.json, on_error: fail}\n', /dynamic source a \(Fetch: .*missing.json/],
+  ])('%s exits 3 naming the file and the source', async (_what, text, message) => {
+    const dir = tempDir('source-refusal');
+    writeFileSync(join(dir, 'sources.yml'), text);
+    writeFileSync(join(dir, 'rules.yml'), RULES.split('---\n').at(-1) ?? '');
+    const d = await startDaemon(['--rules', join(dir, 'rules.yml'), '--api-addr', '127.0.0.1:0', '--source', join(dir, 'sources.yml')], { noWait: true });
+    expect(await d.exited).toBe(3);
+    const line = d.logs.find((l) => l.startsWith('sigmad: ')) ?? '';
+    expect(line).toContain('daemon.sources');
+    expect(line).toMatch(message);
+  });
+});

@@ -245,9 +245,8 @@ describe('disposition pull source', () => {
 });
 
 describe('start-up refusals', () => {
+  // Declaration errors are covered one by one in test/cli/source-files.test.ts; one daemon proves the exit.
   it.each([
-    ['a duplicate id', 'sources:\n  - {id: a, type: file, path: x.json}\n  - {id: a, type: file, path: y.json}\n', /source a: id is already declared in/],
-    ['a bad refresh', 'sources:\n  - {id: a, type: file, path: x.json, refresh: sometimes}\n', /source a: refresh is not once/],
     ['a required source without a value', 'sources:\n  - {id: a, type: file, path: missing.json, on_error: fail}\n', /dynamic source a \(Fetch: .*missing.json/],
   ])('%s exits 3 naming the file and the source', async (_what, text, message) => {
     const dir = tempDir('source-refusal');

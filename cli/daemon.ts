@@ -96,6 +96,8 @@ export interface Daemon {
   readonly facade: DaemonFacade;
   readonly config: DaemonConfig;
   readonly reload: ReloadController;
+  /** Read side of the dynamic sources (for `lookup` enrichers); absent without sources. */
+  readonly sources?: { read(id: string): unknown };
   /** Resolves when the input is exhausted (stdin EOF) and everything was delivered. */
   readonly inputDone: Promise<void>;
   /** Graceful stop: drain within `--drain-timeout`, flush sinks, snapshot, close the state. */
@@ -417,7 +419,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(audit !== undefined ? { audit: audit.log } : {}),
     ...(sources !== undefined ? { sources } : {}),
   });
-  return { facade, config, reload, inputDone, stop };
+  return { facade, config, reload, inputDone, stop, ...(sources !== undefined ? { sources } : {}) };
 }
 
 /** Each problem of a failed load on its own line: the failure's reason names only the first. */

@@ -2,6 +2,8 @@ export { readinessMachine } from './readiness/index.js';
 export type { ReadinessEvent } from './readiness/index.js';
 export { RELOAD_DEBOUNCE_MS, reloadMachine } from './reload/index.js';
 export type { ReloadTrigger } from './reload/index.js';
+export { sourceRefreshMachine } from './source-refresh/index.js';
+export type { RefreshPolicy } from './source-refresh/index.js';
 export { CORRELATION_CODEC_VERSION, CorrelationEventSchema, CorrelationRuntime, EncodedGroupSchema, compareGroups, correlationName, decode, decodeGroup, definitionGroupOf, definitionHashes, encode, encodeGroup } from './correlation/index.js';
 export type { CorrelationEvent, CorrelationRuntimeOptions, GroupState, MatchedRule } from './correlation/index.js';
 export { AlertConfigError } from './alert/index.js';

@@ -69,6 +69,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout, file://PATH or nats://host:port/subject [?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH or nats://host:port/subject'),
   f('--webhook <path>', 'output.webhooks', 'list', 'Webhook file or directory of *.yml/*.yaml, repeatable'),
+  f('--source <path>', 'sources', 'list', 'Dynamic-source file or directory of *.yml/*.yaml, repeatable'),
+  f('--allow-remote-include', 'engine.allow_remote_include', 'enable', 'Let http and nats sources provide pipeline include: content'),
   f('--egress-policy <policy>', 'engine.egress_policy', 'value', 'Outbound HTTP: default, strict or permissive (default default)'),
   f('--consumer-group <name>', 'nats.consumer_group', 'value', 'NATS durable consumer (daemons naming one share the input)'),
   f('--nats-creds <file>', 'nats.creds', 'value', 'NATS credentials file'),
@@ -113,6 +115,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--enable-tail', 'tail.enabled', 'enable', 'Serve GET /api/v1/detections/stream'),
   f('--ui [enabled]', 'ui', 'boolean', 'Serve the web console at /ui/: true or false (default: true on a loopback or unix:// --api-addr)'),
   f('--enable-dispositions', 'dispositions.enabled', 'enable', 'Enable the triage feedback loop'),
+  f('--disposition-source <path>', 'dispositions.source', 'value', 'Source file to pull dispositions from (enables the loop)'),
   f('--detect-workers <n>', 'engine.detect_workers', 'value', 'Detection worker threads: a number, 0 (main thread) or auto (default)'),
   f('--observe-fields', 'engine.observe_fields', 'enable', 'Observe event field names'),
   f('--observe-fields-max-keys <n>', 'engine.observe_fields_max_keys', 'value', 'Field observer key cap (default 10000)'),
@@ -124,12 +127,11 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
 /**
  * Flags of features not built yet, refused at start-up (exit 3, "... not available yet") rather than
  * accepted and ignored (the routes would answer 503 telling the user to pass the flag they passed).
- * The one list: a feature that lands takes its flags out of it. `enabled` reads the flag's setting
- * where the config schema has one, so the file and environment layers are refused alike.
+ * The one list: a feature that lands takes its flags out of it. None of them has a setting in the config
+ * schema: in a file or the environment they are unknown keys, reported as such.
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('enrichers', ['enrichers']),
-  ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
@@ -141,15 +143,12 @@ export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('sink batching settings', ['sink-batch-max', 'sink-batch-flush-ms']),
   ...unavailable('periodic state saves', ['state-save-interval']),
   ...unavailable('state clearing', ['clear-state', 'keep-state']),
-  { name: 'disposition-source', feature: 'the dispositions pull source', enabled: (c) => c.dispositions.source !== undefined },
 ];
 
 export interface UnavailableFlag {
   /** Long name without dashes. */
   readonly name: string;
   readonly feature: string;
-  /** The flag's setting is on (from any layer); absent for flags without a setting in the schema. */
-  readonly enabled?: (config: DaemonConfig) => boolean;
 }
 
 function unavailable(feature: string, names: readonly string[]): UnavailableFlag[] {
@@ -168,16 +167,6 @@ export function checkDaemonFlags(options: Readonly<Record<string, unknown>>, arg
     const missing = UNAVAILABLE_FLAGS.find((u) => `--${u.name}` === typed || key === camelCase(u.name));
     if (missing !== undefined) throw new ConfigError(`${typed}: ${missing.feature} is not available yet`);
     throw new ConfigError(`unknown option ${typed}`);
-  }
-}
-
-/** Settings of features not built yet that are on (flag, environment or file). Throws ConfigError. */
-export function refuseUnavailableSettings(config: DaemonConfig): void {
-  for (const u of UNAVAILABLE_FLAGS) {
-    if (u.enabled?.(config) !== true) continue;
-    const flag = DAEMON_FLAGS.find((f) => f.name === u.name);
-    const setting = flag?.key === undefined ? `--${u.name}` : settingName(flag.key);
-    throw new ConfigError(`${setting}: ${u.feature} is not available yet`, flag?.key === undefined ? undefined : `daemon.${flag.key}`);
   }
 }
 

@@ -13,7 +13,7 @@ import type { DaemonConfig } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
 import { noCrash } from '../state/index.js';
 import type { CrashHook, CrashPoint } from '../state/index.js';
-import { checkDaemonFlags, ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, refuseUnavailableSettings, renderEffectiveConfig, requireRules, settingName } from './config.js';
+import { checkDaemonFlags, ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.js';
 import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
 import type { ApiSecurity } from './daemon-api-security.js';
@@ -65,7 +65,6 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
     const loaded = loadDaemonConfig({ files, env: process.env, flags: options, readFile: (path) => readFileSync(path, 'utf8') });
     for (const w of loaded.warnings) log.warn({ warning: w }, 'config warning');
     config = loaded.config;
-    refuseUnavailableSettings(config);
     // Before anything binds: a daemon without rules has nothing to serve.
     if (options['dryRun'] !== true) requireRules(config);
   } catch (error) {
@@ -117,7 +116,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
-  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : []), ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
+  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : []), ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []), ...(config.sources.length > 0 ? (['sources'] as const) : [])] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,

@@ -8,6 +8,7 @@ import type { AnyJournaledKind } from '../state/index.js';
 import { DispositionStage, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, EventPipeline, JournalBuffer } from '../streams/index.js';
 import { settingName } from './config.js';
+import type { DispositionPull } from './disposition-pull.js';
 
 /** Pruner period of §10.1 (ms). */
 const PRUNE_MS = 60_000;
@@ -21,6 +22,8 @@ export interface DaemonDispositionsDeps {
   readonly incidentRules: (id: string) => readonly string[] | undefined;
   /** The audit trail commits the journal records of an audited request with its record (issue 18). */
   readonly auditCommits: boolean;
+  /** The pull source of `daemon.dispositions.source` (§10.5). */
+  readonly pull?: DispositionPull;
 }
 
 export interface DaemonDispositions {
@@ -37,7 +40,6 @@ export function createDaemonDispositions(config: DaemonConfig['dispositions'], d
   if (ms === undefined || ms < 1000) throw new Error(`${settingName('dispositions.window')}: '${config.window}' is not a duration of a second or more`);
   const { journal, metrics, clock } = deps;
   const log = deps.log.child({ component: 'dispositions' });
-  if (config.source !== undefined) log.warn({ source: config.source }, 'the disposition pull source is not built yet; only POST /api/v1/dispositions feeds the loop');
   const stage = new DispositionStage({ windowSeconds: Math.floor(ms / 1000), numerator: config.numerator, minSample: config.min_sample }, journal, metrics);
   let path: { readonly pipeline: EventPipeline; readonly processor: BatchProcessor } | undefined;
   let cancel: (() => void) | undefined;
@@ -74,10 +76,12 @@ export function createDaemonDispositions(config: DaemonConfig['dispositions'], d
     start(p) {
       path = p;
       armPruner();
+      deps.pull?.start((records, source) => exclusive((now) => stage.ingest(records, now, source, deps.incidentRules), false));
     },
     stop() {
       stopped = true;
       cancel?.();
+      void deps.pull?.stop();
     },
   };
 }

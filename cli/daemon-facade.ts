@@ -1,7 +1,7 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
-import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore, UiAssets } from '../http/index.js';
+import type { AuditLog, DaemonFacade, Dispositions, DynamicSources, EventIngest, IncidentApi, OtlpIngest, SilenceStore, UiAssets } from '../http/index.js';
 import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
@@ -30,6 +30,8 @@ export interface FacadeParts {
   readonly observers?: DaemonObservers;
   readonly audit?: AuditLog;
   readonly ui?: UiAssets;
+  /** Dynamic sources: the routes' backend and the status block (§11.5). */
+  readonly sources?: { readonly api: DynamicSources; status(): NonNullable<StatusRecord['dynamic_sources']> };
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -49,6 +51,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
         detection_matches: t.detections,
         correlation_matches: t.correlations,
         uptime_seconds: uptime(),
+        ...(p.sources !== undefined ? { dynamic_sources: p.sources.status() } : {}),
       };
     },
     rules() {
@@ -90,6 +93,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.observers?.schemaDiscovery !== undefined ? { schemaDiscovery: p.observers.schemaDiscovery } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
     ...(p.ui !== undefined ? { ui: p.ui } : {}),
+    ...(p.sources !== undefined ? { sources: p.sources.api } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type { CorrelationDefaults } from '../sigma/index.js';
 import { formatSigmaError } from '../sigma/index.js';
 import type { SigmaError } from '../sigma/index.js';
 import type { Pipeline } from '../sigma/index.js';
+import type { SourceValues } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
 import { buildRuleSetFrom, resolvePipelines } from '../streams/index.js';
@@ -48,12 +49,15 @@ export type RuleTexts =
   | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[] }
   | { readonly ok: false; readonly failure: 'pipeline'; readonly reason: string };
 
-/** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
-export async function readDaemonRules(config: DaemonConfig, rulesPath: string): Promise<RuleTexts> {
+/**
+ * Read the rule files and pipelines once; a pipeline that does not load fails the read. File
+ * pipelines carry the dynamic-source values their `${source.*}` references expand to.
+ */
+export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues): Promise<RuleTexts> {
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
-    pipelineInputs = await readPipelines(config.pipelines);
+    pipelineInputs = (await readPipelines(config.pipelines)).map((p) => (p.text !== undefined && sources !== undefined ? { ...p, sources } : p));
     pipelines = resolvePipelines(pipelineInputs);
   } catch (error) {
     return { ok: false, failure: 'pipeline', reason: error instanceof Error ? error.message : String(error) };
@@ -92,7 +96,15 @@ function problemSummary(problems: readonly SigmaError[]): string {
   return `${problems.length} rule problem${problems.length === 1 ? '' : 's'}${first}${more}`;
 }
 
-/** Read and build, as every reload does. */
-export async function loadDaemonRules(config: DaemonConfig, rulesPath: string): Promise<LoadedRules> {
-  return buildDaemonRules(await readDaemonRules(config, rulesPath));
+/** Dynamic sources as a reload sees them (`DaemonSources`). */
+interface ReloadSources {
+  beforeLoad(): Promise<string | undefined>;
+  pipelineValues(): SourceValues;
+}
+
+/** Read and build, as every reload does; dynamic sources are re-resolved first (a required one without a value fails the load). */
+export async function loadDaemonRules(config: DaemonConfig, rulesPath: string, sources?: ReloadSources): Promise<LoadedRules> {
+  const failure = await sources?.beforeLoad();
+  if (failure !== undefined) return { ok: false, failure: 'pipeline', reason: failure, problems: [] };
+  return buildDaemonRules(await readDaemonRules(config, rulesPath, sources?.pipelineValues()));
 }

@@ -55,6 +55,8 @@ import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
+import { startDaemonSources } from './daemon-sources.js';
+import { loadDispositionPull } from './disposition-pull.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */
 export class DaemonExit extends Error {
@@ -96,6 +98,8 @@ export interface Daemon {
   readonly facade: DaemonFacade;
   readonly config: DaemonConfig;
   readonly reload: ReloadController;
+  /** Read side of the dynamic sources (for `lookup` enrichers); absent without sources. */
+  readonly sources?: { read(id: string): unknown };
   /** Resolves when the input is exhausted (stdin EOF) and everything was delivered. */
   readonly inputDone: Promise<void>;
   /** Graceful stop: drain within `--drain-timeout`, flush sinks, snapshot, close the state. */
@@ -114,7 +118,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []), ...(config.sources.length > 0 ? (['sources'] as const) : [])] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -124,7 +128,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   await stat(rulesPath).catch((error: unknown) => {
     throw new DaemonExit(`${settingName('rules')} ${rulesPath}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
-  const texts = await readDaemonRules(config, rulesPath);
+  const sources = await startDaemonSources(config, { log, clock, metrics }).catch((error: unknown) => {
+    throw new DaemonExit(`${settingName('sources')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
   // Workers boot and build their rules while main builds its own and recovers the state.
   const workerCount = settings.detectWorkers;
   const starting = texts.ok && workerCount > 0 ? startWorkerPool(texts.inputs, { workers: workerCount, settings: settings.detect, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
@@ -132,6 +139,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   /** A start-up failure: workers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void starting?.then((d) => d.close(), () => undefined);
+    void sources?.stop();
     return new DaemonExit(message, code);
   };
   const loaded = buildDaemonRules(texts);
@@ -178,10 +186,14 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
+  const pull = await loadDispositionPull(config, { log, clock }).catch((error: unknown) => {
+    throw exit(`${settingName('dispositions.source')} ${config.dispositions.source ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   let dispositions;
   try {
     dispositions = createDaemonDispositions(config.dispositions, {
       journal, metrics, clock, log, auditCommits: auditOn,
+      ...(pull !== undefined ? { pull } : {}),
       incidentRules: (id) => {
         const counts = alerts.incidents.get(id)?.['rule_counts'];
         return typeof counts === 'object' && counts !== null ? Object.keys(counts) : undefined;
@@ -300,7 +312,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const reloadLog = log.child({ component: 'reload' });
   const reloadRules = createRulesReload({
-    load: () => loadDaemonRules(config, rulesPath),
+    load: () => loadDaemonRules(config, rulesPath, sources),
     detector,
     exclusive: (fn) => pipeline.exclusive(fn),
     swap: async (next) => {
@@ -333,7 +345,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     const rulesReloaded = await reloadRules();
     return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded;
   };
-  const reload = createReloadController(clock, runReload, reloadLog);
+  const controller = createReloadController(clock, runReload, reloadLog);
+  const reload = sources?.follow(controller) ?? controller;
   const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
@@ -362,6 +375,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       risk.stop();
       dispositions?.stop();
       await unwatch();
+      await sources?.stop();
       tail?.closeAll();
       tap?.closeAll();
       admission.stop();
@@ -410,8 +424,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(observers !== undefined ? { observers } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
     ...(ui !== undefined ? { ui } : {}),
+    ...(sources !== undefined ? { sources } : {}),
   });
-  return { facade, config, reload, inputDone, stop };
+  return { facade, config, reload, inputDone, stop, ...(sources !== undefined ? { sources } : {}) };
 }
 
 /** Each problem of a failed load on its own line: the failure's reason names only the first. */

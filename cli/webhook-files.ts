@@ -1,8 +1,7 @@
 // Webhook files (`--webhook FILE_OR_DIR`, daemon-semantics §12.1) read and resolved once at start-up:
 // templates compiled, secrets read from the environment, TLS material read. Every error names the
 // file, the entry id and the key, and the daemon exits 3.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
 import Compile from 'typebox/compile';
 import YAML from 'yaml';
@@ -10,7 +9,7 @@ import { parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protoco
 import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
 import { compileScope, compileTemplate, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
-import { unknownKey } from './alert-pipeline-file.js';
+import { entryCheck, yamlFilesOf } from './yaml-files.js';
 
 export class WebhookConfigError extends Error {
   override readonly name = 'WebhookConfigError';
@@ -29,20 +28,7 @@ export interface LoadedWebhook {
   readonly delivery: WebhookDelivery;
 }
 
-const entryChecker = Compile(WebhookEntrySchema);
 const fileChecker = Compile(WebhookFileSchema);
-
-async function filesOf(path: string): Promise<string[]> {
-  let info;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    throw new WebhookConfigError(`${path}: cannot read: ${error instanceof Error ? error.message : String(error)}`);
-  }
-  if (!info.isDirectory()) return [path];
-  const names = (await readdir(path)).filter((n) => n.endsWith('.yml') || n.endsWith('.yaml')).sort();
-  return names.map((n) => join(path, n));
-}
 
 /** Milliseconds of a duration key, or a config error naming it. */
 function durationMs(text: string | undefined, fallbackMs: number, fail: (key: string, why: string) => never, key: string): number {
@@ -140,18 +126,7 @@ async function resolveEntry(entry: WebhookEntry, file: string, policy: EgressPol
   return { webhook, delivery };
 }
 
-function checkEntry(raw: unknown, index: number, file: string): WebhookEntry {
-  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `#${index + 1}`;
-  const where = `${file}: webhook ${id}:`;
-  const unknown = unknownKey(WebhookEntrySchema, raw, '');
-  if (unknown !== undefined) throw new WebhookConfigError(`${where} unknown key '${unknown}'`);
-  if (!entryChecker.Check(raw)) {
-    const first = entryChecker.Errors(raw)[0];
-    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
-    throw new WebhookConfigError(`${where} ${key === '' ? 'the entry' : key} ${first?.message ?? 'is invalid'}`);
-  }
-  return raw;
-}
+const checkEntry = entryCheck(WebhookEntrySchema, 'webhook', (m) => new WebhookConfigError(m));
 
 async function readEntries(file: string): Promise<WebhookEntry[]> {
   let text: string;
@@ -164,7 +139,7 @@ async function readEntries(file: string): Promise<WebhookEntry[]> {
   if (doc.errors.length > 0) throw new WebhookConfigError(`${file}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   const value: unknown = doc.toJS();
   if (!fileChecker.Check(value)) throw new WebhookConfigError(`${file}: the top level must be a mapping with a 'webhooks' list and nothing else`);
-  return value.webhooks.map((raw, i) => checkEntry(raw, i, file));
+  return value.webhooks.map((raw, i) => checkEntry(raw, i, file).entry);
 }
 
 /** Every webhook of `paths` (files, or directories of *.yml/*.yaml in name order); duplicate ids are an error. */
@@ -173,7 +148,7 @@ export async function loadWebhooks(paths: readonly string[], policy: EgressPolic
   const loaded: LoadedWebhook[] = [];
   try {
     for (const path of paths) {
-      for (const file of await filesOf(path)) {
+      for (const file of await yamlFilesOf(path, (m) => new WebhookConfigError(m))) {
         for (const entry of await readEntries(file)) {
           const earlier = seen.get(entry.id);
           if (earlier !== undefined) throw new WebhookConfigError(`${file}: webhook ${entry.id}: id is already used in ${earlier}`);

@@ -89,10 +89,17 @@ export type Silence = Type.Static<typeof Silence>;
 
 export const DynamicSourceInfo = Type.Object({
   source_id: Type.String(),
+  /** Where it is declared: `external:<source file>`, or the pipeline file of a deprecated declaration. */
   pipeline: Type.String(),
   type: Type.String(),
   refresh: Type.String(),
   required: Type.Boolean(),
+  /** The refresh actor's state: `idle`, `resolving`, `ready` or `failed` (issue 24). */
+  state: Type.String(),
+  /** RFC 3339 time of the last success (a cache-served or default value counts), or null. */
+  last_resolved: Type.Union([Type.String(), Type.Null()]),
+  /** `<kind>: <message>` of the last failure, null after a success. */
+  last_error: Type.Union([Type.String(), Type.Null()]),
 });
 export type DynamicSourceInfo = Type.Static<typeof DynamicSourceInfo>;
 

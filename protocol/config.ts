@@ -103,6 +103,8 @@ export const DaemonConfig = Type.Object({
   risk: Type.Optional(Type.String({ minLength: 1 })),
   /** Builtin pipeline names or YAML paths, applied in order. */
   pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+  /** Dynamic-source declaration files or directories (daemon-semantics §11.1). */
+  sources: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   api: Type.Object(
     {
       /** `IP:port` or `unix:///path`. */
@@ -247,6 +249,8 @@ export const DaemonConfig = Type.Object({
       observe_fields_max_keys: count(10_000),
       /** Which addresses outbound HTTP may reach (daemon-semantics §18.4). */
       egress_policy: enumOf(EGRESS_POLICIES, 'default'),
+      /** http and nats sources may provide `include:` content (§11.3). */
+      allow_remote_include: flag(),
     },
     { default: {} },
   ),

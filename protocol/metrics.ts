@@ -142,7 +142,7 @@ export const METRICS = {
     group: 'sources',
     values: { error_kind: ['Fetch', 'Parse', 'Extract', 'Timeout', 'ResourceLimit'] },
   },
-  svc_source_resolve_seconds: { type: 'histogram', help: 'Dynamic source resolution time.', labels: [], group: 'sources' },
+  svc_source_resolve_seconds: { type: 'histogram', help: 'Dynamic source resolution time.', labels: [], group: 'sources', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] },
   svc_source_cache_hits_total: {
     type: 'counter',
     help: 'Cached source data served on resolution failure.',

@@ -8,6 +8,7 @@ export { logsourceOf, parseLogsourcePairs } from './event-logsource.js';
 export type { LogsourceOf } from './event-logsource.js';
 export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './pipeline/index.js';
 export type { Pipeline } from './pipeline/index.js';
+export type { SourceValues } from './pipeline/index.js';
 export { buildRuleSet } from './rule-set.js';
 export type { RuleSet } from './rule-set.js';
 export { parseTimespan } from './rule/index.js';

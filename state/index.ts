@@ -26,5 +26,7 @@ export type { SnapshotPolicy } from './snapshot-policy.js';
 export { StateCorruptionError } from './state-errors.js';
 export { probeStateDir, StateDirError } from './state-dir-probe.js';
 export { StateFormatError } from './state-format.js';
+export { SourceCache } from './source-cache.js';
+export type { CachedSourceValue } from './source-cache.js';
 export { StateStore } from './state-store.js';
 export type { CommitResult, StateStoreOptions } from './state-store.js';

@@ -9,6 +9,8 @@ export { create as createDlqWriter, configSchema as dlqConfigSchema } from './dl
 export type { AppendLines, DlqEntry, DlqWriter } from './dlq-writer.js';
 export { admitSources } from './admission.js';
 export { EventPipeline } from './event-pipeline.js';
+export { createExtractCompiler, ExtractCompileError, ExtractEvalError } from './extract/index.js';
+export type { ExtractCompiler, Extractor } from './extract/index.js';
 export { EventDetector } from './event-results.js';
 export { InputQueue, QueueClosedError, UnitTooLargeError } from './input-queue.js';
 export type { InputUnit, UnitOutcome } from './input-queue.js';
@@ -62,3 +64,5 @@ export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
 export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';
 export { FieldObserver, ObserveStage, SchemaObserver } from './observe/index.js';
+export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES, parseSourceText, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
+export type { SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';

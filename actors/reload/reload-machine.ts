@@ -8,7 +8,8 @@ import { assign, setup } from 'xstate';
  */
 export const RELOAD_DEBOUNCE_MS = 500;
 
-export type ReloadTrigger = 'file' | 'signal' | 'api';
+/** `source`: a dynamic source's value changed (issue 24). */
+export type ReloadTrigger = 'file' | 'signal' | 'api' | 'source';
 
 export interface ReloadContext {
   /** When the debounce ends (ms); -1 when not debouncing. */

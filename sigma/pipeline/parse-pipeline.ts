@@ -13,6 +13,8 @@ import type { ConditionKind } from './pipeline-schema.js';
 import { transformations } from './transformations/index.js';
 import type { ConditionSet, CreateContext, Pipeline, ProcessingItem, Transformation, UnitDef } from './types.js';
 import { readYaml } from './yaml-source.js';
+import { expandSourceVars, spliceSourceIncludes } from './source-refs.js';
+import type { SourceValues } from './source-refs.js';
 
 type Path = readonly (string | number)[];
 
@@ -28,17 +30,34 @@ export interface ParsedPipeline {
   readonly errors: SigmaError[];
 }
 
-export function parsePipelineText(text: string, file: string): ParsedPipeline {
+/**
+ * With `sources` (the daemon, which has loaded any `sources:` declared here as deprecated `--source`
+ * entries), `${source.*}` references in `vars` and `include:` items are expanded first.
+ */
+export function parsePipelineText(text: string, file: string, sources?: SourceValues): ParsedPipeline {
   const { source, errors } = readYaml(text, file);
   if (!source) return { errors };
-  return parsePipelineValue(source.value, file, source.locate);
+  return parsePipelineValue(sources === undefined ? source.value : withSourceValues(source.value, sources, source.locate, errors), file, source.locate, errors);
+}
+
+/** The pipeline data with source references expanded and its deprecated `sources:` block set aside. */
+function withSourceValues(input: unknown, sources: SourceValues, locate: Locate, errors: SigmaError[]): unknown {
+  if (!isRecord(input)) return input;
+  const { sources: _declared, ...rest } = input;
+  const spliced = spliceSourceIncludes(rest['transformations'], sources);
+  for (const p of spliced.problems) errors.push(new SigmaError('pipeline', 'pipeline_include', p.message, locate(['transformations', p.index, 'include'])));
+  return {
+    ...rest,
+    ...(rest['vars'] !== undefined ? { vars: expandSourceVars(rest['vars'], sources.values) } : {}),
+    ...(rest['transformations'] !== undefined ? { transformations: spliced.items } : {}),
+  };
 }
 
 /** Parses already-decoded pipeline data (built-in pipelines are written as data). */
-export function parsePipelineValue(input: unknown, file: string, locate: Locate = (path) => ({ file, path })): ParsedPipeline {
-  const errors: SigmaError[] = [];
+export function parsePipelineValue(input: unknown, file: string, locate: Locate = (path) => ({ file, path }), errors: SigmaError[] = []): ParsedPipeline {
   // An empty file is an empty pipeline.
   const raw = input ?? {};
+  if (errors.length > 0) return { errors };
   if (typeof raw === 'object' && !Array.isArray(raw) && Object.hasOwn(raw, 'sources')) {
     errors.push(
       new SigmaError(

@@ -5,6 +5,7 @@ import { builtinPipelines } from './builtin/index.js';
 import { SigmaError } from '../errors.js';
 import { parsePipelineText, parsePipelineValue } from './parse-pipeline.js';
 import type { ParsedPipeline } from './parse-pipeline.js';
+import type { SourceValues } from './source-refs.js';
 
 export interface BuiltinPipelineInfo {
   readonly name: string;
@@ -30,10 +31,10 @@ function builtin(def: BuiltinPipeline): ParsedPipeline {
  * `reference` is a built-in name or a file path; for a file, pass its text (built-in names win, as a
  * user selects them by name).
  */
-export function resolvePipeline(reference: string, fileText?: string): ParsedPipeline {
+export function resolvePipeline(reference: string, fileText?: string, sources?: SourceValues): ParsedPipeline {
   const def = Object.hasOwn(builtinPipelines, reference) ? builtinPipelines[reference] : undefined;
   if (def) return builtin(def);
-  if (fileText !== undefined) return parsePipelineText(fileText, reference);
+  if (fileText !== undefined) return parsePipelineText(fileText, reference, sources);
   const known = Object.keys(builtinPipelines).join(', ');
   return {
     errors: [

@@ -7,11 +7,14 @@ import type { Pipeline } from '../../sigma/index.js';
 import { buildRuleSet } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import type { RuleSource } from '../../sigma/index.js';
+import type { SourceValues } from '../../sigma/index.js';
 
 /** A `--pipeline` reference: a builtin name (no text) or a YAML file's path and text. */
 export interface PipelineInput {
   readonly ref: string;
   readonly text?: string;
+  /** Dynamic-source values its `${source.*}` references expand to (the daemon with `--source`). */
+  readonly sources?: SourceValues;
 }
 
 export interface RuleInputs {
@@ -23,8 +26,8 @@ export interface RuleInputs {
 
 /** Resolve pipeline references; throws with the pipeline's problems when one does not load. */
 export function resolvePipelines(inputs: readonly PipelineInput[]): Pipeline[] {
-  return inputs.map(({ ref, text }) => {
-    const parsed = resolvePipeline(ref, text);
+  return inputs.map(({ ref, text, sources }) => {
+    const parsed = resolvePipeline(ref, text, sources);
     if (parsed.pipeline === undefined || parsed.errors.length > 0) {
       throw new Error(parsed.errors.map((e) => formatSigmaError(e)).join('\n') || `pipeline '${ref}' did not load`);
     }

@@ -8,7 +8,6 @@ import {
   discoverConfigFiles,
   loadDaemonConfig,
   renderEffectiveConfig,
-  refuseUnavailableSettings,
   requireRules,
   UNAVAILABLE_FLAGS,
   type ConfigInputs,
@@ -326,12 +325,6 @@ describe('flags the daemon does not take', () => {
 
   it('takes every registered flag', () => {
     expect(() => checkDaemonFlags(parseFlags(['-r', 'x', '--api-addr', '127.0.0.1:0', '--enable-tail']), [])).not.toThrow();
-  });
-
-  it('refuses an enable setting of a feature not built yet from any layer, naming flag and key', () => {
-    expect(errorOf(() => refuseUnavailableSettings(load({ file: 'daemon: {dispositions: {source: d.yml}}' }).config)).message).toMatch(/dispositions pull source is not available yet/);
-    expect(() => refuseUnavailableSettings(load({ file: 'daemon: {tail: {enabled: true}}' }).config)).not.toThrow();
-    expect(() => refuseUnavailableSettings(load({ flags: parseFlags(['--observe-fields', '--discover-schemas', '--schema-config', 's.yml']) }).config)).not.toThrow();
   });
 
   it('lists each flag once, none of them a flag the daemon registers', () => {

@@ -33,7 +33,7 @@ function populatedFacade(): FakeDaemonFacade {
     new FakeDaemonFacade({
       httpInput: true,
       dispositions: true,
-      sources: [{ source_id: 'a', pipeline: 'p.yml', type: 'Http', refresh: 'Interval(300s)', required: false }],
+      sources: [{ source_id: 'a', pipeline: 'p.yml', type: 'Http', refresh: 'Interval(300s)', required: false, state: 'failed', last_resolved: null, last_error: 'Fetch: HTTP 503: down' }],
     }),
     {
       incidents: () => [

@@ -22,7 +22,7 @@ const ALL: FakeFeatures = {
   discoverSchemas: true,
   tap: true,
   tail: true,
-  sources: [{ source_id: 'a', pipeline: 'p', type: 'File', refresh: 'Once', required: true }],
+  sources: [{ source_id: 'a', pipeline: 'p', type: 'File', refresh: 'Once', required: true, state: 'ready', last_resolved: '2026-11-26T22:00:00.000Z', last_error: null }],
 };
 
 describe('route table with every feature off', () => {

@@ -105,6 +105,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--event-logsource <map>', 'logsource_routing.event_logsource', 'logsource', 'Fixed logsource of every event: product=v,...'),
   f('--alert-pipeline <path>', 'alert_pipeline', 'value', 'Alert pipeline file: inhibition, silences, dedup, incidents'),
   f('--risk <path>', 'risk', 'value', 'Risk config file: scores, risk objects, per-entity risk incidents'),
+  f('--enrichers <path>', 'enrichers', 'value', 'Enrichers file: template, lookup, http and command enrichers'),
   f('--state-db <path>', 'state.db', 'value', 'State directory (journal and snapshots)'),
   f('--snapshot-every <n>', 'state.snapshot_every', 'value', 'Snapshot after this many journal records (default 100000)'),
   f('--snapshot-interval <sec>', 'state.snapshot_interval', 'value', 'Snapshot after this many seconds (default 60)'),
@@ -126,7 +127,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  * where the config schema has one, so the file and environment layers are refused alike.
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
-  ...unavailable('enrichers', ['enrichers']),
   ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
   ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),

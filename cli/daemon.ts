@@ -51,6 +51,7 @@ import { createDaemonTap } from './daemon-tap.js';
 import { openNatsInput } from './daemon-nats.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
+import { createDaemonEnrichment } from './daemon-enrich.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 
@@ -112,7 +113,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.enrichers !== undefined ? (['enrichment'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -176,6 +177,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
+  const enrichment = await createDaemonEnrichment(config.enrichers, { ctx, policy: config.engine.egress_policy, env: process.env }).catch((error: unknown) => {
+    throw exit(`${settingName('enrichers')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   let dispositions;
   try {
     dispositions = createDaemonDispositions(config.dispositions, {
@@ -266,6 +270,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     },
     alerts: alerts.stage,
     ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
+    ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,
   });
   const pipeline = new EventPipeline(ctx, {
@@ -326,11 +331,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const runReload = async (): Promise<boolean> => {
     const alertsReloaded = await alerts.reload();
     const riskReloaded = await risk.reload();
+    const enrichersReloaded = (await enrichment?.reload()) ?? true;
     const rulesReloaded = await reloadRules();
-    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded;
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded && enrichersReloaded;
   };
   const reload = createReloadController(clock, runReload, reloadLog);
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? [])];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
@@ -366,6 +372,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await natsInput?.close();
       await detector.close();
       await outputs.close();
+      await enrichment?.close();
       await store.close();
       return drained;
     })();

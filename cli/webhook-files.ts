@@ -10,7 +10,7 @@ import { parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protoco
 import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
 import { compileScope, compileTemplate, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
-import { unknownKey } from './alert-pipeline-file.js';
+import { entryId, strictProblem } from './alert-pipeline-file.js';
 
 export class WebhookConfigError extends Error {
   override readonly name = 'WebhookConfigError';
@@ -29,7 +29,6 @@ export interface LoadedWebhook {
   readonly delivery: WebhookDelivery;
 }
 
-const entryChecker = Compile(WebhookEntrySchema);
 const fileChecker = Compile(WebhookFileSchema);
 
 async function filesOf(path: string): Promise<string[]> {
@@ -141,16 +140,11 @@ async function resolveEntry(entry: WebhookEntry, file: string, policy: EgressPol
 }
 
 function checkEntry(raw: unknown, index: number, file: string): WebhookEntry {
-  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `#${index + 1}`;
-  const where = `${file}: webhook ${id}:`;
-  const unknown = unknownKey(WebhookEntrySchema, raw, '');
-  if (unknown !== undefined) throw new WebhookConfigError(`${where} unknown key '${unknown}'`);
-  if (!entryChecker.Check(raw)) {
-    const first = entryChecker.Errors(raw)[0];
-    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
-    throw new WebhookConfigError(`${where} ${key === '' ? 'the entry' : key} ${first?.message ?? 'is invalid'}`);
-  }
-  return raw;
+  const where = `${file}: webhook ${entryId(raw, index)}:`;
+  const problem = strictProblem(WebhookEntrySchema, raw, 'the entry');
+  if (problem !== undefined) throw new WebhookConfigError(`${where} ${problem}`);
+  // Checked against the schema just above.
+  return raw as WebhookEntry;
 }
 
 async function readEntries(file: string): Promise<WebhookEntry[]> {

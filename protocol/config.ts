@@ -99,6 +99,8 @@ export const DaemonConfig = Type.Object({
   alert_pipeline: Type.Optional(Type.String({ minLength: 1 })),
   /** Risk config file (daemon-semantics §8.1): annotation, risk events, per-entity accumulator. */
   risk: Type.Optional(Type.String({ minLength: 1 })),
+  /** Enrichers file (daemon-semantics §7.1): template, lookup, http and command enrichers. */
+  enrichers: Type.Optional(Type.String({ minLength: 1 })),
   /** Builtin pipeline names or YAML paths, applied in order. */
   pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   api: Type.Object(

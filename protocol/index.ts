@@ -15,6 +15,8 @@ export { InputFormatSchema, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLin
 export type { InputFormat, JsonEvent, LineFrame, RejectedLine } from './decode/index.js';
 export type { DetectionResult, FieldMatch } from './detection-result.js';
 export { parseDuration } from './duration.js';
+export { ENRICHER_KEYS, ENRICHER_TYPES, EnricherEntrySchema, EnrichersFileSchema, ON_ERROR_POLICIES } from './enrichers.js';
+export type { EnricherEntry, EnrichersFile, EnricherType, OnErrorPolicy } from './enrichers.js';
 export { EXTRACT_LANGUAGES, ExtractLanguageSchema, ExtractSpecSchema } from './extract.js';
 export type { ExtractLanguage, ExtractSpec } from './extract.js';
 export { API_ERRORS, apiError } from './errors.js';

@@ -69,6 +69,12 @@ export interface BatchProcessorDeps {
   readonly observe?: (lines: readonly string[]) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
   readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
+  /**
+   * The enrichment stage (§6: before risk). It may wait (http, command enrichers): nothing else
+   * touches the journal or the store meanwhile, since exclusive work and the next batch wait for this
+   * hand-over.
+   */
+  readonly enrich?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] | Promise<readonly CommittedResult[]> };
   /** The risk layer stage (§6: before the alert pipeline); it journals into `journal`. */
   readonly risk?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
@@ -160,7 +166,7 @@ export class BatchProcessor {
       throw failure;
     }
     deps.observe?.(texts);
-    // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
+    // From here to commitBatch nothing awaits but enrichment: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();
     deps.journal.at = now;
@@ -194,7 +200,9 @@ export class BatchProcessor {
       }
     }
     // What the alert pipeline lets through is delivered; match counters count every result.
-    const scored = deps.risk?.apply(lines) ?? lines;
+    const enriching = deps.enrich?.apply(lines) ?? lines;
+    const enriched = enriching instanceof Promise ? await enriching : enriching;
+    const scored = deps.risk?.apply(enriched) ?? enriched;
     const delivered = deps.alerts?.apply(scored) ?? scored;
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);

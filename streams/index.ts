@@ -9,6 +9,8 @@ export { create as createDlqWriter, configSchema as dlqConfigSchema } from './dl
 export type { AppendLines, DlqEntry, DlqWriter } from './dlq-writer.js';
 export { admitSources } from './admission.js';
 export { EventPipeline } from './event-pipeline.js';
+export { buildEnricher, EnricherConfigError, EnrichStage } from './enrich/index.js';
+export type { Enricher, EnricherBuildDeps, EnricherSet, SourceValues } from './enrich/index.js';
 export { createExtractCompiler, ExtractCompileError, ExtractEvalError } from './extract/index.js';
 export type { ExtractCompiler, Extractor } from './extract/index.js';
 export { EventDetector } from './event-results.js';

@@ -18,6 +18,8 @@ const STATUSES: readonly Status[] = ['success', 'skip', 'error', 'timeout', 'dro
 interface Bound {
   readonly e: Enricher;
   readonly status: Readonly<Record<Status, Counter.Internal>>;
+  /** Outcomes of the batch under way, added to `status` once per batch (a labelled `inc` is not free). */
+  readonly tally: Record<Status, number>;
   readonly duration: Histogram.Internal<'enricher_id' | 'kind'>;
   /** The first failure is a warning; later ones are debug lines (failures can come per result). */
   warned: boolean;
@@ -80,7 +82,7 @@ export class EnrichStage {
     const bound = set.enrichers.map((e): Bound => {
       const labels = { enricher_id: e.id, kind: e.kind };
       const status = Object.fromEntries(STATUSES.map((s) => [s, bindZeroed(m.svc_enrichment_total, { ...labels, status: s })])) as Record<Status, Counter.Internal>;
-      return { e, status, duration: bindZeroed(m.svc_enrichment_duration_seconds, labels), warned: false };
+      return { e, status, tally: { success: 0, skip: 0, error: 0, timeout: 0, drop: 0 }, duration: bindZeroed(m.svc_enrichment_duration_seconds, labels), warned: false };
     });
     this.set = { bound, kinds: new Set(set.enrichers.map((e) => e.kind)), permits: new Semaphore(set.maxConcurrent) };
   }
@@ -105,8 +107,22 @@ export class EnrichStage {
       else out[i] = enriched;
     }
     if (!changed) return lines;
-    if (pending === undefined) return compact(out);
-    return Promise.all(pending).then(() => compact(out));
+    if (pending === undefined) return this.finish(set, out);
+    return Promise.all(pending).then(() => this.finish(set, out));
+  }
+
+  /** The batch's counts into the metrics; the results that were not dropped, in order. */
+  private finish(set: ActiveSet, out: readonly (CommittedResult | null)[]): readonly CommittedResult[] {
+    for (const b of set.bound) {
+      for (const s of STATUSES) {
+        if (b.tally[s] === 0) continue;
+        b.status[s].inc(b.tally[s]);
+        b.tally[s] = 0;
+      }
+    }
+    const kept: CommittedResult[] = [];
+    for (const l of out) if (l !== null) kept.push(l);
+    return kept;
   }
 
   /** Runs the enrichers from index `j` on one result; synchronous until an enricher has to wait. */
@@ -173,20 +189,20 @@ export class EnrichStage {
   private settle(b: Bound, o: Outcome, writes: Record<string, unknown>): boolean {
     if (o.ok) {
       writes[b.e.injectField] = o.value;
-      b.status.success.inc();
+      b.tally.success++;
       return true;
     }
     this.report(b, o.error, o.timeout);
     switch (b.e.onError) {
       case 'skip':
-        b.status[o.timeout ? 'timeout' : 'skip'].inc();
+        b.tally[o.timeout ? 'timeout' : 'skip']++;
         return true;
       case 'null':
         writes[b.e.injectField] = null;
-        b.status[o.timeout ? 'timeout' : 'error'].inc();
+        b.tally[o.timeout ? 'timeout' : 'error']++;
         return true;
       case 'drop':
-        b.status.drop.inc();
+        b.tally.drop++;
         return false;
     }
   }
@@ -218,10 +234,4 @@ function withEnrichments(line: CommittedResult, result: Record<string, unknown>,
       ? `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(writes)}}`
       : JSON.stringify({ ...result, enrichments: { ...(typeof existing === 'object' && existing !== null ? existing : {}), ...writes } });
   return { result_id: line.result_id, head: line.head, text };
-}
-
-function compact(out: readonly (CommittedResult | null)[]): readonly CommittedResult[] {
-  const kept: CommittedResult[] = [];
-  for (const l of out) if (l !== null) kept.push(l);
-  return kept;
 }

@@ -51,6 +51,7 @@ export type { AddressCategory } from './egress/egress-classifier.js';
 export { createEgressAgent, EgressDeniedError } from './egress/egress-agent.js';
 export type { EgressAgentOptions } from './egress/egress-agent.js';
 export { compileTemplate, resultKind, TemplateError } from './result-template.js';
+export { compileEntryParts } from './entry-compile.js';
 export { compileScope, SCOPE_LEVELS, ScopeError } from './result-scope.js';
 export { decodeSecret, signatureHeaders, signingHeaderNames, verifySignature } from './webhook/signing.js';
 export type { Signer, SigningScheme } from './webhook/signing.js';

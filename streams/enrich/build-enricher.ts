@@ -2,8 +2,8 @@ import type { Dispatcher } from 'undici';
 import { bindZeroed, ENRICHER_KEYS, parseDuration } from '../../protocol/index.js';
 import type { EnricherEntry, MetricHandles } from '../../protocol/index.js';
 import type { ExtractCompiler } from '../extract/index.js';
-import { compileScope } from '../result-scope.js';
-import { compileTemplate, type CompiledTemplate } from '../result-template.js';
+import { compileEntryParts } from '../entry-compile.js';
+import type { CompiledTemplate } from '../result-template.js';
 import type { Clock } from '../stage-context.js';
 import { commandCall } from './command-enricher.js';
 import { compileExtractStep } from './extract-step.js';
@@ -51,19 +51,8 @@ function checkKeys(entry: EnricherEntry): void {
 /** Compiles one entry (daemon-semantics §7.1 checks); throws EnricherConfigError naming the key. */
 export async function buildEnricher(entry: EnricherEntry, deps: EnricherBuildDeps): Promise<Enricher> {
   checkKeys(entry);
-  const template = (key: string, source: string): CompiledTemplate => {
-    try {
-      return compileTemplate(source, entry.kind, 'identity', deps.env);
-    } catch (error) {
-      return fail(key, error instanceof Error ? error.message : String(error));
-    }
-  };
-  let scope;
-  try {
-    scope = compileScope(entry.scope);
-  } catch (error) {
-    scope = fail('scope', error instanceof Error ? error.message : String(error));
-  }
+  const parts = compileEntryParts(entry, deps.env, fail);
+  const template = (key: string, source: string): CompiledTemplate => parts.template(key, source, 'identity');
   const extractStep = async (source: string) => {
     try {
       return await compileExtractStep(source, template('extract', source), entry.extract_type ?? 'jq', deps.extract);
@@ -129,7 +118,7 @@ export async function buildEnricher(entry: EnricherEntry, deps: EnricherBuildDep
     injectField: entry.inject_field,
     timeoutMs: durationMs(entry.timeout, DEFAULT_TIMEOUT_MS, 'timeout', false),
     onError: entry.on_error ?? 'skip',
-    scope,
+    scope: parts.scope,
     sync,
     call,
   };

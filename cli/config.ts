@@ -66,6 +66,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--api-token-env <var>', 'api.token_env', 'value', 'Require a bearer token: the one in this environment variable (role admin)'),
   f('--input <source>', 'input.source', 'value', 'Event input: stdin, http, unix:///path or nats://host:port/subject (default stdin)'),
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
+  f('--jq <expr>', 'input.jq', 'value', 'Input filter: each output of this jq program on a JSON event is an event'),
+  f('--jsonpath <expr>', 'input.jsonpath', 'value', 'Input filter: each node this JSONPath selects in a JSON event is an event'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout, file://PATH or nats://host:port/subject [?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH or nats://host:port/subject'),
   f('--webhook <path>', 'output.webhooks', 'list', 'Webhook file or directory of *.yml/*.yaml, repeatable'),
@@ -128,7 +130,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
   ...unavailable('dynamic pipeline sources', ['source', 'allow-remote-include']),
-  ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-config', 'schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
   ...unavailable('the bloom prefilter', ['bloom-prefilter', 'bloom-max-bytes']),

@@ -45,7 +45,7 @@ import { openOutputs, OutputError } from './daemon-outputs.js';
 import { loadDaemonWebhooks, webhookSinkNames } from './daemon-webhooks.js';
 import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
-import { resolveDaemonSettings } from './daemon-settings.js';
+import { compileDaemonInputFilter, resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { openNatsInput } from './daemon-nats.js';
@@ -122,6 +122,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // A rules path that is not there is a bad flag (exit 3); what is wrong inside it fails the rule load.
   await stat(rulesPath).catch((error: unknown) => {
     throw new DaemonExit(`${settingName('rules')} ${rulesPath}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
+    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
   const texts = await readDaemonRules(config, rulesPath);
   // Workers boot and build their rules while main builds its own and recovers the state.
@@ -248,7 +251,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
-    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect)) : await starting;
+    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect, inputFilter)) : await starting;
   } catch (error) {
     await outputs.close();
     await store.close();

@@ -125,6 +125,9 @@ export const DaemonConfig = Type.Object({
       buffer_size: count(10_000),
       /** Effective batch = min(batch_size, buffer_size). */
       batch_size: count(128),
+      /** Input filter over JSON events (daemon-semantics §3.3): each output is an event; exclusive with `jsonpath`. */
+      jq: Type.Optional(Type.String({ minLength: 1 })),
+      jsonpath: Type.Optional(Type.String({ minLength: 1 })),
     },
     { default: {} },
   ),

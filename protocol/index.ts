@@ -11,7 +11,7 @@ export { WebhookEntrySchema, WebhookFileSchema } from './webhook-config.js';
 export type { WebhookEntry } from './webhook-config.js';
 export { CORRELATION_TYPES } from './correlation-result.js';
 export type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary, CorrelationWindow, EventRef } from './correlation-result.js';
-export { InputFormatSchema, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';
+export { InputFormatSchema, isJsonObject, LineSplitter, MAX_LINE_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';
 export type { InputFormat, JsonEvent, LineFrame, RejectedLine } from './decode/index.js';
 export type { DetectionResult, FieldMatch } from './detection-result.js';
 export { parseDuration } from './duration.js';

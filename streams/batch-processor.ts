@@ -190,13 +190,15 @@ export class BatchProcessor {
         outbox.push({ result_id, payload: text });
       }
       if (next === undefined || next.line !== line) continue;
-      c++;
-      for (const result of active.runtime.onEvent(next.matched, next.event, now)) {
-        const result_id = resultIdForInput(ordinal, n++);
-        // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
-        const text = JSON.stringify({ result_id, ...result });
-        lines.push({ result_id, head: result, text });
-        outbox.push({ result_id, payload: text });
+      // An input filter can make several events of one line.
+      for (let input: CorrelationInput | undefined = next; input?.line === line; input = correlate[++c]) {
+        for (const result of active.runtime.onEvent(input.matched, input.event, now)) {
+          const result_id = resultIdForInput(ordinal, n++);
+          // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
+          const text = JSON.stringify({ result_id, ...result });
+          lines.push({ result_id, head: result, text });
+          outbox.push({ result_id, payload: text });
+        }
       }
     }
     // What the alert pipeline lets through is delivered; match counters count every result.

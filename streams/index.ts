@@ -38,7 +38,7 @@ export type { TailFanout, TailSink } from './tail-fanout.js';
 export { create as createTapFanout, configSchema as tapConfigSchema } from './tap-fanout.js';
 export type { TapConfig, TapFanout } from './tap-fanout.js';
 export { createRedactor, redactionToken, REDACTED_PREFIX } from './tap-redaction.js';
-export { createBatchDetector, detectRules } from './detect/detect-batch.js';
+export { compileInputFilter, createBatchDetector, detectRules } from './detect/detect-batch.js';
 export type { DetectedBatch, DetectSettings } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';
 export type { Detector } from './detect/detector.js';

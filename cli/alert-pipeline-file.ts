@@ -42,6 +42,25 @@ export function unknownKey(schema: unknown, value: unknown, path: string): strin
   return undefined;
 }
 
+/** A list entry's `id` for messages, or its position (`#3`) when it has none. */
+export function entryId(raw: unknown, index: number): string {
+  return isTree(raw) && typeof raw['id'] === 'string' ? raw['id'] : `#${index + 1}`;
+}
+
+/**
+ * What is wrong with `value` under the strict `schema`: its first unknown key, or the first key that
+ * fails (`whole` names the value itself); undefined when it conforms.
+ */
+export function strictProblem(schema: TSchema, value: unknown, whole: string): string | undefined {
+  const unknown = unknownKey(schema, value, '');
+  if (unknown !== undefined) return `unknown key '${unknown}'`;
+  const checker = checkerOf(schema);
+  if (checker.Check(value)) return undefined;
+  const first = checker.Errors(value)[0];
+  const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
+  return `${key === '' ? whole : key} ${first?.message ?? 'is invalid'}`;
+}
+
 /**
  * Parses and checks a strict YAML config file's text: YAML, the schema (an unknown key is named),
  * then `compile` (selectors, matchers, durations). Throws AlertConfigError naming the file and key.
@@ -51,14 +70,8 @@ export function parseStrictConfig<S extends TSchema>(schema: S, text: string, pa
   if (doc.errors.length > 0) throw new AlertConfigError(`${path}: ${doc.errors[0]?.message ?? 'invalid YAML'}`);
   const value: unknown = doc.toJS() ?? {};
   if (!isTree(value)) throw new AlertConfigError(`${path}: the top level must be a mapping`);
-  const unknown = unknownKey(schema, value, '');
-  if (unknown !== undefined) throw new AlertConfigError(`${path}: unknown key '${unknown}'`);
-  const checker = checkerOf(schema);
-  if (!checker.Check(value)) {
-    const first = checker.Errors(value)[0];
-    const key = (first?.instancePath ?? '').split('/').filter((s) => s !== '').join('.');
-    throw new AlertConfigError(`${path}: ${key === '' ? 'the file' : key} ${first?.message ?? 'is invalid'}`);
-  }
+  const problem = strictProblem(schema, value, 'the file');
+  if (problem !== undefined) throw new AlertConfigError(`${path}: ${problem}`);
   // Checked against `schema` just above.
   const checked = value as Static<S>;
   try {

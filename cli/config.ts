@@ -66,6 +66,8 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--api-token-env <var>', 'api.token_env', 'value', 'Require a bearer token: the one in this environment variable (role admin)'),
   f('--input <source>', 'input.source', 'value', 'Event input: stdin, http, unix:///path or nats://host:port/subject (default stdin)'),
   f('--input-format <format>', 'input.format', 'value', 'auto, json, evtx-json, syslog or plain (default auto)'),
+  f('--jq <expr>', 'input.jq', 'value', 'Input filter: each output of this jq program on a JSON event is an event'),
+  f('--jsonpath <expr>', 'input.jsonpath', 'value', 'Input filter: each node this JSONPath selects in a JSON event is an event'),
   f('--output <url>', 'output.sinks', 'list', 'Sink: stdout, file://PATH or nats://host:port/subject [?on_full=block|drop], repeatable'),
   f('--dlq <url>', 'output.dlq', 'value', 'Dead-letter queue: file://PATH or nats://host:port/subject'),
   f('--webhook <path>', 'output.webhooks', 'list', 'Webhook file or directory of *.yml/*.yaml, repeatable'),
@@ -107,6 +109,7 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--event-logsource <map>', 'logsource_routing.event_logsource', 'logsource', 'Fixed logsource of every event: product=v,...'),
   f('--alert-pipeline <path>', 'alert_pipeline', 'value', 'Alert pipeline file: inhibition, silences, dedup, incidents'),
   f('--risk <path>', 'risk', 'value', 'Risk config file: scores, risk objects, per-entity risk incidents'),
+  f('--enrichers <path>', 'enrichers', 'value', 'Enrichers file: template, lookup, http and command enrichers'),
   f('--state-db <path>', 'state.db', 'value', 'State directory (journal and snapshots)'),
   f('--snapshot-every <n>', 'state.snapshot_every', 'value', 'Snapshot after this many journal records (default 100000)'),
   f('--snapshot-interval <sec>', 'state.snapshot_interval', 'value', 'Snapshot after this many seconds (default 60)'),
@@ -131,8 +134,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  * schema: in a file or the environment they are unknown keys, reported as such.
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
-  ...unavailable('enrichers', ['enrichers']),
-  ...unavailable('input filters', ['jq', 'jsonpath']),
   ...unavailable('schema routing', ['schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
   ...unavailable('the bloom prefilter', ['bloom-prefilter', 'bloom-max-bytes']),

@@ -18,6 +18,7 @@ import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.j
 import { listenTlsOptions, prepareApiSecurity, secureApp, tlsReloadStep } from './daemon-api-security.js';
 import type { ApiSecurity } from './daemon-api-security.js';
 import { buildDaemon, DaemonExit } from './daemon.js';
+import { daemonMetricGroups } from './metric-groups.js';
 import { listenUnixInput, UNIX_INPUT_PREFIX } from './daemon-unix-input.js';
 import type { UnixInput } from './daemon-unix-input.js';
 import type { Daemon, StartupPhase } from './daemon.js';
@@ -116,7 +117,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
-  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : []), ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []), ...(config.sources.length > 0 ? (['sources'] as const) : [])] }).handles;
+  const metrics = createMetrics(registry, { groups: daemonMetricGroups(config, security.tls !== undefined) }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,

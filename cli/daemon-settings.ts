@@ -3,8 +3,9 @@
 import { availableParallelism } from 'node:os';
 import type { DaemonConfig } from '../protocol/index.js';
 import type { SnapshotPolicy } from '../state/index.js';
-import { parseSinkUri } from '../streams/index.js';
-import type { DeliveryOptions, DetectSettings, NatsAuth, NatsSourceConfig, SinkSpec } from '../streams/index.js';
+import { compileInputFilter, parseSinkUri } from '../streams/index.js';
+import type { DeliveryOptions, DetectSettings, Extractor, NatsAuth, NatsSourceConfig, SinkSpec } from '../streams/index.js';
+import { settingName } from './config.js';
 import { resolveNatsAuth, resolveReplay } from './daemon-nats.js';
 
 /** A sink or DLQ spec with the URL it was parsed from (start-up errors quote it). */
@@ -61,6 +62,8 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
       syslogTzMinutes: 0,
       includeEvent: config.output.include_event,
       ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
+      ...(config.input.jq !== undefined ? { filter: { language: 'jq' as const, expression: config.input.jq } } : {}),
+      ...(config.input.jsonpath !== undefined ? { filter: { language: 'jsonpath' as const, expression: config.input.jsonpath } } : {}),
     },
     detectWorkers: detectWorkerCount(config.engine.detect_workers),
     capacity,
@@ -74,4 +77,17 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
     nats: resolveNatsAuth(config.nats),
     natsReplay: resolveReplay(config.nats),
   };
+}
+
+/**
+ * The input filter (`--jq` or `--jsonpath`, §3.3) compiled on the main thread, which also refuses a bad
+ * one before any worker starts. Throws an Error naming the setting (exit 3).
+ */
+export async function compileDaemonInputFilter(config: DaemonConfig, settings: DaemonSettings): Promise<Extractor | undefined> {
+  if (config.input.jq !== undefined && config.input.jsonpath !== undefined) throw new Error(`${settingName('input.jq')} and ${settingName('input.jsonpath')} exclude each other`);
+  try {
+    return await compileInputFilter(settings.detect);
+  } catch (error) {
+    throw new Error(`${settingName(config.input.jq !== undefined ? 'input.jq' : 'input.jsonpath')}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }

@@ -11,7 +11,7 @@ import { isBuiltinPipeline } from '../sigma/index.js';
 import type { SourceValues } from '../sigma/index.js';
 import { SourceCache } from '../state/index.js';
 import { createEgressAgent, createExtractCompiler, createSourceResolver, SourceScheduler, subscribePush } from '../streams/index.js';
-import type { Clock, SourceSpec } from '../streams/index.js';
+import type { Clock, SourceLookup, SourceSpec } from '../streams/index.js';
 import type { ReloadController } from './daemon-reload.js';
 import { loadAllSources } from './source-files.js';
 
@@ -28,8 +28,8 @@ export interface DaemonSourcesDeps {
 export interface DaemonSources {
   /** What pipelines' `${source.*}` references expand to now. */
   pipelineValues(): SourceValues;
-  /** Read side for `lookup` enrichers: a source's value in force, or undefined. */
-  read(id: string): unknown;
+  /** Read side for `lookup` enrichers: a source's value in force. */
+  readonly cache: SourceLookup;
   /**
    * Before a reload's rule load: re-resolves every source unless only source changes asked for the
    * reload; the reason the load must fail (a required source without a value), else undefined.
@@ -116,7 +116,12 @@ export async function startDaemonSources(config: DaemonConfig, deps: DaemonSourc
       applied = JSON.stringify(values);
       return { values, noInclude };
     },
-    read: (id) => scheduler.value(id),
+    cache: {
+      get: (id) => {
+        const value = scheduler.value(id);
+        return value === undefined ? undefined : { value };
+      },
+    },
     async beforeLoad() {
       if (!resolveFirst) return undefined;
       resolveFirst = false;

@@ -46,13 +46,14 @@ import { openOutputs, OutputError } from './daemon-outputs.js';
 import { loadDaemonWebhooks, webhookSinkNames } from './daemon-webhooks.js';
 import type { Outputs } from './daemon-outputs.js';
 import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
-import { resolveDaemonSettings } from './daemon-settings.js';
+import { compileDaemonInputFilter, resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { createDaemonObservers } from './daemon-observe.js';
 import { openNatsInput } from './daemon-nats.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
+import { createDaemonEnrichment } from './daemon-enrich.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 import { startDaemonSources } from './daemon-sources.js';
@@ -98,8 +99,6 @@ export interface Daemon {
   readonly facade: DaemonFacade;
   readonly config: DaemonConfig;
   readonly reload: ReloadController;
-  /** Read side of the dynamic sources (for `lookup` enrichers); absent without sources. */
-  readonly sources?: { read(id: string): unknown };
   /** Resolves when the input is exhausted (stdin EOF) and everything was delivered. */
   readonly inputDone: Promise<void>;
   /** Graceful stop: drain within `--drain-timeout`, flush sinks, snapshot, close the state. */
@@ -118,7 +117,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const settings = resolveDaemonSettings(config);
   const registry = deps.registry ?? new Registry();
   // The alert pipeline's families render from the start, with or without a pipeline (§9.12).
-  const metrics = deps.metrics ?? createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []), ...(config.sources.length > 0 ? (['sources'] as const) : [])] }).handles;
+  const metrics = deps.metrics ?? createMetrics(registry, { groups: daemonMetricGroups(config) }).handles;
   const abort = new AbortController();
   const ctx: StageContext = { log, metrics, clock, signal: abort.signal };
   const readiness = createActor(readinessMachine, { input: { at: startedAt } }).start();
@@ -130,6 +129,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   });
   const sources = await startDaemonSources(config, { log, clock, metrics }).catch((error: unknown) => {
     throw new DaemonExit(`${settingName('sources')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
+    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
   const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
   // Workers boot and build their rules while main builds its own and recovers the state.
@@ -188,6 +190,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
   const pull = await loadDispositionPull(config, { log, clock }).catch((error: unknown) => {
     throw exit(`${settingName('dispositions.source')} ${config.dispositions.source ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
+  const enrichment = await createDaemonEnrichment(config.enrichers, { ctx, policy: config.engine.egress_policy, env: process.env, ...(sources !== undefined ? { sources: sources.cache } : {}) }).catch((error: unknown) => {
+    throw exit(`${settingName('enrichers')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   let dispositions;
   try {
@@ -260,7 +265,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
-    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect)) : await starting;
+    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect, inputFilter)) : await starting;
   } catch (error) {
     await outputs.close();
     await store.close();
@@ -282,6 +287,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     },
     alerts: alerts.stage,
     ...(observeLines.length > 0 ? { observe: (lines: readonly string[]) => observeLines.forEach((o) => o(lines)) } : {}),
+    ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,
   });
   const pipeline = new EventPipeline(ctx, {
@@ -342,12 +348,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const runReload = async (): Promise<boolean> => {
     const alertsReloaded = await alerts.reload();
     const riskReloaded = await risk.reload();
+    const enrichersReloaded = (await enrichment?.reload()) ?? true;
     const rulesReloaded = await reloadRules();
-    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded;
+    return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded && enrichersReloaded;
   };
   const controller = createReloadController(clock, runReload, reloadLog);
   const reload = sources?.follow(controller) ?? controller;
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? [])];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
@@ -384,6 +391,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       await natsInput?.close();
       await detector.close();
       await outputs.close();
+      await enrichment?.close();
       await store.close();
       return drained;
     })();
@@ -426,7 +434,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(ui !== undefined ? { ui } : {}),
     ...(sources !== undefined ? { sources } : {}),
   });
-  return { facade, config, reload, inputDone, stop, ...(sources !== undefined ? { sources } : {}) };
+  return { facade, config, reload, inputDone, stop };
 }
 
 /** Each problem of a failed load on its own line: the failure's reason names only the first. */

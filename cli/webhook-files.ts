@@ -7,7 +7,7 @@ import Compile from 'typebox/compile';
 import YAML from 'yaml';
 import { parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protocol/index.js';
 import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
-import { compileScope, compileTemplate, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
+import { compileEntryParts, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
 import { entryCheck, yamlFilesOf } from './yaml-files.js';
 
@@ -71,19 +71,7 @@ async function resolveEntry(entry: WebhookEntry, file: string, policy: EgressPol
   const fail = (key: string, why: string): never => {
     throw new WebhookConfigError(`${file}: webhook ${entry.id}: ${key} ${why}`);
   };
-  const template = (key: string, source: string, escaping: 'identity' | 'json') => {
-    try {
-      return compileTemplate(source, entry.kind, escaping, env);
-    } catch (error) {
-      return fail(key, error instanceof Error ? error.message : String(error));
-    }
-  };
-  let scope;
-  try {
-    scope = compileScope(entry.scope);
-  } catch (error) {
-    scope = fail('scope', error instanceof Error ? error.message : String(error));
-  }
+  const { template, scope } = compileEntryParts(entry, env, fail);
   let signer;
   if (entry.signing !== undefined) {
     const scheme = signingScheme(entry, fail);

@@ -101,6 +101,8 @@ export const DaemonConfig = Type.Object({
   alert_pipeline: Type.Optional(Type.String({ minLength: 1 })),
   /** Risk config file (daemon-semantics §8.1): annotation, risk events, per-entity accumulator. */
   risk: Type.Optional(Type.String({ minLength: 1 })),
+  /** Enrichers file (daemon-semantics §7.1): template, lookup, http and command enrichers. */
+  enrichers: Type.Optional(Type.String({ minLength: 1 })),
   /** Builtin pipeline names or YAML paths, applied in order. */
   pipelines: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   /** Dynamic-source declaration files or directories (daemon-semantics §11.1). */
@@ -127,6 +129,9 @@ export const DaemonConfig = Type.Object({
       buffer_size: count(10_000),
       /** Effective batch = min(batch_size, buffer_size). */
       batch_size: count(128),
+      /** Input filter over JSON events (daemon-semantics §3.3): each output is an event; exclusive with `jsonpath`. */
+      jq: Type.Optional(Type.String({ minLength: 1 })),
+      jsonpath: Type.Optional(Type.String({ minLength: 1 })),
     },
     { default: {} },
   ),

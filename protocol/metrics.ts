@@ -169,6 +169,7 @@ export const METRICS = {
     labels: ['enricher_id', 'kind'],
     group: 'enrichment',
     values: { kind: ['detection', 'correlation'] },
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   },
   svc_enrichment_queue_depth: { type: 'gauge', help: 'Results waiting for enrichment.', labels: [], group: 'enrichment' },
   svc_enrichment_http_cache_hits_total: {

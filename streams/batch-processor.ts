@@ -69,6 +69,12 @@ export interface BatchProcessorDeps {
   readonly observe?: (lines: readonly string[]) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
   readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
+  /**
+   * The enrichment stage (§6: before risk). It may wait (http, command enrichers): nothing else
+   * touches the journal or the store meanwhile, since exclusive work and the next batch wait for this
+   * hand-over.
+   */
+  readonly enrich?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] | Promise<readonly CommittedResult[]> };
   /** The risk layer stage (§6: before the alert pipeline); it journals into `journal`. */
   readonly risk?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
 }
@@ -160,7 +166,7 @@ export class BatchProcessor {
       throw failure;
     }
     deps.observe?.(texts);
-    // From here to commitBatch nothing awaits: ordinals and journal order belong to this batch.
+    // From here to commitBatch nothing awaits but enrichment: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();
     deps.journal.at = now;
@@ -184,17 +190,21 @@ export class BatchProcessor {
         outbox.push({ result_id, payload: text });
       }
       if (next === undefined || next.line !== line) continue;
-      c++;
-      for (const result of active.runtime.onEvent(next.matched, next.event, now)) {
-        const result_id = resultIdForInput(ordinal, n++);
-        // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
-        const text = JSON.stringify({ result_id, ...result });
-        lines.push({ result_id, head: result, text });
-        outbox.push({ result_id, payload: text });
+      // An input filter can make several events of one line.
+      for (let input: CorrelationInput | undefined = next; input?.line === line; input = correlate[++c]) {
+        for (const result of active.runtime.onEvent(input.matched, input.event, now)) {
+          const result_id = resultIdForInput(ordinal, n++);
+          // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
+          const text = JSON.stringify({ result_id, ...result });
+          lines.push({ result_id, head: result, text });
+          outbox.push({ result_id, payload: text });
+        }
       }
     }
     // What the alert pipeline lets through is delivered; match counters count every result.
-    const scored = deps.risk?.apply(lines) ?? lines;
+    const enriching = deps.enrich?.apply(lines) ?? lines;
+    const enriched = enriching instanceof Promise ? await enriching : enriching;
+    const scored = deps.risk?.apply(enriched) ?? enriched;
     const delivered = deps.alerts?.apply(scored) ?? scored;
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);

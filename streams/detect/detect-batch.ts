@@ -3,11 +3,13 @@
 // plus what the correlation runtime needs. Runs on a worker thread or inline; both give the same bytes.
 import type { MatchedRule } from '../../actors/index.js';
 import type { LogsourceMap } from '../../protocol/index.js';
-import { decodeLine } from '../../protocol/index.js';
+import { decodeLine, isJsonObject } from '../../protocol/index.js';
 import type { InputFormat, JsonEvent } from '../../protocol/index.js';
 import type { CompiledRule } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import { EventDetector } from '../event-results.js';
+import { createExtractCompiler } from '../extract/index.js';
+import type { ExtractCompiler, Extractor } from '../extract/index.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -17,6 +19,8 @@ export interface DetectSettings {
   readonly includeEvent: boolean;
   /** `--logsource-routing` maps, absent when routing is off. */
   readonly routing?: { readonly fieldMap: LogsourceMap; readonly fixed?: LogsourceMap };
+  /** `--jq` / `--jsonpath` (§3.3), compiled where detection runs with `compileInputFilter`. */
+  readonly filter?: { readonly language: 'jq' | 'jsonpath'; readonly expression: string };
 }
 
 /** What metrics and tail filters read of a result, without parsing its text. */
@@ -83,12 +87,32 @@ export function detectRules(ruleSet: RuleSet): DetectRules {
 /** Evaluates one batch under `rules`; `now` is the batch's clock (syslog years). */
 export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: number) => DetectedBatch;
 
-export function createBatchDetector(settings: DetectSettings): BatchDetector {
+/** `filter`: the compiled `settings.filter`, when there is one. */
+export function createBatchDetector(settings: DetectSettings, filter?: Extractor): BatchDetector {
   const detector = new EventDetector(settings);
-  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now);
+  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now, filter);
 }
 
-function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number): DetectedBatch {
+/** Compiles the input filter of `settings` (throws ExtractCompileError naming the expression). */
+export async function compileInputFilter(settings: DetectSettings, extract: ExtractCompiler = createExtractCompiler()): Promise<Extractor | undefined> {
+  return settings.filter === undefined ? undefined : extract.compile(settings.filter.language, settings.filter.expression);
+}
+
+/**
+ * The events one decoded line becomes under an input filter (§3.3): a JSON event is replaced by the
+ * filter's object outputs (none: the line yields nothing; a failing program: nothing either); other
+ * events pass as they are.
+ */
+function filtered(event: JsonEvent, line: string, format: InputFormat, filter: Extractor): readonly JsonEvent[] {
+  if (format !== 'json' && format !== 'evtx-json' && !(format === 'auto' && line.trimStart().startsWith('{'))) return [event];
+  try {
+    return filter.outputs(event).filter(isJsonObject);
+  } catch {
+    return [];
+  }
+}
+
+function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number, filter: Extractor | undefined): DetectedBatch {
   const started = performance.now();
   const stats = rules.ruleSet.engine.stats;
   const pruned0 = stats.rulesPrunedByLogsource;
@@ -111,8 +135,15 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
       parseErrors.push(line);
       continue;
     }
-    const matched = detector.detect(rules, decoded.event, emit);
-    if (matched !== undefined) correlate.push({ line, matched, event: decoded.event });
+    if (filter === undefined) {
+      const matched = detector.detect(rules, decoded.event, emit);
+      if (matched !== undefined) correlate.push({ line, matched, event: decoded.event });
+      continue;
+    }
+    for (const event of filtered(decoded.event, lines[line] as string, settings.format, filter)) {
+      const matched = detector.detect(rules, event, emit);
+      if (matched !== undefined) correlate.push({ line, matched, event });
+    }
   }
   return {
     parseErrors,

@@ -1,7 +1,7 @@
 // A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
 // the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
-import { createBatchDetector, detectRules } from './detect-batch.js';
+import { compileInputFilter, createBatchDetector, detectRules } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
@@ -10,7 +10,8 @@ const data = workerData as DetectWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('detect-worker must run as a worker thread');
 const post = (m: FromWorker): void => port.postMessage(m);
-const detect = createBatchDetector(data.settings);
+// Main compiled the same filter before starting the pool, so this does not fail. Messages wait on the port meanwhile.
+const detect = createBatchDetector(data.settings, await compileInputFilter(data.settings));
 const built = new Map<number, DetectRules>();
 let serving: DetectRules | undefined;
 let batches = 0;

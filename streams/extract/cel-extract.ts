@@ -13,17 +13,15 @@ export function compileCel(expression: string): Extractor {
   }
   const checked = program.check();
   if (!checked.valid) throw new ExtractCompileError('cel', expression, firstLine(checked.error), { cause: checked.error });
-  return {
-    language: 'cel',
-    expression,
-    evaluate(input: unknown): unknown {
-      try {
-        return toJson(program({ data: input }));
-      } catch (err) {
-        throw new ExtractEvalError('cel', expression, firstLine(err), { cause: err });
-      }
-    },
+  const evaluate = (input: unknown): unknown => {
+    try {
+      return toJson(program({ data: input }));
+    } catch (err) {
+      throw new ExtractEvalError('cel', expression, firstLine(err), { cause: err });
+    }
   };
+  // A CEL expression has exactly one value.
+  return { language: 'cel', expression, evaluate, outputs: (input) => [evaluate(input)] };
 }
 
 /** CEL ints are BigInt and its maps may be `Map`s: turn the result into plain JSON for injection. */

@@ -9,6 +9,8 @@ export interface Extractor {
   readonly expression: string;
   /** Throws `ExtractEvalError` when the expression fails on this input. */
   evaluate(input: unknown): unknown;
+  /** Every output, uncollapsed (input filters: each output is an event). Throws `ExtractEvalError`. */
+  outputs(input: unknown): readonly unknown[];
 }
 
 /** The expression does not compile; raised at load so the config error can name it. */

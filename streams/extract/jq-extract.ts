@@ -20,18 +20,15 @@ export class JqLanguage {
     const check = this.jq.raw(null, `if false then (\n${expression}\n) else empty end`);
     if (check.exitCode === JQ_COMPILE_ERROR) throw new ExtractCompileError('jq', expression, describeCompileError(check.stderr, expression));
     const jq = this.jq;
-    return {
-      language: 'jq',
-      expression,
-      evaluate(input: unknown): unknown {
-        try {
-          return collapseOutputs(jq.json(input as never, expression));
-        } catch (err) {
-          const detail = err instanceof JqError ? err.stderr.trim() : String(err);
-          throw new ExtractEvalError('jq', expression, detail.replace(/^jq: error \(at [^)]*\): /, ''), { cause: err });
-        }
-      },
+    const outputs = (input: unknown): unknown[] => {
+      try {
+        return jq.json(input as never, expression);
+      } catch (err) {
+        const detail = err instanceof JqError ? err.stderr.trim() : String(err);
+        throw new ExtractEvalError('jq', expression, detail.replace(/^jq: error \(at [^)]*\): /, ''), { cause: err });
+      }
     };
+    return { language: 'jq', expression, outputs, evaluate: (input) => collapseOutputs(outputs(input)) };
   }
 }
 

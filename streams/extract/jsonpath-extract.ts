@@ -12,15 +12,12 @@ export function compileJsonPath(expression: string): Extractor {
   } catch (err) {
     throw new ExtractCompileError('jsonpath', expression, firstLine(err), { cause: err });
   }
-  return {
-    language: 'jsonpath',
-    expression,
-    evaluate(input: unknown): unknown {
-      try {
-        return collapseOutputs(query(input as JsonValue, expression));
-      } catch (err) {
-        throw new ExtractEvalError('jsonpath', expression, firstLine(err), { cause: err });
-      }
-    },
+  const outputs = (input: unknown): unknown[] => {
+    try {
+      return query(input as JsonValue, expression);
+    } catch (err) {
+      throw new ExtractEvalError('jsonpath', expression, firstLine(err), { cause: err });
+    }
   };
+  return { language: 'jsonpath', expression, outputs, evaluate: (input) => collapseOutputs(outputs(input)) };
 }

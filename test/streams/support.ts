@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createMetrics } from '../../protocol/metrics.js';
-import type { Metrics } from '../../protocol/metrics.js';
+import type { CreateMetricsOptions, Metrics } from '../../protocol/metrics.js';
 import type { Clock, StageContext } from '../../streams/index.js';
 
 /** Time moves only when the test says so; due timers fire in order. */
@@ -46,8 +46,8 @@ export async function flush(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise<void>((r) => setImmediate(r));
 }
 
-export function testContext(clock: Clock = new SimulatedClock()): StageContext & { readonly registry: Metrics['registry'] } {
-  const metrics = createMetrics(new Registry());
+export function testContext(clock: Clock = new SimulatedClock(), groups: CreateMetricsOptions['groups'] = []): StageContext & { readonly registry: Metrics['registry'] } {
+  const metrics = createMetrics(new Registry(), { groups });
   return { log: pino({ level: 'silent' }), metrics: metrics.handles, clock, signal: new AbortController().signal, registry: metrics.registry };
 }
 

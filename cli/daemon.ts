@@ -57,6 +57,7 @@ import { createDaemonEnrichment } from './daemon-enrich.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
 import { createRulesReload } from './rules-reload.js';
 import { startDaemonSources } from './daemon-sources.js';
+import { daemonMetricGroups } from './metric-groups.js';
 import { loadDispositionPull } from './disposition-pull.js';
 
 /** A start-up failure with the exit code the contract gives it (2 rules, 3 config/startup). */

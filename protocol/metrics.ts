@@ -15,7 +15,7 @@ export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1
  * - `always`: from the first scrape (unlabelled series at zero, labelled families once used);
  * - the others only when `createMetrics` is told the feature is on.
  */
-type MetricGroup = 'always' | 'sources' | 'enrichment' | 'alert_pipeline' | 'risk' | 'otlp' | 'tls' | 'dispositions';
+export type MetricGroup = 'always' | 'sources' | 'enrichment' | 'alert_pipeline' | 'risk' | 'otlp' | 'tls' | 'dispositions';
 
 interface MetricDecl {
   readonly type: 'counter' | 'gauge' | 'histogram';

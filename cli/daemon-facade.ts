@@ -1,4 +1,5 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
+import type { StateReport } from '../state/index.js';
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
 import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
@@ -27,6 +28,7 @@ export interface FacadeParts {
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
   readonly audit?: AuditLog;
+  readonly stateReport?: () => StateReport;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -82,6 +84,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
+    ...(p.stateReport !== undefined ? { stateReport: p.stateReport } : {}),
   };
 }
 

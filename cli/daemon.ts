@@ -14,7 +14,7 @@ import { createMetrics } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import type { SigmaError } from '../sigma/index.js';
 import { isBuiltinPipeline } from '../sigma/index.js';
-import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
+import { createKindRegistry, inspectStore, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
 import type { CrashHook, Recovered, StateStore } from '../state/index.js';
 import {
   admitSources,
@@ -403,6 +403,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(tail !== undefined ? { tail } : {}),
     ...(tap !== undefined ? { tap } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
+    ...(config.state.db !== undefined ? { stateReport: () => inspectStore(store) } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

@@ -11,6 +11,7 @@ import type {
 } from '../protocol/index.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
 import type { EventIngest, OtlpIngest } from '../protocol/index.js';
+import type { StateReport } from '../state/index.js';
 import type { AuditLog } from './audited-request.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
 
@@ -60,6 +61,8 @@ export interface DaemonFacade {
   readonly tail?: LiveStream<TailRequest>;
   /** Present when the audit trail is on (a state DB and `daemon.api.audit.enabled` not false). */
   readonly audit?: AuditLog;
+  /** The state directory's report (`sigmad state inspect`); present with `--state-db`. */
+  readonly stateReport?: () => StateReport;
 }
 
 

@@ -39,6 +39,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, string>> = {
   'GET /api/v1/tap': 'tap:read',
   'GET /api/v1/detections/stream': 'detections:read',
   'GET /api/v1/audit': 'audit:read',
+  'GET /api/v1/state': 'status:read',
 };
 
 export const FAIL_CLOSED: Permission = { resource: '*', action: '*' };

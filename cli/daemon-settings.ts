@@ -20,6 +20,8 @@ export interface DaemonSettings {
   readonly capacity: number;
   /** Lines per batch (and per stdin unit, per sink write): never more than the queue holds. */
   readonly batchSize: number;
+  /** `--pretty`: the stdout sink writes indented JSON. */
+  readonly prettyStdout: boolean;
   readonly sinks: readonly OutputSpec[];
   readonly dlq?: OutputSpec;
   /** Retries and backoff of every sink. */
@@ -65,6 +67,7 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
     detectWorkers: detectWorkerCount(config.engine.detect_workers),
     capacity,
     batchSize: Math.min(config.input.batch_size, capacity),
+    prettyStdout: config.output.pretty,
     sinks: (config.output.sinks.length > 0 ? config.output.sinks : ['stdout']).map(outputSpec),
     // The DLQ URL has a file sink's grammar: one parser for both.
     ...(config.output.dlq !== undefined ? { dlq: outputSpec(config.output.dlq) } : {}),

@@ -133,6 +133,8 @@ export const DaemonConfig = Type.Object({
       /** Empty behaves as `[stdout]`. */
       sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
       dlq: Type.Optional(Type.String({ pattern: DLQ_URI_PATTERN })),
+      /** Pretty-printed JSON on the stdout sink only (daemon-semantics §2.1, §4.1). */
+      pretty: flag(),
       /** Webhook files or directories (daemon-semantics §12.1). */
       webhooks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       /** Seconds in-flight events may drain on SIGTERM/SIGINT. */

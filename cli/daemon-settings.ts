@@ -50,6 +50,14 @@ export function detectWorkerCount(setting: DaemonConfig['engine']['detect_worker
   return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores);
 }
 
+/** `±HH:MM` (or `UTC`/`Z`, which the schema also admits) as minutes east of UTC. */
+export function syslogTzMinutes(offset: string): number {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset);
+  if (m === null) return 0;
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
 function outputSpec(uri: string): OutputSpec {
   return { ...parseSinkUri(uri), uri };
 }
@@ -60,7 +68,7 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
   return {
     detect: {
       format: config.input.format,
-      syslogTzMinutes: 0,
+      syslogTzMinutes: syslogTzMinutes(config.input.syslog_tz),
       includeEvent: config.output.include_event,
       ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
     },

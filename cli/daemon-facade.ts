@@ -1,4 +1,5 @@
 // The real daemon behind the HTTP routes: reads live state, never holds any of its own.
+import type { StateReport } from '../state/index.js';
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
 import type { AuditLog, DaemonFacade, Dispositions, DynamicSources, EventIngest, IncidentApi, OtlpIngest, SilenceStore, UiAssets } from '../http/index.js';
@@ -32,6 +33,7 @@ export interface FacadeParts {
   readonly ui?: UiAssets;
   /** Dynamic sources: the routes' backend and the status block (§11.5). */
   readonly sources?: { readonly api: DynamicSources; status(): NonNullable<StatusRecord['dynamic_sources']> };
+  readonly stateReport?: () => StateReport;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -94,6 +96,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
     ...(p.ui !== undefined ? { ui: p.ui } : {}),
     ...(p.sources !== undefined ? { sources: p.sources.api } : {}),
+    ...(p.stateReport !== undefined ? { stateReport: p.stateReport } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, withOcsfFormat, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, prettyLines, withLineFormat, withOcsfFormat, SinkQueueDepths, SinkWorker } from '../streams/index.js';
 import type { AppendLines, Decoder, DlqWriter, LineWritable, SinkTarget, StageContext } from '../streams/index.js';
 import type { OutputSpec } from './daemon-settings.js';
 import { settingName } from './config.js';
@@ -77,7 +77,8 @@ export async function openOutputs(settings: DaemonSettings, ctx: StageContext, s
   };
   for (const spec of settings.sinks) {
     const native = sinkTarget(spec, settings, ctx, store, stdout);
-    const target = spec.format === 'ocsf' ? withOcsfFormat(native, ctx.clock, SIGMAD_VERSION) : native;
+    const formatted = spec.format === 'ocsf' ? withOcsfFormat(native, ctx.clock, SIGMAD_VERSION) : native;
+    const target = spec.kind === 'stdout' && settings.prettyStdout ? withLineFormat(formatted, prettyLines) : formatted;
     const worker = new SinkWorker(target, store, ctx, delivery, dlq, crash, depths);
     try {
       await target.start();

@@ -21,6 +21,8 @@ export interface DaemonSettings {
   readonly capacity: number;
   /** Lines per batch (and per stdin unit, per sink write): never more than the queue holds. */
   readonly batchSize: number;
+  /** `--pretty`: the stdout sink writes indented JSON. */
+  readonly prettyStdout: boolean;
   readonly sinks: readonly OutputSpec[];
   readonly dlq?: OutputSpec;
   /** Retries and backoff of every sink. */
@@ -49,6 +51,14 @@ export function detectWorkerCount(setting: DaemonConfig['engine']['detect_worker
   return cores <= 1 ? 0 : Math.min(AUTO_MAX_WORKERS, cores);
 }
 
+/** `±HH:MM` (or `UTC`/`Z`, which the schema also admits) as minutes east of UTC. */
+export function syslogTzMinutes(offset: string): number {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(offset);
+  if (m === null) return 0;
+  const minutes = Number(m[2]) * 60 + Number(m[3]);
+  return m[1] === '-' ? -minutes : minutes;
+}
+
 function outputSpec(uri: string): OutputSpec {
   return { ...parseSinkUri(uri), uri };
 }
@@ -59,7 +69,7 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
   return {
     detect: {
       format: config.input.format,
-      syslogTzMinutes: 0,
+      syslogTzMinutes: syslogTzMinutes(config.input.syslog_tz),
       includeEvent: config.output.include_event,
       ...(routing.enabled ? { routing: { fieldMap: routing.field_map, ...(routing.event_logsource !== undefined ? { fixed: routing.event_logsource } : {}) } } : {}),
       ...(config.input.jq !== undefined ? { filter: { language: 'jq' as const, expression: config.input.jq } } : {}),
@@ -68,6 +78,7 @@ export function resolveDaemonSettings(config: DaemonConfig): DaemonSettings {
     detectWorkers: detectWorkerCount(config.engine.detect_workers),
     capacity,
     batchSize: Math.min(config.input.batch_size, capacity),
+    prettyStdout: config.output.pretty,
     sinks: (config.output.sinks.length > 0 ? config.output.sinks : ['stdout']).map(outputSpec),
     // The DLQ URL has a file sink's grammar: one parser for both.
     ...(config.output.dlq !== undefined ? { dlq: outputSpec(config.output.dlq) } : {}),

@@ -14,7 +14,7 @@ import { createMetrics } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import type { SigmaError } from '../sigma/index.js';
 import { isBuiltinPipeline } from '../sigma/index.js';
-import { createKindRegistry, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
+import { createKindRegistry, inspectStore, noCrash, openLmdbStateStore, openMemoryStateStore, recover, snapshotKinds } from '../state/index.js';
 import type { CrashHook, Recovered, StateStore } from '../state/index.js';
 import {
   admitSources,
@@ -434,6 +434,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(audit !== undefined ? { audit: audit.log } : {}),
     ...(ui !== undefined ? { ui } : {}),
     ...(sources !== undefined ? { sources } : {}),
+    ...(config.state.db !== undefined ? { stateReport: () => inspectStore(store) } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

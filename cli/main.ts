@@ -11,6 +11,7 @@ import { registerEvalCommand } from './eval-command.js';
 import { registerWebhookCommand } from './webhook-verify-command.js';
 import { registerStreamCommands } from './stream-commands.js';
 import { registerScorecardCommand } from './scorecard-command.js';
+import { inspectStateUrl } from './state-inspect-url.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');
@@ -26,10 +27,16 @@ cli.command('pipelines', 'List the built-in processing pipelines').action(() => 
 });
 
 cli
-  .command('state <action>', 'Inspect a state directory (`sigmad state inspect --state-db DIR`, also while the daemon runs) or compact it (`compact`, daemon stopped)')
+  .command('state <action>', 'Inspect a state directory (`sigmad state inspect --state-db DIR`, also while the daemon runs, or `--url URL` of a running daemon) or compact it (`compact`, daemon stopped)')
   .option('--state-db <dir>', 'State directory (LMDB)')
-  .action(async (action: string, flags: { stateDb?: string }) => {
+  .option('--url <url>', 'inspect: a running daemon\'s API URL instead of a directory')
+  .option('--token-env <var>', 'Environment variable holding a bearer token (with --url)')
+  .action(async (action: string, flags: { stateDb?: string; url?: string; tokenEnv?: string }) => {
     if (action !== 'inspect' && action !== 'compact') throw new UsageError(`unknown state action '${action}' (known: inspect, compact)`);
+    if (action === 'inspect' && flags.url !== undefined) {
+      process.stdout.write(`${JSON.stringify(await inspectStateUrl(String(flags.url), flags.tokenEnv), null, 2)}\n`);
+      return;
+    }
     if (flags.stateDb === undefined) throw new UsageError('--state-db DIR is required');
     const dir = String(flags.stateDb);
     // Compacting a missing environment would create an empty one.

@@ -41,7 +41,7 @@ function parseWindow(value: string | undefined): number | undefined {
   return ms;
 }
 
-function authHeaders(tokenEnv: string | undefined): Record<string, string> {
+export function authHeaders(tokenEnv: string | undefined): Record<string, string> {
   if (tokenEnv === undefined) return {};
   const token = process.env[String(tokenEnv)];
   if (token === undefined || token === '') throw new UsageError(`--token-env ${String(tokenEnv)}: the variable is not set`);

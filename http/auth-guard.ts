@@ -1,6 +1,6 @@
 import { API_ERRORS } from '../protocol/index.js';
 import { compileAccessCheck, type AuthPolicy } from './bearer-auth.js';
-import type { HttpApp } from './handler.js';
+import type { HttpApp, Res } from './handler.js';
 import { compilePathMatcher } from './path-matcher.js';
 import { sendError, sendJson } from './respond.js';
 import type { Route } from './route.js';
@@ -23,24 +23,36 @@ export function guardApp(inner: HttpApp, routes: readonly Route[], policy: AuthP
   const byPath = new Map<string, Set<string>>();
   for (const r of routes) byPath.set(r.path, (byPath.get(r.path) ?? new Set()).add(r.method));
   const paths = compilePathMatcher([...byPath].map(([path, methods]) => [path, { path, methods }] as const));
+  /** The token the request may go on with, or the answer that refuses it (reported once, here). */
+  const decide = (method: string, path: string, headers: Readonly<Record<string, string>>): { readonly token?: string } | ((res: Res) => void) => {
+    const found = paths.match(path);
+    if (found.kind !== 'found' || !found.value.methods.has(method)) return {};
+    const route = found.value.path;
+    const required = requiredPermission(method, route);
+    if (required === 'open') return {};
+    const decision = check(headers['authorization'], required);
+    if (decision.allowed) return decision.token === undefined ? {} : { token: decision.token };
+    if (decision.reason === 'unauthorized') {
+      onReject({ reason: 'unauthorized', method, route });
+      return (res) => {
+        res.header('www-authenticate', 'Bearer');
+        sendError(res, 'unauthorized');
+      };
+    }
+    onReject({ reason: 'forbidden', method, route, token: decision.token, permission: decision.permission });
+    return (res) => sendJson(res, API_ERRORS.forbidden.status, { error: `${API_ERRORS.forbidden.error} '${decision.permission}'` });
+  };
   return {
     bodyLimit: (method, path) => inner.bodyLimit(method, path),
     rejectOversizedBody: (res) => inner.rejectOversizedBody(res),
+    refuseEarly(method, path, headers) {
+      const decision = decide(method, path, headers);
+      return typeof decision === 'function' ? decision : undefined;
+    },
     async handle(req, res) {
-      const found = paths.match(req.path);
-      if (found.kind !== 'found' || !found.value.methods.has(req.method)) return inner.handle(req, res);
-      const route = found.value.path;
-      const required = requiredPermission(req.method, route);
-      if (required === 'open') return inner.handle(req, res);
-      const decision = check(req.headers['authorization'], required);
-      if (decision.allowed) return inner.handle(decision.token === undefined ? req : { ...req, token: decision.token }, res);
-      if (decision.reason === 'unauthorized') {
-        onReject({ reason: 'unauthorized', method: req.method, route });
-        res.header('www-authenticate', 'Bearer');
-        return sendError(res, 'unauthorized');
-      }
-      onReject({ reason: 'forbidden', method: req.method, route, token: decision.token, permission: decision.permission });
-      sendJson(res, API_ERRORS.forbidden.status, { error: `${API_ERRORS.forbidden.error} '${decision.permission}'` });
+      const decision = decide(req.method, req.path, req.headers);
+      if (typeof decision === 'function') return decision(res);
+      return inner.handle(decision.token === undefined ? req : { ...req, token: decision.token }, res);
     },
   };
 }

@@ -12,6 +12,7 @@ import type {
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../protocol/index.js';
 import type { FieldsReport, FieldsReset, MissingFieldPage, SchemaReport, SchemaSuggestions, SchemasReset, UnknownFieldPage } from '../protocol/index.js';
 import type { EventIngest, OtlpIngest } from '../protocol/index.js';
+import type { StateReport } from '../state/index.js';
 import type { AuditLog } from './audited-request.js';
 import type { UiAssets } from './ui-routes.js';
 import type { LiveStream, TailRequest, TapRequest } from '../protocol/index.js';
@@ -64,6 +65,8 @@ export interface DaemonFacade {
   readonly audit?: AuditLog;
   /** The built web console when `daemon.ui` is on; absent: `/ui/` answers 404 `web console disabled`. */
   readonly ui?: UiAssets;
+  /** The state directory's report (`sigmad state inspect`); present with `--state-db`. */
+  readonly stateReport?: () => StateReport;
 }
 
 

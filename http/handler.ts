@@ -45,4 +45,15 @@ export interface HttpApp {
   handle(req: Omit<Req, 'params'>, res: Res): Promise<void>;
   /** Answer a body that went over `bodyLimit` (adapters stop reading it). */
   rejectOversizedBody(res: Res): void;
+  /**
+   * A request refused on its head alone (a missing or insufficient bearer token): the answer to
+   * send instead of reading the body, or undefined to read it and `handle` the request.
+   */
+  refuseEarly?(method: string, path: string, headers: Readonly<Record<string, string>>): ((res: Res) => void) | undefined;
 }
+
+/**
+ * Of a request refused before its body is read (401/403/413), adapters read at most this much (so a
+ * client that writes its whole body before reading still gets the answer), answer, and close.
+ */
+export const REFUSED_BODY_READ_BYTES = 64 * 1024;

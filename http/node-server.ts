@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { apiError } from '../protocol/index.js';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
-import type { Chunk, HttpApp, Res } from './handler.js';
+import { REFUSED_BODY_READ_BYTES, type Chunk, type HttpApp, type Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
@@ -94,6 +94,8 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
   const dispatch = (body: Uint8Array): void => {
     void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
   };
+  const refuse = app.refuseEarly?.(method, path, headers);
+  if (refuse !== undefined) return refuseAfterReading(req, r, refuse);
   const limit = app.bodyLimit(method, path);
   // HTTP/2 has no Transfer-Encoding: a body without Content-Length is just the rest of the stream.
   const announced = req.httpVersionMajor === 2 && headers['content-length'] === undefined ? STREAMED_BODY : announcedBody(headers, limit);
@@ -102,22 +104,44 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
       req.resume();
       return dispatch(EMPTY_BODY);
     case 'too_large':
-      req.resume();
-      return app.rejectOversizedBody(r);
+      return refuseAfterReading(req, r, (res) => app.rejectOversizedBody(res));
     case 'read': {
       const buffer = new BodyBuffer(limit, announced.length);
       const onData = (chunk: Buffer): void => {
         if (buffer.push(chunk)) return;
         req.off('data', onData);
         req.off('end', onEnd);
-        req.resume();
-        app.rejectOversizedBody(r);
+        refuseAfterReading(req, r, (res) => app.rejectOversizedBody(res));
       };
       const onEnd = (): void => dispatch(buffer.result());
       req.on('data', onData);
       req.on('end', onEnd);
     }
   }
+}
+
+/**
+ * A request refused before its body is needed: reads at most REFUSED_BODY_READ_BYTES more of the
+ * body, answers, and closes the connection when body bytes are left unread (never the route limit).
+ */
+function refuseAfterReading(req: IncomingMessage, r: NodeRes, answer: (res: Res) => void): void {
+  let read = 0;
+  const done = (): void => {
+    req.off('data', onData);
+    req.off('end', done);
+    if (!req.complete) {
+      req.pause();
+      r.closeAfterAnswer(req.httpVersionMajor);
+    }
+    answer(r);
+  };
+  const onData = (chunk: Buffer): void => {
+    read += chunk.length;
+    if (read >= REFUSED_BODY_READ_BYTES) done();
+  };
+  if (req.complete) return done();
+  req.on('data', onData);
+  req.on('end', done);
 }
 
 class NodeRes implements Res {
@@ -168,6 +192,12 @@ class NodeRes implements Res {
   }
   onAbort(cb: () => void): void {
     this.aborts.add(cb);
+  }
+  /** Close the connection (HTTP/1.1) or the stream (HTTP/2) once the answer is sent. */
+  closeAfterAnswer(httpVersionMajor: number): void {
+    // HTTP/2 forbids a `connection` header; there the unread rest of the stream is reset instead.
+    if (httpVersionMajor === 1) this.res.setHeader('connection', 'close');
+    this.res.once('finish', () => this.res.destroy());
   }
   /** Destroy the connection (shutdown), running the abort handlers before returning. */
   cut(): void {

@@ -43,6 +43,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, string>> = {
   'GET /ui': 'open',
   'GET /ui/': 'open',
   'GET /ui/assets/{build}/{file}': 'open',
+  'GET /api/v1/state': 'status:read',
 };
 
 export const FAIL_CLOSED: Permission = { resource: '*', action: '*' };

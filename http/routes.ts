@@ -29,6 +29,7 @@ import {
   StatusRecord,
 } from '../protocol/index.js';
 import { AuditListResponse, AuditQuery, parseDuration } from '../protocol/index.js';
+import { StateReport } from '../state/index.js';
 import type { ApiErrorCode } from '../protocol/index.js';
 import { dispositionBodyError, parseDispositionBody } from './disposition-body.js';
 import { IngestClosedError, IngestTooLargeError, type LiveStream } from './facade.js';
@@ -354,6 +355,13 @@ export const ROUTES: readonly Route[] = [
     schema: { query: AuditQuery, response: AuditListResponse },
     feature: { select: (d) => d.audit, disabled: 'audit_disabled' },
     handle: (req, res, _d, audit) => sendJson(res, 200, audit.list(req.input.query)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/state',
+    schema: { response: StateReport },
+    feature: { select: (d) => d.stateReport, disabled: 'state_disabled' },
+    handle: (_req, res, _d, report) => sendJson(res, 200, report()),
   }),
   otlpLogsRoute(INGEST_MAX_BODY_BYTES),
   ...UI_ROUTES,

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { AbortCallbacks } from './abort-callbacks.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
-import type { Chunk, HttpApp, Res } from './handler.js';
+import { REFUSED_BODY_READ_BYTES, type Chunk, type HttpApp, type Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
@@ -33,19 +33,25 @@ export async function listenUws(app: HttpApp, address: ListenAddress): Promise<H
     const dispatch = (body: Uint8Array): void => {
       void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
     };
+    const refuse = app.refuseEarly?.(method, path, headers);
     const limit = app.bodyLimit(method, path);
     const announced = announcedBody(headers, limit);
+    if (refuse !== undefined) return refuseAfterReading(res, r, refuse, announced.kind !== 'none');
     switch (announced.kind) {
       case 'none':
         return dispatch(EMPTY_BODY);
       case 'too_large':
-        return app.rejectOversizedBody(r);
+        return refuseAfterReading(res, r, (rr) => app.rejectOversizedBody(rr), true);
       case 'read': {
         const buffer = new BodyBuffer(limit, announced.length);
         res.onData((ab, isLast) => {
           if (r.closed) return;
-          if (!buffer.push(new Uint8Array(ab))) return app.rejectOversizedBody(r);
-          if (isLast) dispatch(buffer.result());
+          if (buffer.push(new Uint8Array(ab))) {
+            if (isLast) dispatch(buffer.result());
+            return;
+          }
+          r.header('connection', 'close');
+          app.rejectOversizedBody(r);
         });
       }
     }
@@ -61,6 +67,23 @@ export async function listenUws(app: HttpApp, address: ListenAddress): Promise<H
       if (address.kind === 'unix') await removeUnixSocket(address.path);
     },
   };
+}
+
+/**
+ * A request refused before its body is needed: reads at most REFUSED_BODY_READ_BYTES of the body,
+ * answers, and closes the connection when body bytes are left unread (never the route limit).
+ */
+function refuseAfterReading(res: HttpResponse, r: UwsRes, answer: (res: Res) => void, hasBody: boolean): void {
+  if (!hasBody) return answer(r);
+  let read = 0;
+  res.onData((ab, isLast) => {
+    if (r.closed) return;
+    read += ab.byteLength;
+    if (isLast) return answer(r);
+    if (read < REFUSED_BODY_READ_BYTES) return;
+    r.header('connection', 'close');
+    answer(r);
+  });
 }
 
 async function bind(

@@ -27,6 +27,7 @@ const DLQ_URI_PATTERN = '^(file://[^?]+|nats://[^/?]+/[^?]+)(\\?on_full=(block|d
 const INPUT_SOURCE_PATTERN = '^(stdin|http|unix:///.+|nats://[^/?]+(/[^?]*)?)$';
 /** A `file://PATH` line sink (DLQ, audit sink), optionally `?on_full=block|drop`. */
 const FILE_SINK_PATTERN = '^file://[^?]+(\\?on_full=(block|drop))?$';
+const SYSLOG_TZ_PATTERN = '^([+-]([01][0-9]|2[0-3]):[0-5][0-9]|UTC|utc|Z)$';
 const RFC3339_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
 /** Sigma timespan: an integer and one unit of `s m h d w M y`. */
 const TIMESPAN_PATTERN = '^[0-9]+[smhdwMy]$';
@@ -125,6 +126,8 @@ export const DaemonConfig = Type.Object({
     {
       source: Type.String({ pattern: INPUT_SOURCE_PATTERN, default: 'stdin' }),
       format: enumOf(INPUT_FORMATS, 'auto'),
+      /** Offset of syslog timestamps that carry none: `±HH:MM`, or `UTC`/`utc`/`Z` (daemon-semantics §2.1). */
+      syslog_tz: Type.String({ pattern: SYSLOG_TZ_PATTERN, default: '+00:00' }),
       /** Capacity of every bounded queue. */
       buffer_size: count(10_000),
       /** Effective batch = min(batch_size, buffer_size). */
@@ -140,6 +143,8 @@ export const DaemonConfig = Type.Object({
       /** Empty behaves as `[stdout]`. */
       sinks: Type.Array(Type.String({ pattern: SINK_URI_PATTERN }), { default: ['stdout'] }),
       dlq: Type.Optional(Type.String({ pattern: DLQ_URI_PATTERN })),
+      /** Pretty-printed JSON on the stdout sink only (daemon-semantics §2.1, §4.1). */
+      pretty: flag(),
       /** Webhook files or directories (daemon-semantics §12.1). */
       webhooks: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
       /** Seconds in-flight events may drain on SIGTERM/SIGINT. */

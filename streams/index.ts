@@ -22,7 +22,7 @@ export { create as createOtlpSink } from './sinks/otlp-sink.js';
 export { parseSinkUri } from './sinks/sink-uri.js';
 export { withOcsfFormat } from './sinks/ocsf-finding.js';
 export type { SinkSpec } from './sinks/sink-uri.js';
-export { backoffMs, PermanentDeliveryError, SinkQueueDepths, SinkWorker } from './sinks/sink-worker.js';
+export { backoffMs, PermanentDeliveryError, prettyLines, SinkQueueDepths, SinkWorker, withLineFormat } from './sinks/sink-worker.js';
 export type { DeliveryOptions, SinkTarget } from './sinks/sink-worker.js';
 export { create as createStdoutSink, configSchema as stdoutSinkConfigSchema } from './sinks/stdout-sink.js';
 export type { LineWritable } from './sinks/stdout-sink.js';

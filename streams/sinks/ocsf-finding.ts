@@ -5,7 +5,7 @@
  * (and the file sink's restart check) recognises a re-delivered finding.
  */
 import type { Clock } from '../stage-context.js';
-import type { SinkTarget } from './sink-worker.js';
+import { withLineFormat, type SinkTarget } from './sink-worker.js';
 
 type Json = Record<string, unknown>;
 
@@ -155,16 +155,8 @@ export function ocsfLine(text: string, timeMs: number, version: string): string 
 
 /** `target` writing OCSF findings; a batch's findings share the clock time of its first delivery attempt. */
 export function withOcsfFormat(target: SinkTarget, clock: Clock, version: string): SinkTarget {
-  return {
-    name: target.name,
-    label: target.label,
-    onFull: target.onFull,
-    start: () => target.start(),
-    write: (text) => target.write(text),
-    close: () => target.close(),
-    formatLines: (texts) => {
-      const now = clock.now();
-      return texts.map((t) => ocsfLine(t, now, version));
-    },
-  };
+  return withLineFormat(target, (texts) => {
+    const now = clock.now();
+    return texts.map((t) => ocsfLine(t, now, version));
+  });
 }

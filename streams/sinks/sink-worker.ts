@@ -18,6 +18,31 @@ export interface SinkTarget {
   formatLines?(texts: readonly string[]): readonly string[];
 }
 
+/** `target` writing `format(lines)` (after any format it already applies). */
+export function withLineFormat(target: SinkTarget, format: (texts: readonly string[]) => readonly string[]): SinkTarget {
+  const inner = target.formatLines?.bind(target);
+  return {
+    name: target.name,
+    label: target.label,
+    onFull: target.onFull,
+    start: () => target.start(),
+    write: (text) => target.write(text),
+    close: () => target.close(),
+    formatLines: (texts) => format(inner === undefined ? texts : inner(texts)),
+  };
+}
+
+/** Indented JSON for `--pretty` (stdout only); a line that is not JSON stays as it is. */
+export function prettyLines(texts: readonly string[]): readonly string[] {
+  return texts.map((t) => {
+    try {
+      return JSON.stringify(JSON.parse(t), null, 2);
+    } catch {
+      return t;
+    }
+  });
+}
+
 export interface DeliveryOptions {
   /** Queue capacity (`--buffer-size`): outbox entries not yet delivered to this sink. */
   readonly capacity: number;

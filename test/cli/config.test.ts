@@ -12,7 +12,7 @@ import {
   UNAVAILABLE_FLAGS,
   type ConfigInputs,
 } from '../../cli/config.js';
-import { detectWorkerCount } from '../../cli/daemon-settings.js';
+import { detectWorkerCount, syslogTzMinutes } from '../../cli/daemon-settings.js';
 import { DaemonConfig } from '../../protocol/config.js';
 
 const load = (over: Partial<ConfigInputs> & { file?: string } = {}) =>
@@ -50,8 +50,8 @@ describe('daemon config defaults', () => {
     const { config, warnings } = load();
     expect(warnings).toEqual([]);
     expect(config.api.addr).toBe('0.0.0.0:9090');
-    expect(config.input).toEqual({ source: 'stdin', format: 'auto', buffer_size: 10_000, batch_size: 128 });
-    expect(config.output).toMatchObject({ sinks: ['stdout'], drain_timeout: 5, retry_max: 3, backoff_base_ms: 100, backoff_max_ms: 5000, include_event: false });
+    expect(config.input).toEqual({ source: 'stdin', format: 'auto', syslog_tz: '+00:00', buffer_size: 10_000, batch_size: 128 });
+    expect(config.output).toMatchObject({ sinks: ['stdout'], pretty: false, drain_timeout: 5, retry_max: 3, backoff_base_ms: 100, backoff_max_ms: 5000, include_event: false });
     expect(config.correlation).toMatchObject({ timestamp_fallback: 'wallclock', event_mode: 'none', max_events: 10, max_state_entries: 100_000, action: 'alert' });
     expect(config.tap).toMatchObject({ enabled: false, max_sessions: 2, max_duration: '5m' });
     expect(config.tail).toMatchObject({ enabled: false, max_sessions: 2 });
@@ -170,6 +170,13 @@ describe('daemon config layers', () => {
     expect(load({ env }).config.nats).toMatchObject({ token: '0123', user: 'u', password: 'p: w', nkey: 'SU', creds: '/c.creds', consumer_group: 'g-env' });
     expect(load({ env, flags: { consumerGroup: 'g-flag', natsToken: 'flag-token' } }).config.nats).toMatchObject({ consumer_group: 'g-flag', token: 'flag-token' });
     expect(load({ env: { SVC_NATS__CONSUMER_GROUP: 'g-svc', SVC_CONSUMER_GROUP: '' } }).config.nats.consumer_group).toBe('g-svc');
+  });
+
+  it('takes --syslog-tz as ±HH:MM, UTC or Z, and refuses anything else naming the key', () => {
+    const minutes = (syslogTz: string) => syslogTzMinutes(load({ flags: { syslogTz } }).config.input.syslog_tz);
+    expect([minutes('+05:30'), minutes('-08:00'), minutes('UTC'), minutes('utc'), minutes('Z')]).toEqual([330, -480, 0, 0, 0]);
+    expect(load().config.input.syslog_tz).toBe('+00:00');
+    for (const bad of ['+0530', '05:30', '+24:00', 'CET']) expect(() => load({ flags: { syslogTz: bad } })).toThrow(/--syslog-tz/);
   });
 
   it('replaces lists whole rather than merging them', () => {

@@ -61,3 +61,21 @@ describe('OCSF line sink', () => {
     }
   });
 });
+
+describe('--pretty on an OCSF stdout sink', () => {
+  it('writes each finding as indented JSON on stdout', async () => {
+    const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--input-format', 'json', '--api-addr', '127.0.0.1:0', '--output', 'stdout?format=ocsf', '--pretty']);
+    try {
+      await daemon.json({ method: 'POST', url: '/api/v1/events', body: ndjson([{ CommandLine: 'whoami' }]) });
+      const text = await waitFor(() => {
+        const t = daemon.stdout.join('\n');
+        return t.includes('\n}') ? t : undefined;
+      });
+      expect(text).toMatch(/^\{\n {2}"class_uid": 2004,\n/);
+      expect(JSON.parse(text)).toMatchObject({ class_uid: 2004, finding_info: { title: 'Whoami Execution' } });
+    } finally {
+      daemon.kill();
+      await daemon.exited;
+    }
+  });
+});

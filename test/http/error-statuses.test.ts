@@ -83,6 +83,7 @@ const CASES: Readonly<Record<Exclude<ApiErrorCode, ParserErrorCode>, ErrorCase>>
   unauthorized: { app: () => guarded(), request: { method: 'GET', url: '/api/v1/status' } },
   forbidden: { app: () => guarded(), request: { method: 'POST', url: '/api/v1/reload', headers: { authorization: 'Bearer r' } } },
   audit_disabled: { request: { method: 'GET', url: '/api/v1/audit' } },
+  state_disabled: { request: { method: 'GET', url: '/api/v1/state' } },
   audit_body_too_large: {
     setup: (f) => Object.assign(f, { audit: { maxBodyBytes: 4, record: () => Promise.resolve(), list: () => ({ count: 0, entries: [] }) } }),
     request: silence([{ selector: 'rule', op: '=', value: 'x' }]),

@@ -26,6 +26,7 @@ const SUCCESS: Readonly<Record<string, InjectRequest>> = {
   'POST /api/v1/sources/resolve/{source_id}': { method: 'POST', url: '/api/v1/sources/resolve/a' },
   'DELETE /api/v1/sources/cache/{source_id}': { method: 'DELETE', url: '/api/v1/sources/cache/a' },
   'GET /api/v1/audit': { method: 'GET', url: '/api/v1/audit?limit=5&since=0' },
+  'GET /api/v1/state': { method: 'GET', url: '/api/v1/state' },
 };
 
 function populatedFacade(): FakeDaemonFacade {
@@ -59,7 +60,11 @@ function populatedFacade(): FakeDaemonFacade {
   ];
   facade.silences.create({ matchers: [{ selector: 'rule', op: '=', value: 'x' }] });
   const record = { id: 1, ts: 1, method: 'POST', endpoint: '/api/v1/silences', token: 'ops', status: 201, prev_hash: '0'.repeat(64), hash: 'a'.repeat(64) };
-  return Object.assign(facade, { audit: { maxBodyBytes: 65_536, record: () => Promise.resolve(), list: () => ({ count: 1, entries: [record] }) } });
+  const stateReport = () => ({
+    snapshot: { seq: 4, at: 1, previous_seq: null }, journal: { length: 2, first_seq: 5, last_seq: 6 }, outbox: { length: 1, last_oseq: 0, backlog: { stdout: 0 } },
+    states: { correlation: 1 }, definitions: 1, input_ordinal: 7, input_positions: {}, idempotency_keys: 0, size_bytes: 4096,
+  });
+  return Object.assign(facade, { audit: { maxBodyBytes: 65_536, record: () => Promise.resolve(), list: () => ({ count: 1, entries: [record] }) }, stateReport });
 }
 
 describe('response shapes', () => {

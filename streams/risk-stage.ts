@@ -48,9 +48,10 @@ export function riskMetricsObserver(m: MetricHandles): RiskObserver {
   };
 }
 
-function emitted(seed: string, now: number, record: AlertResult, k: number): CommittedResult {
+/** A risk event or incident of the result `seed`: its id derives from that result's (an input position) and `k`, not from the time. */
+function emitted(seed: string, record: AlertResult, k: number): CommittedResult {
   const trigger = 'risk_incident_id' in record ? 'risk_incident' : 'risk_event';
-  const result_id = resultIdForTimer(`risk:${seed}`, trigger, now * 1000, k);
+  const result_id = resultIdForTimer(`risk:${seed}`, trigger, 0, k);
   const level = typeof record['level'] === 'string' ? record['level'] : null;
   return { result_id, head: { rule_title: trigger, rule_id: null, level }, text: JSON.stringify({ result_id, ...record }), bypass: true };
 }
@@ -102,7 +103,7 @@ export class RiskStage extends JournaledStage<RiskFile, RiskEvent> {
     this.forEachResult(lines, out, (line, r, now) => {
       const o = this.layer.process(r, now, line.result_id, this.observer);
       if (o.accumulated !== undefined) this.record({ t: 'add', now, seed: line.result_id, objects: o.accumulated.objects, c: o.accumulated.c });
-      o.before.forEach((rec, k) => out.push(emitted(line.result_id, now, rec, k)));
+      o.before.forEach((rec, k) => out.push(emitted(line.result_id, rec, k)));
       out.push(annotatedLine(line, r, o));
     });
     this.metrics?.svc_risk_layer_duration_seconds.observe((performance.now() - started) / 1000);

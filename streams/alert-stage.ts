@@ -85,27 +85,17 @@ function joinedLine(line: CommittedResult, r: AlertResult, id: string): Committe
  * outbox) and as a journaled kind. Every input it takes is journaled into `journal` (the batch's or a
  * tick's own commit); replay feeds the records back through the same pure pipeline.
  */
-export class AlertStage extends JournaledStage<AlertPipelineFile, AlertEvent> {
-  readonly pipeline = new AlertPipeline();
+export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertEvent, { readonly t: 'config' }>> {
+  readonly pipeline: AlertPipeline;
 
   constructor(
     journal: JournalBuffer,
     private readonly observer: AlertObserver,
     private readonly metrics?: MetricHandles,
   ) {
-    super(journal, ALERT_KIND);
-  }
-
-  protected get file(): AlertPipelineFile | undefined {
-    return this.pipeline.configFile;
-  }
-
-  protected put(file: AlertPipelineFile | undefined): void {
-    this.pipeline.load(file);
-  }
-
-  protected configEvent(file: AlertPipelineFile | null): AlertEvent {
-    return { t: 'config', file };
+    const pipeline = new AlertPipeline();
+    super(journal, ALERT_KIND, pipeline);
+    this.pipeline = pipeline;
   }
 
   /** A batch's results through the pipeline, in order: what survives, with its new text where it changed. */

@@ -7,35 +7,44 @@ export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 /** A result line as a journaled stage reads it: the parsed result (its `result_id` included). */
 export type StageInput = AlertResult & { readonly result_id: string };
 
+/** The pure actor behind a journaled stage: the config file in force and how to put another in force. */
+export interface ConfiguredActor<File> {
+  readonly configFile: File | undefined;
+  /** Puts a checked file (or none) in force; throws AlertConfigError and keeps the old one. */
+  load(file: File | undefined): void;
+}
+
+/** The journal event of a config change, the same for every journaled stage. */
+export interface ConfigEvent<File> {
+  readonly t: 'config';
+  readonly file: File | null;
+}
+
 /**
  * What the journaled stages of the batch order (risk, alert pipeline) share: a config file whose
  * changes are journaled, records pushed into the batch's journal buffer under one kind, and the head
- * of the apply loop (bypassed lines pass, every other line parsed once).
+ * of the apply loop (bypassed lines pass, every other line parsed once). `Other` are the stage's
+ * events besides its config.
  */
-export abstract class JournaledStage<File, Event> {
+export abstract class JournaledStage<File, Other> {
   constructor(
     protected readonly journal: JournalBuffer,
     private readonly journalKind: string,
+    private readonly actor: ConfiguredActor<File>,
   ) {}
 
-  /** The file in force, undefined when none. */
-  protected abstract get file(): File | undefined;
-  /** Puts a checked file (or none) in force; throws when it does not compile. */
-  protected abstract put(file: File | undefined): void;
-  protected abstract configEvent(file: File | null): Event;
-
   get active(): boolean {
-    return this.file !== undefined;
+    return this.actor.configFile !== undefined;
   }
 
   /** Loads a checked file (or none), journaling it when it differs from the one in force. Throws AlertConfigError. */
   load(file: File | undefined): void {
-    const before = JSON.stringify(this.file ?? null);
-    this.put(file);
-    if (JSON.stringify(file ?? null) !== before) this.record(this.configEvent(file ?? null));
+    const before = JSON.stringify(this.actor.configFile ?? null);
+    this.actor.load(file);
+    if (JSON.stringify(file ?? null) !== before) this.record({ t: 'config', file: file ?? null });
   }
 
-  protected record(event: Event): void {
+  protected record(event: ConfigEvent<File> | Other): void {
     this.journal.drafts.push({ at: this.journal.at, kind: this.journalKind, key: '', event });
   }
 

@@ -72,27 +72,17 @@ function annotatedLine(line: CommittedResult, r: AlertResult, o: RiskOutcome): C
  * and as a journaled kind. Its risk events and incidents go out right before the result that made
  * them, marked to bypass the alert pipeline.
  */
-export class RiskStage extends JournaledStage<RiskFile, RiskEvent> {
-  readonly layer = new RiskLayer();
+export class RiskStage extends JournaledStage<RiskFile, Exclude<RiskEvent, { readonly t: 'config' }>> {
+  readonly layer: RiskLayer;
 
   constructor(
     journal: JournalBuffer,
     private readonly observer: RiskObserver,
     private readonly metrics?: MetricHandles,
   ) {
-    super(journal, RISK_KIND);
-  }
-
-  protected get file(): RiskFile | undefined {
-    return this.layer.configFile;
-  }
-
-  protected put(file: RiskFile | undefined): void {
-    this.layer.load(file);
-  }
-
-  protected configEvent(file: RiskFile | null): RiskEvent {
-    return { t: 'config', file };
+    const layer = new RiskLayer();
+    super(journal, RISK_KIND, layer);
+    this.layer = layer;
   }
 
   /** A batch's results through the layer, in order: emissions first, then each annotated result. */

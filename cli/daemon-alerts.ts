@@ -16,7 +16,7 @@ import { stageTicks } from './stage-ticks.js';
 import { readAlertPipeline } from './alert-pipeline-file.js';
 import { rereadConfig } from './config-reload.js';
 import { renderBundle } from './incident-bundle.js';
-import type { BundleRules } from './incident-bundle.js';
+import type { BundleRisk, BundleRules } from './incident-bundle.js';
 
 /** Tick period of §6 (wall clock, ms). */
 
@@ -42,6 +42,8 @@ interface AlertDataPath {
   /** Hands committed tick emissions to the sinks (not the tail: they are not results of an item, §6). */
   readonly deliver: (results: readonly CommittedResult[], firstOseq: number) => void;
   readonly rules: BundleRules;
+  /** The risk layer's open entities for the bundle's `risk` join (undefined while it accumulates nothing). */
+  readonly risk?: BundleRisk;
 }
 
 export interface DaemonAlerts {
@@ -154,7 +156,7 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
       bundle: (id, format) => {
         const incident = getIncident(id);
         if (incident === undefined || path === undefined) return undefined;
-        return renderBundle(incident, path.rules, format, new Date(clock.now()));
+        return renderBundle(incident, path.rules, format, new Date(clock.now()), path.risk);
       },
     },
   };

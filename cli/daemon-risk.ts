@@ -34,6 +34,8 @@ export interface DaemonRisk {
   stop(): void;
   /** Open entities for `GET /api/v1/risk`. */
   entities(): readonly RiskEntityView[];
+  /** Open entities for the incident bundle's `risk` join; undefined when no accumulator is configured. */
+  joinable(): readonly RiskEntityView[] | undefined;
 }
 
 /** Reads the configured file for start-up; a bad one throws AlertConfigError (exit 3). */
@@ -84,5 +86,6 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
       ticks.stop();
     },
     entities: () => stage.layer.entities(unixSeconds(clock.now())),
+    joinable: () => (stage.layer.config?.incident === undefined ? undefined : stage.layer.entities(unixSeconds(clock.now()))),
   };
 }

@@ -310,6 +310,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       }
     },
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
+    risk: () => risk.joinable(),
   });
   risk.start({ pipeline, processor });
   dispositions?.start({ pipeline, processor });

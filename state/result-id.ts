@@ -9,7 +9,7 @@
  *   results that event produced (0-based). Both are lower-case hex, ordinal zero-padded to 12
  *   digits so ids of input-driven results sort in input order.
  * - timer-driven: `t<actor>-<at>-<trigger>-<index>`: `actor` is the 16-hex-digit FNV-1a 64 hash of
- *   the actor key, `at` the tick time in ms (hex), `trigger` the timer's name (`[a-z0-9_]+`),
+ *   the actor key, `at` the tick time in ms or, for the alert pipeline, its tick sequence (hex), `trigger` the timer's name (`[a-z0-9_]+`),
  *   `index` the result's index among that tick's results for that actor (hex).
  */
 export function resultIdForInput(ordinal: number, index: number): string {

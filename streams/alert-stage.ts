@@ -1,23 +1,44 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
-import { AlertPipeline, quietObserver } from '../actors/index.js';
-import type { AlertObserver, AlertResult, AlertStatePiece, Silence, SilenceCreation } from '../actors/index.js';
+import { AlertPipeline, quietObserver, withIncident } from '../actors/index.js';
+import type { AlertDecision, AlertObserver, AlertResult, AlertStatePiece, Silence, SilenceCreation } from '../actors/index.js';
 import type { AlertPipelineFile, SilenceSpec } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
+import { JournaledStage, unixSeconds } from './journaled-stage.js';
 
 /** Journal and snapshot `kind` of the alert pipeline (issue 13). */
 export const ALERT_KIND = 'alert';
 
+const Pair = Type.Tuple([Type.String(), Type.String()]);
+
 /**
- * The alert pipeline's journal events: its inputs, which the pure pipeline turns into the same state
- * (and emissions) live and at replay. A `result` carries the in-scope result as the stage saw it
- * (without `result_id`; `seed` is that id, which names entity-graph incidents).
+ * The alert pipeline's journal events, which the pure pipeline turns into the same state (and
+ * emissions) live and at replay. A result is journaled as its decision `d` (what it changed: a few
+ * dozen bytes for a fold), never whole. `result` (the whole in-scope result, `seed` its id) is how
+ * journals written before decisions recorded one: still replayed.
  */
 const AlertEventSchema = Type.Union([
   Type.Object({ t: Type.Literal('config'), file: Type.Unknown() }),
+  Type.Object({
+    t: Type.Literal('d'),
+    now: Type.Integer(),
+    src: Type.Optional(Type.Array(Pair)),
+    dedup: Type.Optional(Type.Object({ fp: Type.String(), add: Type.Optional(Type.Object({ fields: Type.String(), sample: Type.String() })) })),
+    group: Type.Optional(
+      Type.Object({
+        rule: Type.String(),
+        level: Type.Optional(Type.String()),
+        res: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+        id: Type.Optional(Type.String()),
+        pairs: Type.Optional(Type.Array(Type.Tuple([Type.String(), Type.Unknown()]))),
+        ent: Type.Optional(Type.Array(Pair)),
+        seed: Type.Optional(Type.String()),
+      }),
+    ),
+  }),
   Type.Object({ t: Type.Literal('result'), now: Type.Integer(), seed: Type.String(), r: Type.Record(Type.String(), Type.Unknown()) }),
   Type.Object({ t: Type.Literal('tick'), now: Type.Integer() }),
   Type.Object({ t: Type.Literal('silence'), silence: Type.Object({ id: Type.String(), matchers: Type.Array(Type.Unknown()), origin: Type.Literal('api') }) }),
@@ -25,15 +46,13 @@ const AlertEventSchema = Type.Union([
 ]);
 type AlertEvent =
   | { readonly t: 'config'; readonly file: AlertPipelineFile | null }
+  | ({ readonly t: 'd'; readonly now: number } & AlertDecision)
   | { readonly t: 'result'; readonly now: number; readonly seed: string; readonly r: AlertResult }
   | { readonly t: 'tick'; readonly now: number }
   | { readonly t: 'silence'; readonly silence: Silence }
   | { readonly t: 'unsilence'; readonly id: string };
 const isAlertEvent = Compile(AlertEventSchema);
 const PIECES = new Set(['config', 'tick', 'dedup', 'incident', 'silence', 'source']);
-
-/** UNIX seconds of a clock reading in ms (alert-pipeline time, daemon-semantics §0). */
-export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** The §9.12 counters over the metric handles. */
 export function metricsObserver(m: MetricHandles): AlertObserver {
@@ -55,59 +74,51 @@ export function metricsObserver(m: MetricHandles): AlertObserver {
 
 const INCIDENT_HEAD = { rule_title: 'incident', rule_id: null, level: null } as const;
 
+/** The line of a result that only gained `incident_id`: the text spliced, not re-serialised, when it has no `enrichments` yet. */
+function joinedLine(line: CommittedResult, r: AlertResult, id: string): CommittedResult {
+  const text = 'enrichments' in r || !line.text.endsWith('}') ? JSON.stringify(withIncident(r, id)) : `${line.text.slice(0, -1)},"enrichments":{"incident_id":${JSON.stringify(id)}}}`;
+  return { result_id: line.result_id, head: line.head, text };
+}
+
 /**
  * The alert pipeline as a stage of the batch order (§6: after correlation, before the tail and the
  * outbox) and as a journaled kind. Every input it takes is journaled into `journal` (the batch's or a
  * tick's own commit); replay feeds the records back through the same pure pipeline.
  */
-export class AlertStage {
-  readonly pipeline = new AlertPipeline();
+export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertEvent, { readonly t: 'config' }>> {
+  readonly pipeline: AlertPipeline;
 
   constructor(
-    private readonly journal: JournalBuffer,
+    journal: JournalBuffer,
     private readonly observer: AlertObserver,
     private readonly metrics?: MetricHandles,
-  ) {}
-
-  get active(): boolean {
-    return this.pipeline.config !== undefined;
-  }
-
-  /** Loads a checked pipeline file (or none), journaling it when it differs from the one in force. Throws AlertConfigError. */
-  load(file: AlertPipelineFile | undefined): void {
-    const before = JSON.stringify(this.pipeline.configFile ?? null);
-    this.pipeline.load(file);
-    if (JSON.stringify(file ?? null) !== before) this.record({ t: 'config', file: file ?? null });
+  ) {
+    const pipeline = new AlertPipeline();
+    super(journal, ALERT_KIND, pipeline);
+    this.pipeline = pipeline;
   }
 
   /** A batch's results through the pipeline, in order: what survives, with its new text where it changed. */
   apply(lines: readonly CommittedResult[]): readonly CommittedResult[] {
     if (!this.active) return lines;
     const started = performance.now();
-    const now = unixSeconds(this.journal.at);
     const out: CommittedResult[] = [];
-    for (const line of lines) {
-      if (line.bypass === true) {
-        out.push(line);
-        continue;
-      }
-      const { result_id, ...r } = JSON.parse(line.text) as AlertResult & { result_id: string };
-      if (!(this.pipeline.config?.inScope(r) ?? false)) {
-        out.push(line);
-        continue;
-      }
-      this.record({ t: 'result', now, seed: result_id, r });
-      const kept = this.pipeline.process(r, now, result_id, this.observer);
-      if (kept === undefined) continue;
-      out.push(kept === r ? line : { result_id, head: line.head, text: JSON.stringify({ result_id, ...kept }) });
-    }
+    const now = this.forEachResult(lines, out, (line, r, now) => {
+      const step = this.pipeline.step(r, now, line.result_id, this.observer);
+      if (step.decision !== undefined) this.record({ t: 'd', now, ...step.decision });
+      const { kept, incident } = step;
+      if (kept === undefined) return;
+      if (incident !== undefined) out.push(kept === r ? joinedLine(line, r, incident) : { result_id: line.result_id, head: line.head, text: JSON.stringify({ result_id: line.result_id, ...withIncident(kept, incident) }) });
+      else out.push(kept === r ? line : { result_id: line.result_id, head: line.head, text: JSON.stringify({ result_id: line.result_id, ...kept }) });
+    });
     this.observe(now, started);
     return out;
   }
 
   /**
-   * The 1 s tick at `now` (UNIX seconds): its emissions with deterministic ids (actor, trigger, tick
-   * time), journaled only when there is state for it to change.
+   * The 1 s tick at `now` (UNIX seconds), journaled only when there is state for it to change: its
+   * emissions with deterministic ids (actor, trigger and the tick's sequence, which replay rebuilds;
+   * not its time, so ids do not depend on when the scheduler fired).
    */
   tick(now: number): CommittedResult[] {
     if (!this.active || now <= this.pipeline.tickedAt) return [];
@@ -120,7 +131,7 @@ export class AlertStage {
     }
     this.record({ t: 'tick', now });
     const emitted = this.pipeline.tick(now, this.observer).map((e): CommittedResult => {
-      const result_id = resultIdForTimer(e.actor, e.trigger, now * 1000, 0);
+      const result_id = resultIdForTimer(e.actor, e.trigger, p.tickSeq, 0);
       const level = typeof e.record['max_level'] === 'string' ? e.record['max_level'] : null;
       const head = e.actor.startsWith('incident:') ? { ...INCIDENT_HEAD, level } : { rule_title: String(e.record['rule_title'] ?? ''), rule_id: (e.record['rule_id'] as string | null | undefined) ?? null, level: (e.record['level'] as string | null | undefined) ?? null };
       return { result_id, head, text: JSON.stringify({ result_id, ...e.record }) };
@@ -156,7 +167,8 @@ export class AlertStage {
       malformed: 'is not an alert pipeline event',
       isEvent: (event): event is AlertEvent => isAlertEvent.Check(event),
       codec: {
-        version: 1,
+        // 2: dedup `fields` as JSON text and the tick sequence; version-1 pieces still restore (upgraded on restore).
+        version: 2,
         encode: (piece) => piece,
         decode: (encoded) => (typeof encoded === 'object' && encoded !== null && PIECES.has((encoded as { t?: string }).t ?? '') ? (encoded as AlertStatePiece) : undefined),
       },
@@ -164,10 +176,6 @@ export class AlertStage {
       replay: (_key, event) => replayInto(pipeline, event),
       states: () => [...pipeline.pieces()].map((p, i) => [`${i}`, p] as const),
     };
-  }
-
-  private record(event: AlertEvent): void {
-    this.journal.drafts.push({ at: this.journal.at, kind: ALERT_KIND, key: '', event });
   }
 
   private observe(now: number, started: number): void {
@@ -195,6 +203,9 @@ function replayInto(pipeline: AlertPipeline, event: AlertEvent): ReplayOutcome {
       } catch (error) {
         return { unfit: `holds an alert pipeline that no longer loads: ${error instanceof Error ? error.message : String(error)}` };
       }
+      return 'applied';
+    case 'd':
+      pipeline.commit(event, event.now, quietObserver);
       return 'applied';
     case 'result':
       pipeline.process(event.r, event.now, event.seed, quietObserver);

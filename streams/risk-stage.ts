@@ -1,12 +1,12 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
 import { quietRiskObserver, RiskLayer } from '../actors/index.js';
-import type { AlertResult, Contribution, RiskObserver, RiskStatePiece } from '../actors/index.js';
+import type { AlertResult, Contribution, RiskObserver, RiskOutcome, RiskStatePiece } from '../actors/index.js';
 import type { MetricHandles, RiskFile } from '../protocol/index.js';
 import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
-import { unixSeconds } from './alert-stage.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
+import { JournaledStage } from './journaled-stage.js';
 
 /** Journal and snapshot `kind` of the risk layer (issue 14). */
 export const RISK_KIND = 'risk';
@@ -48,11 +48,23 @@ export function riskMetricsObserver(m: MetricHandles): RiskObserver {
   };
 }
 
-function emitted(seed: string, now: number, record: AlertResult, k: number): CommittedResult {
+/** A risk event or incident of the result `seed`: its id derives from that result's (an input position) and `k`, not from the time. */
+function emitted(seed: string, record: AlertResult, k: number): CommittedResult {
   const trigger = 'risk_incident_id' in record ? 'risk_incident' : 'risk_event';
-  const result_id = resultIdForTimer(`risk:${seed}`, trigger, now * 1000, k);
+  const result_id = resultIdForTimer(`risk:${seed}`, trigger, 0, k);
   const level = typeof record['level'] === 'string' ? record['level'] : null;
   return { result_id, head: { rule_title: trigger, rule_id: null, level }, text: JSON.stringify({ result_id, ...record }), bypass: true };
+}
+
+/**
+ * The result's line after the layer: unchanged, or with the `risk.*` enrichments spliced into its text
+ * when it had none (no re-serialisation of the whole result), else re-serialised.
+ */
+function annotatedLine(line: CommittedResult, r: AlertResult, o: RiskOutcome): CommittedResult {
+  if (o.result === r) return line;
+  const added = o.annotation;
+  const text = added !== undefined && !('enrichments' in r) && line.text.endsWith('}') ? `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(added)}}` : JSON.stringify({ result_id: line.result_id, ...o.result });
+  return { result_id: line.result_id, head: line.head, text };
 }
 
 /**
@@ -60,43 +72,30 @@ function emitted(seed: string, now: number, record: AlertResult, k: number): Com
  * and as a journaled kind. Its risk events and incidents go out right before the result that made
  * them, marked to bypass the alert pipeline.
  */
-export class RiskStage {
-  readonly layer = new RiskLayer();
+export class RiskStage extends JournaledStage<RiskFile, Exclude<RiskEvent, { readonly t: 'config' }>> {
+  readonly layer: RiskLayer;
 
   constructor(
-    private readonly journal: JournalBuffer,
+    journal: JournalBuffer,
     private readonly observer: RiskObserver,
     private readonly metrics?: MetricHandles,
-  ) {}
-
-  get active(): boolean {
-    return this.layer.config !== undefined;
-  }
-
-  /** Loads a checked risk file (or none), journaling it when it differs from the one in force. Throws AlertConfigError. */
-  load(file: RiskFile | undefined): void {
-    const before = JSON.stringify(this.layer.configFile ?? null);
-    this.layer.load(file);
-    if (JSON.stringify(file ?? null) !== before) this.record({ t: 'config', file: file ?? null });
+  ) {
+    const layer = new RiskLayer();
+    super(journal, RISK_KIND, layer);
+    this.layer = layer;
   }
 
   /** A batch's results through the layer, in order: emissions first, then each annotated result. */
   apply(lines: readonly CommittedResult[]): readonly CommittedResult[] {
     if (!this.active) return lines;
     const started = performance.now();
-    const now = unixSeconds(this.journal.at);
     const out: CommittedResult[] = [];
-    for (const line of lines) {
-      if (line.bypass === true) {
-        out.push(line);
-        continue;
-      }
-      const { result_id, ...r } = JSON.parse(line.text) as AlertResult & { result_id: string };
-      const o = this.layer.process(r, now, result_id, this.observer);
-      if (o.accumulated !== undefined) this.record({ t: 'add', now, seed: result_id, objects: o.accumulated.objects, c: o.accumulated.c });
-      o.before.forEach((rec, k) => out.push(emitted(result_id, now, rec, k)));
-      out.push(o.result === r ? line : { result_id, head: line.head, text: JSON.stringify({ result_id, ...o.result }) });
-    }
+    this.forEachResult(lines, out, (line, r, now) => {
+      const o = this.layer.process(r, now, line.result_id, this.observer);
+      if (o.accumulated !== undefined) this.record({ t: 'add', now, seed: line.result_id, objects: o.accumulated.objects, c: o.accumulated.c });
+      o.before.forEach((rec, k) => out.push(emitted(line.result_id, rec, k)));
+      out.push(annotatedLine(line, r, o));
+    });
     this.metrics?.svc_risk_layer_duration_seconds.observe((performance.now() - started) / 1000);
     this.gauges();
     return out;
@@ -130,10 +129,6 @@ export class RiskStage {
       replay: (_key, event) => replayInto(layer, event),
       states: () => [...layer.pieces()].map((p, i) => [`${i}`, p] as const),
     };
-  }
-
-  private record(event: RiskEvent): void {
-    this.journal.drafts.push({ at: this.journal.at, kind: RISK_KIND, key: '', event });
   }
 
   /** The §8.7 gauges. */

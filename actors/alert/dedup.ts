@@ -9,24 +9,37 @@ export interface ActiveAlert {
   last_emitted: number;
   fire_count: number;
   emitted_count: number;
-  /** The first-fire result without event payloads and without `incident_id`, as JSON text (a third of the object's heap). */
+  /** The first-fire result without event payloads, `result_id` and `incident_id`, as JSON text (denser than the object). */
   readonly sample: string;
-  readonly fields: readonly (readonly [string, unknown])[];
+  /** The resolved fingerprint fields as the JSON text of the `dedup_fields` object (§9.5). */
+  readonly fields: string;
+}
+
+/** The fingerprint of §9.5: only the hash, the hot path's one question. */
+export function fingerprint(config: DedupConfig, result: AlertResult): string {
+  let text = `rule=${ruleOf(result)}`;
+  for (const sel of config.fingerprint) {
+    const v = resolveSelector(sel, result);
+    text += `\u001f${sel.text}=${v === undefined ? '\u0000null' : valueText(v)}`;
+  }
+  return fnv1a64(text);
 }
 
 /** The fingerprint of §9.5 and the resolved fields it hashed. */
 export function fingerprintOf(config: DedupConfig, result: AlertResult): { readonly fingerprint: string; readonly fields: [string, unknown][] } {
-  let text = `rule=${ruleOf(result)}`;
-  const fields: [string, unknown][] = [];
-  for (const sel of config.fingerprint) {
-    const v = resolveSelector(sel, result);
-    text += `\u001f${sel.text}=${v === undefined ? '\u0000null' : valueText(v)}`;
-    fields.push([sel.text, v === undefined ? null : v]);
-  }
-  return { fingerprint: fnv1a64(text), fields };
+  return { fingerprint: fingerprint(config, result), fields: config.fingerprint.map((sel) => [sel.text, resolveSelector(sel, result) ?? null]) };
 }
 
 export type DedupFire = 'emitted' | 'folded';
+
+/**
+ * What a result does to the store, as journaled: folds into the active alert `fp`, or (with `add`)
+ * opens it. A result that opens nothing (store full) has no decision.
+ */
+export interface DedupDecision {
+  readonly fp: string;
+  readonly add?: { readonly fields: string; readonly sample: string };
+}
 
 export interface DedupSummary {
   readonly fingerprint: string;
@@ -38,19 +51,25 @@ export interface DedupSummary {
 export class DedupStore {
   readonly alerts = new Map<string, ActiveAlert>();
 
-  /** A result fires its fingerprint: folded into an active alert, or emitted (stored when below the cap). */
-  fire(config: DedupConfig, result: AlertResult, sample: () => AlertResult, now: number): DedupFire {
-    const { fingerprint, fields } = fingerprintOf(config, result);
-    const active = this.alerts.get(fingerprint);
-    if (active !== undefined) {
-      active.fire_count++;
-      active.last_seen = now;
-      return 'folded';
+  /** Reads the store only: the decision for a result (`sample` is called only when an alert opens). */
+  decide(config: DedupConfig, result: AlertResult, sample: () => AlertResult): { readonly fire: DedupFire; readonly decision?: DedupDecision } {
+    const fp = fingerprint(config, result);
+    if (this.alerts.has(fp)) return { fire: 'folded', decision: { fp } };
+    if (this.alerts.size >= config.maxActiveAlerts) return { fire: 'emitted' };
+    const fields = JSON.stringify(Object.fromEntries(fingerprintOf(config, result).fields));
+    return { fire: 'emitted', decision: { fp, add: { fields, sample: JSON.stringify(sample()) } } };
+  }
+
+  /** Applies a decision at `now` (live and at replay). */
+  apply(d: DedupDecision, now: number): void {
+    if (d.add !== undefined) {
+      this.alerts.set(d.fp, { first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: d.add.sample, fields: d.add.fields });
+      return;
     }
-    if (this.alerts.size < config.maxActiveAlerts) {
-      this.alerts.set(fingerprint, { first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: JSON.stringify(sample()), fields });
-    }
-    return 'emitted';
+    const active = this.alerts.get(d.fp);
+    if (active === undefined) return;
+    active.fire_count++;
+    active.last_seen = now;
   }
 
   /** Tick (§9.5 table): resolution before repeat; summaries in store order. */
@@ -70,6 +89,12 @@ export class DedupStore {
   }
 }
 
+/** An active alert of a format-1 snapshot, whose `fields` were `[selector, value]` pairs. */
+export function upgradeAlert(alert: ActiveAlert): ActiveAlert {
+  const fields: unknown = alert.fields;
+  return Array.isArray(fields) ? { ...alert, fields: JSON.stringify(Object.fromEntries(fields as [string, unknown][])) } : alert;
+}
+
 function summary(fingerprint: string, a: ActiveAlert, state: 'repeat' | 'resolved'): AlertResult {
   const sample = JSON.parse(a.sample) as AlertResult;
   const enrichments = { ...((sample['enrichments'] as Record<string, unknown> | undefined) ?? {}) };
@@ -78,6 +103,6 @@ function summary(fingerprint: string, a: ActiveAlert, state: 'repeat' | 'resolve
   enrichments['dedup_fire_count'] = a.fire_count;
   enrichments['dedup_first_seen'] = a.first_seen;
   enrichments['dedup_last_seen'] = a.last_seen;
-  enrichments['dedup_fields'] = Object.fromEntries(a.fields);
+  enrichments['dedup_fields'] = JSON.parse(a.fields) as unknown;
   return { ...sample, enrichments };
 }

@@ -1,4 +1,5 @@
 import { LEVELS } from './config.js';
+import { InternTable } from './intern.js';
 import type { GroupConfig } from './config.js';
 import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
@@ -38,6 +39,24 @@ export interface IncidentEmission {
 
 export type Overmerge = 'stop_value' | 'cardinality_ceiling';
 
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * What a result does to the incident store, as journaled: the fields of the result grouping reads,
+ * nothing else. group_by: the incident `id` (and its key `pairs` when the result opens it);
+ * entity_graph: the resolved entity values `ent` and the `seed` naming an incident it opens.
+ */
+export interface GroupDecision {
+  readonly rule: string;
+  readonly level?: string;
+  /** `include: results`: the event-stripped result the incident keeps. */
+  readonly res?: AlertResult;
+  readonly id?: string;
+  readonly pairs?: readonly (readonly [string, unknown])[];
+  readonly ent?: readonly (readonly [string, string])[];
+  readonly seed?: string;
+}
+
 /** Deterministic UUID-v4-shaped id of an entity-graph incident, from the result that opened it (replay gives the same id). */
 function incidentUuid(seed: string): string {
   const h = fnv1a64(seed) + fnv1a64(`${seed}\u0000`);
@@ -64,50 +83,65 @@ export class IncidentStore {
   private readonly cardinality = new Map<string, number>();
 
   /**
-   * Assigns a result (`stripped` makes its event-stripped form, kept in `include: results` mode) to an incident; the incident id, or
-   * undefined when the caps leave it unassigned. `seed` names the result (entity-graph ids).
+   * Reads the store only: what assigning the result changes, or undefined when the caps leave it
+   * unassigned without touching anything. `stripped` makes the event-stripped form kept in `include:
+   * results` mode; `seed` names the result (entity-graph ids).
    */
-  assign(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
-    return config.mode === 'group_by' ? this.assignGroupBy(config, result, stripped, now) : this.assignEntities(config, result, stripped, now, seed, overmerge);
-  }
-
-  private assignGroupBy(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number): string | undefined {
+  decide(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, seed: string): GroupDecision | undefined {
+    const d: Mutable<GroupDecision> = { rule: ruleOf(result) };
+    if (typeof result['level'] === 'string') d.level = result['level'].toLowerCase();
+    if (config.include === 'results') d.res = stripped();
+    if (config.mode === 'entity_graph') {
+      const ent: [string, string][] = [];
+      for (const sel of config.entities) {
+        const v = resolveSelector(sel, result);
+        if (v !== undefined) ent.push([sel.text, valueText(v)]);
+      }
+      d.ent = ent;
+      d.seed = seed;
+      return d;
+    }
     let key = '';
-    const pairs: [string, unknown][] = [];
     for (const sel of config.by) {
       const v = resolveSelector(sel, result);
       key += `\u001f${sel.text}=${v === undefined ? 'null' : valueText(v)}`;
-      pairs.push([sel.text, v === undefined ? null : v]);
     }
-    const id = fnv1a64(key);
+    d.id = fnv1a64(key);
+    if (this.incidents.has(d.id)) return d;
+    if (this.incidents.size >= config.maxOpenIncidents) return undefined;
+    d.pairs = config.by.map((sel) => [sel.text, resolveSelector(sel, result) ?? null]);
+    return d;
+  }
+
+  /** Applies a decision at `now` (live and at replay): the incident id, or undefined when the caps left the result unassigned. */
+  apply(config: GroupConfig, d: GroupDecision, now: number, overmerge: (guard: Overmerge) => void): string | undefined {
+    if (d.ent !== undefined) return this.applyEntities(config, d, d.ent, now, overmerge);
+    const id = d.id ?? '';
     let incident = this.incidents.get(id);
     if (incident === undefined) {
-      if (this.incidents.size >= config.maxOpenIncidents) return undefined;
-      incident = emptyIncident(id, now, pairs);
+      incident = emptyIncident(id, now, d.pairs ?? []);
       this.incidents.set(id, incident);
     }
-    absorb(config, incident, result, stripped, now);
+    absorb(config, incident, d, now);
     return id;
   }
 
-  private assignEntities(config: GroupConfig, result: AlertResult, stripped: () => AlertResult, now: number, seed: string, overmerge: (guard: Overmerge) => void): string | undefined {
-    const kept: [string, string][] = [];
-    for (const sel of config.entities) {
-      const v = resolveSelector(sel, result);
-      if (v === undefined) continue;
-      const text = valueText(v);
+  private applyEntities(config: GroupConfig, d: GroupDecision, ent: readonly (readonly [string, string])[], now: number, overmerge: (guard: Overmerge) => void): string | undefined {
+    const kept: (readonly [string, string])[] = [];
+    for (const pair of ent) {
+      const [sel, text] = pair;
       if (config.stopValues.has(text)) {
         overmerge('stop_value');
         continue;
       }
-      const pk = pairKey(sel.text, text);
+      const pk = pairKey(sel, text);
       const n = (this.cardinality.get(pk) ?? 0) + 1;
       this.cardinality.set(pk, n);
       if (n > config.maxValueCardinality) {
         overmerge('cardinality_ceiling');
         continue;
       }
-      kept.push([sel.text, text]);
+      kept.push(pair);
     }
     const touched: string[] = [];
     for (const [s, v] of kept) {
@@ -117,7 +151,7 @@ export class IncidentStore {
     let survivor: Incident;
     if (touched.length === 0) {
       if (this.incidents.size >= config.maxOpenIncidents) return undefined;
-      survivor = emptyIncident(incidentUuid(seed), now, []);
+      survivor = emptyIncident(incidentUuid(d.seed ?? ''), now, []);
       this.incidents.set(survivor.id, survivor);
     } else {
       survivor = this.incidents.get(touched[0] as string) as Incident;
@@ -131,7 +165,7 @@ export class IncidentStore {
       }
       this.index.set(pairKey(s, v), survivor.id);
     }
-    absorb(config, survivor, result, stripped, now);
+    absorb(config, survivor, d, now);
     return survivor.id;
   }
 
@@ -200,30 +234,22 @@ export class IncidentStore {
 }
 
 /** One frozen ref per (rule, level): incidents hold up to `max_results_per_incident` refs each, mostly alike. */
-const REFS = new Map<string, IncidentRef>();
+const REFS = new InternTable<IncidentRef>();
 
 function refOf(rule: string, level: string | undefined): IncidentRef {
-  const key = `${rule}\u0000${level ?? ''}`;
-  let ref = REFS.get(key);
-  if (ref === undefined) {
-    ref = Object.freeze(level === undefined ? { rule } : { rule, level });
-    // Bounded: past it a ref is simply not shared.
-    if (REFS.size < 10_000) REFS.set(key, ref);
-  }
-  return ref;
+  return REFS.get(`${rule}\u0000${level ?? ''}`, () => Object.freeze(level === undefined ? { rule } : { rule, level }));
 }
 
-function absorb(config: GroupConfig, inc: Incident, result: AlertResult, stripped: () => AlertResult, now: number): void {
+function absorb(config: GroupConfig, inc: Incident, d: GroupDecision, now: number): void {
   inc.last_seen = now;
   inc.dirty = true;
   inc.result_count++;
-  const level = typeof result['level'] === 'string' ? result['level'].toLowerCase() : undefined;
+  const { rule, level } = d;
   if (level !== undefined && levelRank(level) > levelRank(inc.max_level)) inc.max_level = level;
-  const rule = ruleOf(result);
   inc.rule_counts[rule] = (inc.rule_counts[rule] ?? 0) + 1;
   if (config.include === 'refs') {
     if (inc.refs.length < config.maxResultsPerIncident) inc.refs.push(refOf(rule, level));
-  } else if (inc.results.length < config.maxResultsPerIncident) inc.results.push(stripped());
+  } else if (inc.results.length < config.maxResultsPerIncident && d.res !== undefined) inc.results.push(d.res);
 }
 
 function sortedCounts(counts: Record<string, number>): Record<string, number> {

@@ -32,22 +32,26 @@ export interface InhibitSource {
 export class InhibitionIndex {
   private readonly sources = new Map<string, InhibitSource>();
 
-  /**
-   * The rule inhibiting the result, if any; else the result is registered as a source of every rule
-   * whose `source_match` it satisfies (inhibited results never become sources).
-   */
-  evaluate(rules: readonly InhibitRule[], result: AlertResult, now: number): InhibitRule | undefined {
+  /** The rule inhibiting the result, if any (reads the index only). */
+  inhibiting(rules: readonly InhibitRule[], result: AlertResult, now: number): InhibitRule | undefined {
     for (const rule of rules) {
       if (!matchesAll(rule.target, result) || matchesAll(rule.source, result)) continue;
       const src = this.sources.get(sourceKey(rule.name, equalKey(rule, result)));
       if (src !== undefined && now - src.last_seen < rule.duration) return rule;
     }
-    for (const rule of rules) {
-      if (!matchesAll(rule.source, result)) continue;
-      const equal_key = equalKey(rule, result);
-      this.sources.set(sourceKey(rule.name, equal_key), { rule: rule.name, equal_key, last_seen: now });
-    }
     return undefined;
+  }
+
+  /** `[rule name, equal-key]` of every rule whose `source_match` the (not inhibited) result satisfies. */
+  static sourcesOf(rules: readonly InhibitRule[], result: AlertResult): [string, string][] {
+    const out: [string, string][] = [];
+    for (const rule of rules) if (matchesAll(rule.source, result)) out.push([rule.name, equalKey(rule, result)]);
+    return out;
+  }
+
+  /** Registers sources at `now` (live and at replay). */
+  register(sources: readonly (readonly [string, string])[], now: number): void {
+    for (const [rule, equal_key] of sources) this.sources.set(sourceKey(rule, equal_key), { rule, equal_key, last_seen: now });
   }
 
   /** Tick: drops stale entries and those of rules that are gone. */

@@ -1,12 +1,12 @@
 import type { AlertPipelineFile, SilenceSpec } from '../../protocol/index.js';
 import { compileAlertConfig, compileSilence, DEFAULT_MAX_SILENCES } from './config.js';
 import type { AlertConfig, Silence } from './config.js';
-import { DedupStore } from './dedup.js';
-import type { ActiveAlert } from './dedup.js';
+import { DedupStore, upgradeAlert } from './dedup.js';
+import type { ActiveAlert, DedupDecision } from './dedup.js';
 import { InhibitionIndex } from './inhibition.js';
 import type { InhibitSource } from './inhibition.js';
 import { IncidentStore, incidentRecord } from './incidents.js';
-import type { Incident, IncidentTrigger, Overmerge } from './incidents.js';
+import type { GroupDecision, Incident, IncidentTrigger, Overmerge } from './incidents.js';
 import type { AlertResult } from './selectors.js';
 import { SilenceStore } from './silences.js';
 
@@ -40,7 +40,7 @@ export interface AlertEmission {
 /** One piece of the pipeline's state as snapshots store it, each its own entry. */
 export type AlertStatePiece =
   | { readonly t: 'config'; readonly file: AlertPipelineFile | null }
-  | { readonly t: 'tick'; readonly now: number }
+  | { readonly t: 'tick'; readonly now: number; readonly seq?: number }
   | { readonly t: 'dedup'; readonly fingerprint: string; readonly alert: ActiveAlert }
   | { readonly t: 'incident'; readonly incident: Incident }
   | { readonly t: 'silence'; readonly silence: Silence }
@@ -48,14 +48,32 @@ export type AlertStatePiece =
 
 export type SilenceCreation = { readonly ok: true; readonly silence: Silence } | { readonly ok: false; readonly reason: 'invalid'; readonly detail: string } | { readonly ok: false; readonly reason: 'limit_reached'; readonly max: number };
 
-/** Removes event payloads (a detection's `event`, a correlation's `events`). */
+/**
+ * What one result changed in the pipeline state: its journal record. Replay applies it as the live
+ * run did, without the result: inhibition sources it registered (`[rule, equal-key]`), the dedup
+ * fold or new alert, the incident grouping input. Undefined parts changed nothing.
+ */
+export interface AlertDecision {
+  readonly src?: readonly (readonly [string, string])[];
+  readonly dedup?: DedupDecision;
+  readonly group?: GroupDecision;
+}
+
+/** One result through the pipeline: what survives (`kept`, joined to `incident`), and the decision to journal. */
+export interface AlertStep {
+  readonly kept?: AlertResult;
+  readonly incident?: string;
+  readonly decision?: AlertDecision;
+}
+
+/** Removes event payloads (a detection's `event`, a correlation's `events`) and the `result_id` of the line. */
 function stripEvents(result: AlertResult): AlertResult {
-  if (!('event' in result) && !('events' in result)) return result;
-  const { event: _event, events: _events, ...rest } = result;
+  if (!('event' in result) && !('events' in result) && !('result_id' in result)) return result;
+  const { event: _event, events: _events, result_id: _id, ...rest } = result;
   return rest;
 }
 
-function withIncident(result: AlertResult, id: string): AlertResult {
+export function withIncident(result: AlertResult, id: string): AlertResult {
   const enrichments = result['enrichments'];
   return { ...result, enrichments: { ...(typeof enrichments === 'object' && enrichments !== null ? enrichments : {}), incident_id: id } };
 }
@@ -74,6 +92,8 @@ export class AlertPipeline {
   readonly incidents = new IncidentStore();
   /** Time of the newest tick applied; -1 before any. */
   tickedAt = -1;
+  /** How many ticks were applied: the sequence that names a tick's emissions (their result ids), replayed like the rest. */
+  tickSeq = 0;
 
   get config(): AlertConfig | undefined {
     return this.compiled;
@@ -93,36 +113,64 @@ export class AlertPipeline {
 
   /** One result through §9.4; undefined when it was dropped (inhibited, silenced or folded). */
   process(result: AlertResult, now: number, seed: string, observer: AlertObserver): AlertResult | undefined {
+    const { kept, incident } = this.step(result, now, seed, observer);
+    return kept === undefined || incident === undefined ? kept : withIncident(kept, incident);
+  }
+
+  /**
+   * One result through §9.4 (inhibition → silence → dedup → grouping): decided on the state as it
+   * is, then applied. A `result_id` in the result is not kept in stored samples.
+   */
+  step(result: AlertResult, now: number, seed: string, observer: AlertObserver): AlertStep {
     const config = this.compiled;
-    if (config === undefined || !config.inScope(result)) return result;
+    if (config === undefined || !config.inScope(result)) return { kept: result };
+    const decision: { src?: [string, string][]; dedup?: DedupDecision; group?: GroupDecision } = {};
     if (config.inhibitRules.length > 0) {
-      const rule = this.inhibition.evaluate(config.inhibitRules, result, now);
+      const rule = this.inhibition.inhibiting(config.inhibitRules, result, now);
       if (rule !== undefined) {
         observer.inhibited(rule.name);
-        return undefined;
+        return {};
       }
+      const src = InhibitionIndex.sourcesOf(config.inhibitRules, result);
+      if (src.length > 0) decision.src = src;
     }
     if (this.silences.muting(result, now) !== undefined) {
       observer.silenced();
-      return undefined;
+      return decision.src === undefined ? {} : this.commit(decision, now, observer);
     }
     // The event-stripped copy is made at most once, and only when something keeps it.
     let copy: AlertResult | undefined;
     const stripped = (): AlertResult => (copy ??= stripEvents(result));
     if (config.dedup !== undefined) {
-      const fired = this.dedup.fire(config.dedup, result, stripped, now);
-      observer.dedup(fired);
-      if (fired === 'folded') return undefined;
+      const d = this.dedup.decide(config.dedup, result, stripped);
+      observer.dedup(d.fire);
+      if (d.decision !== undefined) decision.dedup = d.decision;
+      if (d.fire === 'folded') return this.commit(decision, now, observer);
     }
-    const out = config.stripEvent ? stripped() : result;
-    if (config.group === undefined) return out;
-    const id = this.incidents.assign(config.group, result, stripped, now, seed, (g) => observer.overmerge(g));
-    return id === undefined ? out : withIncident(out, id);
+    if (config.group !== undefined) {
+      const group = this.incidents.decide(config.group, result, stripped, seed);
+      if (group !== undefined) decision.group = group;
+    }
+    const kept = config.stripEvent ? stripped() : result;
+    if (decision.src === undefined && decision.dedup === undefined && decision.group === undefined) return { kept };
+    const applied = this.commit(decision, now, observer);
+    return applied.incident === undefined ? { kept, decision } : { kept, incident: applied.incident, decision };
+  }
+
+  /** Applies a decision at `now` (live right after `step` decided it, and at replay). */
+  commit(decision: AlertDecision, now: number, observer: AlertObserver): { readonly decision: AlertDecision; readonly incident?: string } {
+    if (decision.src !== undefined) this.inhibition.register(decision.src, now);
+    if (decision.dedup !== undefined) this.dedup.apply(decision.dedup, now);
+    const group = this.compiled?.group;
+    if (decision.group === undefined || group === undefined) return { decision };
+    const incident = this.incidents.apply(group, decision.group, now, (g) => observer.overmerge(g));
+    return incident === undefined ? { decision } : { decision, incident };
   }
 
   /** The 1 s tick of §6: dedup summaries first, then incident emissions; silences and sources expire. */
   tick(now: number, observer: AlertObserver): AlertEmission[] {
     this.tickedAt = Math.max(this.tickedAt, now);
+    this.tickSeq++;
     const config = this.compiled;
     if (config === undefined) return [];
     const out: AlertEmission[] = [];
@@ -177,7 +225,7 @@ export class AlertPipeline {
   /** The state as snapshot pieces: config first, so a restore compiles before it seeds. */
   *pieces(): Iterable<AlertStatePiece> {
     yield { t: 'config', file: this.file ?? null };
-    yield { t: 'tick', now: this.tickedAt };
+    yield { t: 'tick', now: this.tickedAt, seq: this.tickSeq };
     for (const [fingerprint, alert] of this.dedup.alerts) yield { t: 'dedup', fingerprint, alert };
     for (const incident of this.incidents.incidents.values()) yield { t: 'incident', incident };
     for (const silence of this.silences.apiSilences()) yield { t: 'silence', silence };
@@ -193,8 +241,11 @@ export class AlertPipeline {
     this.load(undefined);
     for (const p of pieces) {
       if (p.t === 'config') this.load(p.file ?? undefined);
-      else if (p.t === 'tick') this.tickedAt = p.now;
-      else if (p.t === 'dedup') this.dedup.alerts.set(p.fingerprint, p.alert);
+      else if (p.t === 'tick') {
+        this.tickedAt = p.now;
+        this.tickSeq = p.seq ?? 0;
+      }
+      else if (p.t === 'dedup') this.dedup.alerts.set(p.fingerprint, upgradeAlert(p.alert));
       else if (p.t === 'incident') incidents.push(p.incident);
       else if (p.t === 'silence') silences.push(p.silence);
       else sources.push(p.source);

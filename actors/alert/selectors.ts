@@ -85,54 +85,27 @@ export function valueText(value: unknown): string {
 }
 
 const TWO32 = 0x1_0000_0000;
+const utf8 = new TextEncoder();
+const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**
  * 64-bit FNV-1a over the UTF-8 bytes, 16 lower-case hex digits (§9.5: stable across restarts). The
- * 64-bit state is two 32-bit halves (prime = 2^40 + 0x1b3), far cheaper than BigInt per byte, and
- * the UTF-8 bytes are produced on the fly instead of encoding the string first.
+ * 64-bit state is two 32-bit halves in locals (prime = 2^40 + 0x1b3): no BigInt and no boxed
+ * numbers per byte. ASCII text (the usual case) is hashed from its code units without encoding it;
+ * other text through TextEncoder (a lone surrogate becomes U+FFFD).
  */
 export function fnv1a64(text: string): string {
-  hi = 0xcbf29ce4;
-  lo = 0x84222325;
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c < 0x80) {
-      step(c);
-      continue;
-    }
-    if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d < 0xe000) {
-        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-        i++;
-      }
-    }
-    // A lone surrogate encodes as U+FFFD, as TextEncoder does.
-    if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
-    if (c < 0x800) {
-      step(0xc0 | (c >> 6));
-    } else if (c < 0x10000) {
-      step(0xe0 | (c >> 12));
-      step(0x80 | ((c >> 6) & 0x3f));
-    } else {
-      step(0xf0 | (c >> 18));
-      step(0x80 | ((c >> 12) & 0x3f));
-      step(0x80 | ((c >> 6) & 0x3f));
-    }
-    step(0x80 | (c & 0x3f));
+  const bytes = NON_ASCII.test(text) ? utf8.encode(text) : undefined;
+  const n = bytes === undefined ? text.length : bytes.length;
+  let hi = 0xcbf29ce4;
+  let lo = 0x84222325;
+  for (let i = 0; i < n; i++) {
+    lo = (lo ^ (bytes === undefined ? text.charCodeAt(i) : (bytes[i] as number))) >>> 0;
+    const low = lo * 0x1b3;
+    hi = (Math.imul(hi, 0x1b3) + lo * 256 + Math.floor(low / TWO32)) >>> 0;
+    lo = low >>> 0;
   }
   return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
-}
-
-/** The hash state of the running `fnv1a64` (module-level: no closure per call; the function never re-enters). */
-let hi = 0;
-let lo = 0;
-
-function step(byte: number): void {
-  lo = (lo ^ byte) >>> 0;
-  const low = lo * 0x1b3;
-  hi = (hi * 0x1b3 + lo * 256 + Math.floor(low / TWO32)) >>> 0;
-  lo = low >>> 0;
 }
 
 /** Parses every selector of a list, naming the list and the selector when one is bad. */

@@ -107,8 +107,8 @@ export class RiskAccumulator {
   /** Retained contributions over all entities (`svc_risk_state_entries`). */
   entries = 0;
 
-  /** Records one object of a result; `id` names the incident if this fires one. */
-  record(config: RiskIncidentConfig, object: { readonly type: string; readonly value: string }, c: Contribution, now: number, id: string): RecordOutcome {
+  /** Records one object of a result; `id` names the incident if this fires one (made only then). */
+  record(config: RiskIncidentConfig, object: { readonly type: string; readonly value: string }, c: Contribution, now: number, id: () => string): RecordOutcome {
     const key = keyOf(object.type, object.value);
     let entity = this.entities.get(key);
     if (entity === undefined) {
@@ -127,7 +127,7 @@ export class RiskAccumulator {
     if (trigger === undefined) return { t: 'kept' };
     if (entity.lastFired !== undefined && now - entity.lastFired < config.cooldown) return { t: 'kept' };
     entity.lastFired = now;
-    return { t: 'fired', trigger, record: incidentRecord(config, entity, stats, trigger, id) };
+    return { t: 'fired', trigger, record: incidentRecord(config, entity, stats, trigger, id()) };
   }
 
   /** True when a tick at `now` would drop something. */

@@ -1,6 +1,7 @@
 import type { RiskFile } from '../../protocol/index.js';
 import { fnv1a64, ruleOf } from '../alert/selectors.js';
 import type { AlertResult } from '../alert/selectors.js';
+import { InternTable } from '../alert/intern.js';
 import { RiskAccumulator, statsOf } from './accumulator.js';
 import type { Contribution, RiskEntityState, RiskTrigger } from './accumulator.js';
 import { extractObjects, resolveScore, tacticsOf } from './annotate.js';
@@ -27,6 +28,8 @@ export interface RiskAccumulation {
 export interface RiskOutcome {
   readonly before: readonly AlertResult[];
   readonly result: AlertResult;
+  /** The `enrichments` the result gained, when `result` is the input plus only that key (it had none and keeps its event). */
+  readonly annotation?: Readonly<Record<string, unknown>>;
   readonly accumulated?: RiskAccumulation;
 }
 
@@ -57,15 +60,32 @@ export function riskIncidentId(seed: string, k: number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** The result without event payloads and without the `result_id` of its line. */
 function stripEvents(result: AlertResult): AlertResult {
-  const { event: _e, events: _es, event_refs: _r, ...rest } = result;
+  const { event: _e, events: _es, event_refs: _r, result_id: _id, ...rest } = result;
   return rest;
 }
 
-function annotate(result: AlertResult, score: number, objects: readonly RiskObject[]): AlertResult {
+function annotate(result: AlertResult, score: number, objects: readonly RiskObject[]): { result: AlertResult; annotation?: AlertResult } {
   const own = result['enrichments'];
-  const enrichments = { ...(typeof own === 'object' && own !== null ? own : {}), 'risk.score': score, ...(objects.length > 0 ? { 'risk.objects': objects } : {}) };
-  return { ...result, enrichments };
+  const added = { 'risk.score': score, ...(objects.length > 0 ? { 'risk.objects': objects } : {}) };
+  if (own === undefined) return { result: { ...result, enrichments: added }, annotation: added };
+  return { result: { ...result, enrichments: { ...(typeof own === 'object' && own !== null ? own : {}), ...added } } };
+}
+
+/** Contribution parts that repeat across results (rule ids, levels, tactic lists), held once. */
+const TEXTS = new InternTable<string>();
+const TACTIC_LISTS = new InternTable<readonly string[]>();
+
+/** The contribution as an entity keeps it: its repeating parts shared (live and at replay alike). */
+function shared(c: Contribution): Contribution {
+  const { rule, level, tactics } = c;
+  return {
+    ...c,
+    rule: TEXTS.get(rule, () => rule),
+    tactics: TACTIC_LISTS.get(tactics.join('\u0000'), () => Object.freeze([...tactics])),
+    ...(level !== undefined ? { level: TEXTS.get(level, () => level) } : {}),
+  };
 }
 
 /**
@@ -125,8 +145,8 @@ export class RiskLayer {
       accumulated = { objects, c };
       before.push(...this.accumulate(accumulated, now, seed, observer));
     }
-    const annotated = annotate(config.stripEvent ? stripEvents(result) : result, score, objects);
-    return { before, result: annotated, ...(accumulated !== undefined ? { accumulated } : {}) };
+    const annotated = config.stripEvent ? { result: annotate(stripEvents(result), score, objects).result } : annotate(result, score, objects);
+    return { before, ...annotated, ...(accumulated !== undefined ? { accumulated } : {}) };
   }
 
   /** §8.3 for each object of one result: the risk incidents it fires, in object order. */
@@ -134,8 +154,10 @@ export class RiskLayer {
     const incident = this.compiled?.incident;
     if (incident === undefined) return [];
     const out: AlertResult[] = [];
+    const c = shared(a.c);
     for (const o of a.objects) {
-      const r = this.accumulator.record(incident, o, a.c, now, riskIncidentId(seed, out.length));
+      const k = out.length;
+      const r = this.accumulator.record(incident, o, c, now, () => riskIncidentId(seed, k));
       if (r.t === 'evicted') observer.eviction(1);
       else if (r.t === 'fired') {
         observer.incident(r.trigger);

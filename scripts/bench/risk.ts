@@ -3,8 +3,8 @@
 import { quietRiskObserver } from '../../actors/index.js';
 import type { RiskFile } from '../../protocol/index.js';
 import { RiskStage } from '../../streams/index.js';
-import type { JournalBuffer } from '../../streams/index.js';
-import { line } from './alert.js';
+import type { CommittedResult, JournalBuffer } from '../../streams/index.js';
+import { line, parseCost } from './alert.js';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { heapUsed } from './correlation.js';
 
@@ -23,36 +23,42 @@ function stage(): { stage: RiskStage; journal: JournalBuffer } {
   return { stage: s, journal };
 }
 
-function feed(s: RiskStage, journal: JournalBuffer, ids: readonly number[]): void {
-  for (let i = 0; i < ids.length; i += 500) {
-    s.apply(ids.slice(i, i + 500).map(line));
+function feed(s: RiskStage, journal: JournalBuffer, lines: readonly CommittedResult[]): void {
+  for (let i = 0; i < lines.length; i += 500) {
+    s.apply(lines.slice(i, i + 500));
     journal.drafts.length = 0;
   }
 }
 
+const lines = (ids: readonly number[]): CommittedResult[] => ids.map(line);
+
 /** µs per result through `apply` (parse, score, objects, accumulate, journal, re-serialise) with 100k open entities. */
 function costPerResult(): BenchRow[] {
   const { stage: s, journal } = stage();
-  feed(s, journal, Array.from({ length: 100_000 }, (_, i) => i));
-  // Half the lane adds to open entities, half opens new ones.
-  const lane = Array.from({ length: 20_000 }, (_, k) => (k % 2 === 0 ? k * 5 : 200_000 + k));
+  feed(s, journal, lines(Array.from({ length: 100_000 }, (_, i) => i)));
+  // Half the lane adds to open entities, half opens new ones (lines made before the clock starts).
+  const lane = lines(Array.from({ length: 20_000 }, (_, k) => (k % 2 === 0 ? k * 5 : 200_000 + k)));
   const runs: number[] = [];
+  const ratios: number[] = [];
   for (let r = 0; r < 5; r++) {
     const t0 = performance.now();
     feed(s, journal, lane);
-    runs.push(((performance.now() - t0) * 1000) / lane.length);
+    const cost = ((performance.now() - t0) * 1000) / lane.length;
+    runs.push(cost);
+    ratios.push(cost / parseCost(lane));
   }
   return [
     { name: 'risk_open_entities', value: s.layer.accumulator.entities.size, unit: 'entities' },
     { name: 'risk_cost_per_result_100k_entities', value: Number(median(runs).toFixed(2)), unit: 'µs (median of 5)' },
+    { name: 'risk_cost_over_json_parse', value: Number(median(ratios).toFixed(2)), unit: 'x JSON.parse of the same lines (median of 5)' },
   ];
 }
 
 /** Heap per entity holding 10 contributions (10k entities). */
 function heapPerEntity(): BenchRow {
+  const ids = lines(Array.from({ length: 10_000 }, (_, i) => i));
   const before = heapUsed();
   const { stage: s, journal } = stage();
-  const ids = Array.from({ length: 10_000 }, (_, i) => i);
   for (let r = 0; r < 10; r++) feed(s, journal, ids);
   const after = heapUsed();
   return { name: 'risk_heap_per_entity_10_contributions', value: Math.round((after - before) / s.layer.accumulator.entities.size), unit: 'bytes' };

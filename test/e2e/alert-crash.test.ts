@@ -1,6 +1,8 @@
 // Issue 13's crash lane: the alert pipeline's state is journaled with each batch, so SIGKILLs at the
 // named points and at random moments leave the sink with exactly the uninterrupted run's lines (none
-// twice) and the same incidents, dedup store and silences; a kill between a tick's commit and its
+// twice) and the same incidents, dedup store and silences; then, timers firing (short timers put in
+// force after the lane), SIGKILLs after a tick's commit and at random leave exactly the uninterrupted
+// run's incident and summary lines; a kill between a tick's commit and its
 // sink write delivers the tick's emissions once after the restart.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +70,51 @@ async function finish(d: RunningDaemon, run: Run): Promise<{ ids: string[]; stat
   return { ids: readNdjson(run.out).map((l) => String(l['result_id'])), state };
 }
 
+/** The tick emissions of a sink file (incident lines and dedup summaries), without their ids and times, sorted. */
+function tickLines(out: string): string[] {
+  const TIMES = ['result_id', 'first_seen', 'last_seen'];
+  return readNdjson(out)
+    .filter((l) => 'trigger' in l || typeof (l['enrichments'] as Record<string, unknown> | undefined)?.['dedup_state'] === 'string')
+    .map((l) => {
+      const e = l['enrichments'] as Record<string, unknown> | undefined;
+      const kept = Object.fromEntries(Object.entries(l).filter(([k]) => !TIMES.includes(k)));
+      return JSON.stringify(e === undefined ? kept : { ...kept, enrichments: { ...e, dedup_first_seen: null, dedup_last_seen: null } });
+    })
+    .sort();
+}
+
+/** The pipeline has nothing left to time out: no incident open, an empty dedup store. */
+async function drained(d: RunningDaemon): Promise<true | undefined> {
+  const incidents = (await d.json({ method: 'GET', url: '/api/v1/incidents' })).body['incidents'] as unknown[];
+  const metrics = (await d.request({ method: 'GET', url: '/metrics' })).text;
+  return incidents.length === 0 && metrics.includes('\nsvc_dedup_store_entries 0\n') ? true : undefined;
+}
+
+/**
+ * The timer phase: the lane's state under short timers (alert-crash-timers.yaml) until it drains.
+ * With `kills`, first SIGKILLed between a tick's commit and its sink write, then at random moments.
+ */
+async function timerPhase(run: Run, kills: boolean): Promise<void> {
+  if (kills) {
+    const tick = await start(run, 'alert-crash-timers.yaml', { SVC_CRASH_AT: 'after-tick-commit' }).catch((error: unknown) => {
+      if (error instanceof DaemonStartError && error.exit === 'SIGKILL') return undefined;
+      throw error;
+    });
+    if (tick !== undefined) expect(await tick.exited).toBe('SIGKILL');
+    const rand = prng(21);
+    for (let k = 0; k < 3; k++) {
+      const d = await start(run, 'alert-crash-timers.yaml');
+      await new Promise((r) => setTimeout(r, Math.floor(rand() * 1500)));
+      d.kill('SIGKILL');
+      await d.exited;
+    }
+  }
+  const d = await start(run, 'alert-crash-timers.yaml');
+  await waitFor(() => drained(d), 30_000, 'the incidents and dedup entries to resolve');
+  d.kill('SIGTERM');
+  expect(await d.exited).toBe(0);
+}
+
 const SILENCE = { method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ id: 'mute-h5', matchers: [{ selector: 'event.Computer', value: 'h5' }] }) } as const;
 
 describe('alert pipeline crash lane', () => {
@@ -127,6 +174,31 @@ describe('alert pipeline crash lane', () => {
     expect(new Set(got.ids).size).toBe(got.ids.length);
     expect([...got.ids].sort()).toEqual([...expected.ids].sort());
     expect(got.state).toEqual(expected.state);
+  });
+
+  it('emits exactly the uninterrupted run\'s incident and summary lines when timers fire across SIGKILLs (after a tick\'s commit and at random)', { timeout: 180_000 }, async () => {
+    /** The first requests of the lane, then the daemon stopped: the state the timer phase starts from. */
+    const laneRun = async (name: string): Promise<Run> => {
+      const dir = tempDir(name);
+      const run = { dir, out: join(dir, 'out.ndjson') };
+      const d = await start(run, 'alert-crash.yaml');
+      for (let i = 0; i < 8; i++) expect(await post(d, i)).toBe(true);
+      d.kill('SIGTERM');
+      expect(await d.exited).toBe(0);
+      return run;
+    };
+    const oracle = await laneRun('alert-timers-oracle');
+    await timerPhase(oracle, false);
+    const expected = tickLines(oracle.out);
+    expect(expected.filter((l) => l.includes('"trigger":"group_wait"')).length).toBeGreaterThan(2);
+    expect(expected.filter((l) => l.includes('"trigger":"resolved"')).length).toBe(expected.filter((l) => l.includes('"trigger":"group_wait"')).length);
+    expect(expected.some((l) => l.includes('"dedup_state":"resolved"'))).toBe(true);
+
+    const crashed = await laneRun('alert-timers-crashes');
+    await timerPhase(crashed, true);
+    const ids = readNdjson(crashed.out).map((l) => String(l['result_id']));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(tickLines(crashed.out)).toEqual(expected);
   });
 
   it('delivers a tick\'s emissions exactly once when killed between the tick\'s commit and its sink write', { timeout: 60_000 }, async () => {

@@ -1,7 +1,8 @@
 // Issue 6: SIGKILL the daemon at random moments and at every named injection point while a
 // deterministic lane is fed over HTTP; restart on the same state directory and re-send what was not
-// acknowledged (same Idempotency-Key). The sink must hold exactly the oracle's result ids, none
-// twice, and the correlation state must end equal to the uninterrupted run's.
+// acknowledged (same Idempotency-Key). The sink must hold exactly the oracle's result ids (risk
+// events and risk incidents included), none twice, and the correlation state must end equal to the
+// uninterrupted run's.
 import { join } from 'node:path';
 import { rng as prng } from '../../scripts/bench/lanes.js';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -55,6 +56,7 @@ function start(run: Run, env: Readonly<Record<string, string>> = {}): Promise<Ru
     [
       '--rules', join(FIXTURES, 'crash-rules'), '--input', 'http', '--api-addr', '127.0.0.1:0',
       '--output', `file://${run.out}`, '--state-db', join(run.dir, 'state'), '--snapshot-every', '150', '--batch-size', '64',
+      '--risk', join(FIXTURES, 'crash-risk.yaml'),
     ],
     { env },
   );
@@ -112,6 +114,10 @@ async function crashRun(progress: () => void): Promise<void> {
   const types = new Set(readNdjson(oracleRun.out).flatMap((l) => (typeof l['correlation_type'] === 'string' ? [l['correlation_type']] : [])));
   expect([...types].sort()).toEqual(['event_count', 'temporal_ordered', 'value_count', 'value_sum']);
   expect((expected.state as unknown[]).length).toBeGreaterThan(0);
+  // The risk layer raised incidents and events, so they are in the ids every crashing run must match.
+  const riskLines = readNdjson(oracleRun.out);
+  expect(riskLines.filter((l) => 'risk_incident_id' in l).length).toBeGreaterThan(0);
+  expect(riskLines.some((l) => l['risk_event'] === true)).toBe(true);
 
   const run = newRun('crashes');
   const rand = prng(7);

@@ -4,6 +4,7 @@
 // every §10.7 metric moving, and an `accepted` answer surviving kill -9.
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -103,6 +104,30 @@ describe('dispositions on the real daemon', () => {
     expect((await post(JSON.stringify({ rule_id: RULE, verdict: 'false_positive', fingerprint: 'f3' }))).body).toEqual({ accepted: 0, duplicate: 1, rejected: 0 });
     expect(metric(await scrape(), `svc_rule_false_positive_ratio{rule_title="${RULE}"}`)).toBe(0.5);
   }, 120_000);
+
+  it('answers 413 to a body over the ingest cap (1 MiB) and commits none of it', async () => {
+    const own = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--state-db', join(tempDir('dispositions-413'), 'state'), '--detect-workers', '0', '--enable-dispositions']);
+    try {
+      // Announce a body over the cap and send only its start (a whole record): the daemon answers before reading the rest.
+      const address = own.address;
+      const target = address.kind === 'unix' ? { socketPath: address.path } : { host: address.host, port: address.port };
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({ ...target, method: 'POST', path: '/api/v1/dispositions', headers: { 'content-length': String(1_048_577) }, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.write(`${JSON.stringify({ rule_id: RULE, verdict: 'false_positive', fingerprint: 'big' })}\n`);
+      });
+      expect(answer.status).toBe(413);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: 'request body too large' });
+      expect((await own.json({ method: 'GET', url: '/api/v1/dispositions' })).body['rules']).toEqual([]);
+    } finally {
+      own.kill();
+      await own.exited;
+    }
+  }, 60_000);
 
   it('answers 503 with a hint while the loop is off', async () => {
     const off = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--detect-workers', '0']);

@@ -117,7 +117,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   // The listener comes up before rules load and state replays, so /healthz answers and /readyz
   // shows `starting` (503) meanwhile; everything else answers 503 `daemon starting` until ready.
   const registry = new Registry();
-  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : []), ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : [])] }).handles;
+  const metrics = createMetrics(registry, { groups: ['alert_pipeline', 'otlp', ...(security.tls !== undefined ? (['tls'] as const) : []), ...(config.risk !== undefined ? (['risk'] as const) : []), ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []), ...(config.cluster.url !== undefined ? (['cluster'] as const) : [])] }).handles;
   let phase: StartupPhase = 'loading rules';
   const app = createStartupApp(ROUTES, {
     phase: () => phase,

@@ -32,6 +32,8 @@ export const configSchema = Type.Object({
   max_ack_pending: Type.Integer({ minimum: 1, default: 10_000 }),
   /** The consumer's acknowledgement deadline: how soon a crashed daemon's messages come back. */
   ack_wait_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** Cluster mode: units carry their lines' stream sequences (result and hit ids derive from them). */
+  stream_ids: Type.Boolean({ default: false }),
 });
 export type NatsSourceConfig = Type.Static<typeof configSchema>;
 
@@ -175,6 +177,7 @@ function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positio
       return {
         lines,
         rejected: [],
+        ...(config.stream_ids ? { sequences: seqs } : {}),
         position: {
           source: positionKey,
           at: (n) => {

@@ -2,7 +2,7 @@
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
 import type { AuditLog, DaemonFacade, Dispositions, EventIngest, IncidentApi, OtlpIngest, SilenceStore } from '../http/index.js';
-import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
+import type { ClusterRecord, IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { ActiveRules, BatchProcessor, Clock, HttpIngest, OtlpSource, TailFanout, TapFanout } from '../streams/index.js';
@@ -27,6 +27,7 @@ export interface FacadeParts {
   readonly tail?: TailFanout;
   readonly tap?: TapFanout;
   readonly audit?: AuditLog;
+  readonly cluster?: () => ClusterRecord;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -82,6 +83,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.tail !== undefined ? { tail: p.tail } : {}),
     ...(p.tap !== undefined ? { tap: p.tap } : {}),
     ...(p.audit !== undefined ? { audit: p.audit } : {}),
+    ...(p.cluster !== undefined ? { cluster: p.cluster } : {}),
   };
 }
 

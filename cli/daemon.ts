@@ -49,6 +49,7 @@ import { resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { openNatsInput } from './daemon-nats.js';
+import { openDaemonCluster } from './daemon-cluster.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
 import { logRecoveryLosses, replayProgressLogger } from './replay-progress.js';
@@ -237,6 +238,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     await store.close();
     throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
+  const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) })).catch(async (error: unknown) => {
+    await natsInput?.close();
+    await outputs.close();
+    await store.close();
+    throw exit(`${settingName('cluster.url')} ${config.cluster.url ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   const workers = outputs.sinks;
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
@@ -267,6 +274,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     alerts: alerts.stage,
     ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
     risk: risk.stage,
+    ...(cluster !== undefined ? { hits: cluster.hits } : {}),
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -289,6 +297,18 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     rules: () => [...active.ruleSet.engine.rules.map((r) => r.rule), ...active.ruleSet.correlations.correlations.map((c) => c.rule)],
   });
   risk.start({ pipeline, processor });
+  cluster?.start({
+    commit: (results) => pipeline.exclusive(async () => {
+      const firstOseq = await processor.commitJournal(results);
+      for (const w of workers) {
+        w.offer(firstOseq, results);
+        w.wake();
+      }
+      tail?.publish(results);
+      return firstOseq;
+    }),
+    sinks: workers,
+  });
   dispositions?.start({ pipeline, processor });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
@@ -362,6 +382,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tap?.closeAll();
       admission.stop();
       otlpAdmission.stop();
+      await cluster?.stop(settings.drainTimeoutMs);
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await natsInput?.close();
       await detector.close();
@@ -403,6 +424,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(tail !== undefined ? { tail } : {}),
     ...(tap !== undefined ? { tap } : {}),
     ...(audit !== undefined ? { audit: audit.log } : {}),
+    ...(cluster !== undefined ? { cluster: () => cluster.status() } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

@@ -1,4 +1,4 @@
-import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/index.js';
+import type { ClusterRecord, CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/index.js';
 import type {
   DispositionSummary,
   DynamicSourceInfo,
@@ -60,6 +60,8 @@ export interface DaemonFacade {
   readonly tail?: LiveStream<TailRequest>;
   /** Present when the audit trail is on (a state DB and `daemon.api.audit.enabled` not false). */
   readonly audit?: AuditLog;
+  /** Present in cluster mode (`--cluster`): this node's view of the cluster. */
+  readonly cluster?: () => ClusterRecord;
 }
 
 

@@ -180,6 +180,8 @@ export const API_ERRORS = {
     error: 'audit trail disabled',
     hint: 'the audit trail needs --state-db and daemon.api.audit.enabled not set to false',
   },
+  // Cluster mode (issue 21).
+  cluster_disabled: { status: 503, error: 'cluster mode disabled', hint: 'start the daemon with --cluster nats://host:port' },
   route_not_found: { status: 404, error: 'no such route' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   body_too_large: { status: 413, error: 'request body too large' },

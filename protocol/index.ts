@@ -33,3 +33,5 @@ export type { OtlpDecoded } from './otlp/logs-request.js';
 export { resultsExportRequest } from './otlp/result-records.js';
 export { RiskFileSchema } from './risk.js';
 export type { RiskFile } from './risk.js';
+export { ClusterResponse } from './cluster.js';
+export type { ClusterRecord } from './cluster.js';

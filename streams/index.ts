@@ -1,5 +1,5 @@
 export { BatchProcessor, TICK_EVERY_MS } from './batch-processor.js';
-export type { ActiveRules, CommittedResult, JournalBuffer, ResultLine } from './batch-processor.js';
+export type { ActiveRules, BatchProcessorDeps, CommittedResult, JournalBuffer, ResultLine } from './batch-processor.js';
 export { carryOver, CORRELATION_KIND, CORRELATION_TICK_KIND, createCorrelationKinds, definitionsRecord } from './correlation-state.js';
 export type { CorrelationRecoveryReport } from './correlation-state.js';
 export type { DroppedCorrelationState } from './foreign-groups.js';
@@ -60,3 +60,5 @@ export type { NatsSource, NatsSourceConfig } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';
 export { DISPOSITION_KIND, DispositionStage } from './disposition-stage.js';
+export { ClusterNode, HitRouter, openClusterBus } from './cluster/index.js';
+export type { ClusterBus } from './cluster/index.js';

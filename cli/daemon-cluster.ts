@@ -6,7 +6,7 @@ import type { CorrelationRuntimeOptions } from '../actors/index.js';
 import type { ClusterRecord, DaemonConfig } from '../protocol/index.js';
 import type { CompiledCorrelation } from '../sigma/index.js';
 import type { StateStore } from '../state/index.js';
-import { ClusterNode, HitRouter, openClusterBus } from '../streams/index.js';
+import { ClusterNode, HitRouter, inputConsumerName, openClusterBus, parseNatsUrl, streamNameFor } from '../streams/index.js';
 import type { BatchProcessorDeps, CommittedResult, SinkWorker, StageContext } from '../streams/index.js';
 import { ConfigError } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
@@ -35,6 +35,9 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
   if (!config.input.source.startsWith('nats://')) {
     throw new ConfigError('--cluster needs --input nats://… (the nodes share the input stream\'s consumer)', 'daemon.cluster.url');
   }
+  const input = parseNatsUrl(config.input.source);
+  const inputStream = streamNameFor(input.subject);
+  const inputConsumer = inputConsumerName(input.subject, config.nats.consumer_group);
   const bus = await openClusterBus(c.url.slice('nats://'.length), c.name, settings.nats);
   const router = new HitRouter(c.partitions, () => rules().options);
   let node: ClusterNode | undefined;
@@ -55,6 +58,7 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
           const first = await commit(results);
           return first + results.length - 1;
         },
+        inputFloor: () => bus.inputFloor(inputStream, inputConsumer),
         delivered: (oseq) => sinks.every((w) => store.watermark(w.target.name) >= oseq),
         ctx,
       });

@@ -55,7 +55,7 @@ export type { ResolvedWebhook } from './webhook/webhook-sink.js';
 export { RateLimiter } from './webhook/rate-limiter.js';
 export { parseNatsUrl, sanitizeSubject, streamNameFor } from './nats/nats-connection.js';
 export type { NatsAuth } from './nats/nats-connection.js';
-export { create as openNatsSource, configSchema as natsSourceConfigSchema } from './sources/nats-source.js';
+export { create as openNatsSource, configSchema as natsSourceConfigSchema, inputConsumerName } from './sources/nats-source.js';
 export type { NatsSource, NatsSourceConfig } from './sources/nats-source.js';
 export { create as createNatsSink, configSchema as natsSinkConfigSchema, openDlq as openNatsDlq } from './sinks/nats-sink.js';
 export { RISK_KIND, riskMetricsObserver, RiskStage } from './risk-stage.js';

@@ -44,6 +44,8 @@ export interface ClusterBus {
   writeLease(action: LeaseAction, node: string): Promise<number | undefined>;
   loadSnapshot(partition: number): Promise<Uint8Array | null>;
   saveSnapshot(partition: number, data: Uint8Array): Promise<void>;
+  /** The acknowledgement floor (stream sequence) of the input stream's shared consumer. */
+  inputFloor(stream: string, consumer: string): Promise<number>;
   /** A consumer of the partition's hits starting after `afterSeq`. */
   hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
   close(): Promise<void>;
@@ -104,6 +106,7 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
           return undefined;
         }
       },
+      inputFloor: async (inputStream, consumer) => (await jsm.consumers.info(inputStream, consumer)).ack_floor.stream_seq,
       loadSnapshot: (p) => snapshots.getBlob(`p-${p}`),
       async saveSnapshot(p, data) {
         await snapshots.putBlob({ name: `p-${p}` }, data);

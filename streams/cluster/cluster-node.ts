@@ -23,6 +23,7 @@ export interface ClusterNodeDeps {
   readonly rules: () => { readonly defs: readonly CompiledCorrelation[]; readonly options: CorrelationRuntimeOptions };
   readonly deliver: PartitionOwnerDeps['deliver'];
   readonly delivered: PartitionOwnerDeps['delivered'];
+  readonly inputFloor: PartitionOwnerDeps['inputFloor'];
   readonly ctx: StageContext;
 }
 
@@ -121,6 +122,7 @@ export class ClusterNode {
       options,
       deliver: this.deps.deliver,
       delivered: this.deps.delivered,
+      inputFloor: this.deps.inputFloor,
       leased: () => this.leased(partition),
       snapshotIntervalMs: this.settings.snapshotIntervalMs,
       ctx: this.deps.ctx,

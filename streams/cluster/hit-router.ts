@@ -1,11 +1,18 @@
 import { CorrelationRuntime, partitionOf } from '../../actors/index.js';
 import type { CorrelationRuntimeOptions } from '../../actors/index.js';
+import { createFieldReader, DEFAULT_TIMESTAMP_FIELDS, extractEventTime } from '../../sigma/index.js';
 import type { CompiledCorrelation, GroupId } from '../../sigma/index.js';
 import type { CorrelationInput } from '../detect/detect-batch.js';
 import type { Hit } from './cluster-bus.js';
 
-/** A hit's body: the matched rules, the event, and the stage-1 clock (the timestamp fallback). */
+/** A hit's body: the input stream sequence (-1: none), the matched rules, the event, and the stage-1 clock (the timestamp fallback). */
 export interface HitBody {
+  readonly s: number;
+  /**
+   * A tick instead of a hit: the event time the batch ending at input sequence `s` reached. Every
+   * partition gets it, so partitions expire groups at the same points of the input as a single node.
+   */
+  readonly k?: number;
   readonly m: CorrelationInput['matched'];
   readonly e: CorrelationInput['event'];
   readonly t: number;
@@ -30,6 +37,7 @@ export class HitRouter {
   private runtime: CorrelationRuntime | undefined;
   private defs: readonly CompiledCorrelation[] | undefined;
   private readonly touched = new Set<number>();
+  private readonly read = createFieldReader();
 
   constructor(
     private readonly partitions: number,
@@ -40,13 +48,23 @@ export class HitRouter {
   route(defs: readonly CompiledCorrelation[], correlate: readonly CorrelationInput[], sequences: readonly number[], now: number): Hit[] {
     const runtime = this.runtimeFor(defs);
     const hits: Hit[] = [];
+    const options = this.options(defs);
+    let frontier = -1;
+    let last = -1;
     for (const c of correlate) {
       this.touched.clear();
       runtime.onEvent(c.matched, c.event, now);
       if (this.touched.size === 0) continue;
       const seq = sequences[c.line] ?? -1;
-      const body = JSON.stringify({ m: c.matched, e: c.event, t: now } satisfies HitBody);
+      const at = extractEventTime(c.event, options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS, options.readField ?? this.read) ?? (options.timestampFallback === 'skip' ? -1 : Math.floor(now));
+      if (at > frontier) frontier = at;
+      if (seq > last) last = seq;
+      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now } satisfies HitBody);
       for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
+    }
+    if (frontier >= 0 && last >= 0) {
+      const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now } satisfies HitBody);
+      for (let partition = 0; partition < this.partitions; partition++) hits.push({ partition, id: `${last}-${partition}-t`, body });
     }
     return hits;
   }

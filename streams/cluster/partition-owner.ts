@@ -1,7 +1,11 @@
 // Stage 2 of cluster mode for one partition (issue 21): load the partition's snapshot, replay its hits
-// from the sequence the snapshot covers, then apply hits as they come. Results carry ids derived from
-// hit sequences, so a replay after a takeover re-emits exactly the ids the previous owner did (sinks
-// deduplicate by id; NATS sinks use it as `Nats-Msg-Id`).
+// from the hit sequence the snapshot covers, then apply hits as they come. Hits arrive in the order
+// stage-1 nodes published them, which interleaves; they are applied in input order instead (by the
+// input stream sequence they carry), up to the shared input consumer's acknowledgement floor: every
+// input message at or below it has had its hits published. So a partition sees exactly the sequence a
+// single node would, and results carry ids derived from input sequences: a replay after a takeover
+// re-emits exactly the ids the previous owner did (sinks deduplicate by id; NATS sinks use it as
+// `Nats-Msg-Id`).
 import { CorrelationRuntime, decode, encode } from '../../actors/index.js';
 import type { CorrelationRuntimeOptions } from '../../actors/index.js';
 import { resultIdForHit } from '../../state/index.js';
@@ -16,12 +20,16 @@ import { groupPartition } from './hit-router.js';
 /** Hits applied per fetch. */
 const FETCH_MAX = 256;
 const FETCH_EXPIRES_MS = 1_000;
-const SNAPSHOT_VERSION = 1;
+const SNAPSHOT_VERSION = 2;
 
-/** A partition snapshot: the groups after the hit at `seq`, and the tick frontier then. */
+/**
+ * A partition snapshot: the groups once every hit of input sequence ≤ `floor` was applied; hits are
+ * read again after hit sequence `seq` (hits at or below `floor` are skipped then).
+ */
 interface PartitionSnapshot {
   readonly v: number;
   readonly seq: number;
+  readonly floor: number;
   readonly tickedAt: number;
   readonly groups: unknown;
 }
@@ -38,6 +46,8 @@ export interface PartitionOwnerDeps {
   readonly deliver: (results: readonly CommittedResult[]) => Promise<number>;
   /** Whether every sink has the outbox entries up to `oseq` (a snapshot only covers delivered results). */
   readonly delivered: (oseq: number) => boolean;
+  /** The shared input consumer's acknowledgement floor (input stream sequence). */
+  readonly inputFloor: () => Promise<number>;
   /** Whether this node may still count on the partition's lease. */
   readonly leased: () => boolean;
   readonly snapshotIntervalMs: number;
@@ -46,11 +56,14 @@ export interface PartitionOwnerDeps {
 
 export class PartitionOwner {
   private readonly runtime: CorrelationRuntime;
-  /** Hit sequence of the last hit applied. */
+  /** Hit sequence of the last hit fetched. */
   private seq = 0;
+  /** Every hit of input sequence ≤ floor is applied. */
+  private floor = 0;
+  /** Fetched hits waiting for the floor, in input order once sorted. */
+  private pending: { readonly hitSeq: number; readonly hit: HitBody }[] = [];
   private snapshotSeq = 0;
   private tickedAt = -1;
-  private frontier = -1;
   private lag = 0;
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
@@ -66,9 +79,6 @@ export class PartitionOwner {
     this.runtime = new CorrelationRuntime(deps.defs, {
       ...deps.options,
       owns: (def, id) => groupPartition(def, id, partitions) === partition,
-      record: (_key, e) => {
-        if (e.kind === 'hit' && e.at > this.frontier) this.frontier = e.at;
-      },
     });
   }
 
@@ -89,9 +99,9 @@ export class PartitionOwner {
       if (snap.v === SNAPSHOT_VERSION) {
         this.runtime.restore(decode(snap.groups, (h) => this.runtime.definitionByHash(h)).groups);
         this.seq = snap.seq;
+        this.floor = snap.floor;
         this.snapshotSeq = snap.seq;
         this.tickedAt = snap.tickedAt;
-        this.frontier = snap.tickedAt;
       } else this.log.warn({ version: snap.v }, 'partition snapshot of an unknown version; starting the partition empty');
     }
     this.lastSnapshotAt = this.deps.ctx.clock.now();
@@ -119,7 +129,10 @@ export class PartitionOwner {
     let failures = 0;
     while (!this.stopped && this.deps.leased()) {
       let msgs;
+      let floor;
       try {
+        // Read before the fetch: every hit at or below it was published before, so a fetch that drains the feed has them all.
+        floor = await this.deps.inputFloor();
         msgs = await feed.fetch(FETCH_MAX, FETCH_EXPIRES_MS);
         failures = 0;
       } catch (error) {
@@ -130,37 +143,62 @@ export class PartitionOwner {
       }
       // A lease that lapsed while fetching: what was fetched is the next owner's.
       if (this.stopped || !this.deps.leased()) return;
-      const results: CommittedResult[] = [];
       for (const m of msgs) {
         if (m.seq <= this.seq) continue;
-        this.apply(m.seq, m.json<HitBody>(), results);
+        const hit = m.json<HitBody>();
         this.seq = m.seq;
         this.lag = m.info.pending;
+        if (hit.s < 0 || hit.s > this.floor) this.pending.push({ hitSeq: m.seq, hit });
       }
+      const drained = msgs.length === 0 || this.lag === 0;
       if (msgs.length === 0) this.lag = 0;
+      const results = this.applyUpTo(drained ? floor : this.floor);
       if (results.length > 0) this.lastOseq = await this.deps.deliver(results);
-      if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.seq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
+      if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
     }
   }
 
-  /** One hit, ticking the partition's groups on at the same event-time steps as a single node. */
-  private apply(seq: number, hit: HitBody, out: CommittedResult[]): void {
+  /** Hit sequence a next owner reads on from: before the oldest hit still waiting. */
+  private get resumeSeq(): number {
+    let min = this.seq;
+    for (const p of this.pending) if (p.hitSeq - 1 < min) min = p.hitSeq - 1;
+    return min;
+  }
+
+  /** Applies the waiting hits of input sequence ≤ `floor` in input order (hits without one at once). */
+  private applyUpTo(floor: number): CommittedResult[] {
+    const out: CommittedResult[] = [];
+    if (floor > this.floor) this.floor = floor;
+    // Input order; a batch's tick after the hits of its last line.
+    const ready = this.pending.filter((p) => p.hit.s <= this.floor).sort((a, b) => a.hit.s - b.hit.s || (a.hit.k === undefined ? 0 : 1) - (b.hit.k === undefined ? 0 : 1));
+    if (ready.length === 0) return out;
+    this.pending = this.pending.filter((p) => p.hit.s > this.floor);
+    for (const p of ready) this.apply(p.hitSeq, p.hit, out);
+    return out;
+  }
+
+  /** One hit, or a tick at the same event-time steps as a single node. */
+  private apply(hitSeq: number, hit: HitBody, out: CommittedResult[]): void {
+    if (hit.k !== undefined) {
+      if (hit.k - this.tickedAt >= TICK_EVERY_MS) {
+        this.tickedAt = hit.k;
+        this.runtime.tick(hit.k);
+      }
+      return;
+    }
     let n = 0;
     for (const result of this.runtime.onEvent(hit.m, hit.e, hit.t)) {
-      const result_id = resultIdForHit(this.deps.partition, seq, n++);
+      const result_id = hit.s >= 0 ? resultIdForHit(this.deps.partition, hit.s, n++) : resultIdForHit(this.deps.partition, hitSeq, n++, 'hit');
       out.push({ result_id, head: result, text: JSON.stringify({ result_id, ...result }) });
-    }
-    if (this.frontier >= 0 && this.frontier - this.tickedAt >= TICK_EVERY_MS) {
-      this.tickedAt = this.frontier;
-      this.runtime.tick(this.frontier);
     }
   }
 
   private async snapshot(): Promise<void> {
-    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq: this.seq, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()) };
+    const seq = this.resumeSeq;
+    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()) };
     try {
       await this.deps.bus.saveSnapshot(this.deps.partition, new TextEncoder().encode(JSON.stringify(snap)));
-      this.snapshotSeq = this.seq;
+      this.snapshotSeq = seq;
       this.lastSnapshotAt = this.deps.ctx.clock.now();
     } catch (error) {
       this.log.warn({ err: error }, 'partition snapshot failed; the next owner replays from the previous one');

@@ -94,38 +94,25 @@ class Round implements Cmd {
   toString = (): string => `round(${this.node}, ${this.losses.join('/')})`;
 }
 
-class Crash implements Cmd {
-  constructor(readonly node: number) {}
+/** What happens to a node outside its rounds: a crash (its memory lost), a (re)start, or a graceful leave. */
+class NodeEvent implements Cmd {
+  constructor(
+    readonly kind: 'crash' | 'start' | 'leave',
+    readonly node: number,
+  ) {}
   check = (): boolean => true;
   run(_m: Sim, sim: Sim): void {
     const n = sim.nodes[this.node % sim.nodes.length] as SimNode;
-    n.alive = false;
-    n.held = new Map();
-  }
-  toString = (): string => `crash(${this.node})`;
-}
-
-class Start implements Cmd {
-  constructor(readonly node: number) {}
-  check = (): boolean => true;
-  run(_m: Sim, sim: Sim): void {
-    const n = sim.nodes[this.node % sim.nodes.length] as SimNode;
-    if (n.alive) return;
-    n.alive = true;
+    if (this.kind === 'leave') {
+      if (n.alive) n.leaving = true;
+      return;
+    }
+    if (this.kind === 'start' && n.alive) return;
+    n.alive = this.kind === 'start';
     n.leaving = false;
     n.held = new Map();
   }
-  toString = (): string => `start(${this.node})`;
-}
-
-class Leave implements Cmd {
-  constructor(readonly node: number) {}
-  check = (): boolean => true;
-  run(_m: Sim, sim: Sim): void {
-    const n = sim.nodes[this.node % sim.nodes.length] as SimNode;
-    if (n.alive) n.leaving = true;
-  }
-  toString = (): string => `leave(${this.node})`;
+  toString = (): string => `${this.kind}(${this.node})`;
 }
 
 const loss = fc.constantFrom<Loss>('none', 'none', 'none', 'request', 'answer');
@@ -133,9 +120,7 @@ const commands = [
   fc.integer({ min: 1, max: 700 }).map((ms) => new Advance(ms)),
   fc.tuple(fc.nat(3), fc.array(loss, { maxLength: 4 })).map(([n, l]) => new Round(n, l)),
   fc.tuple(fc.nat(3), fc.array(loss, { maxLength: 4 })).map(([n, l]) => new Round(n, l)),
-  fc.nat(3).map((n) => new Crash(n)),
-  fc.nat(3).map((n) => new Start(n)),
-  fc.nat(3).map((n) => new Leave(n)),
+  fc.tuple(fc.constantFrom<NodeEvent['kind']>('crash', 'start', 'leave'), fc.nat(3)).map(([k, n]) => new NodeEvent(k, n)),
 ];
 
 function simulation(nodes: number, partitions: number, skews: readonly number[]): Sim {

@@ -72,9 +72,9 @@ async function publish(nc: NatsConnection, subject: string, lines: readonly stri
   for (let i = 0; i < lines.length; i += 500) await Promise.all(lines.slice(i, i + 500).map((l) => js.publish(subject, l)));
 }
 
-/** Failed logons over `hosts` hosts, one per second of event time: every one a correlation hit. */
-function logons(n: number, hosts: number): string[] {
-  return Array.from({ length: n }, (_, i) => JSON.stringify({ '@timestamp': new Date(T0 + i * 1000).toISOString(), Computer: `host-${i % hosts}`, EventID: 4625, TargetUserName: `u${i % 7}` }));
+/** Failed logons over `hosts` hosts, `stepMs` apart in event time: every one a correlation hit. */
+function logons(n: number, hosts: number, stepMs: number): string[] {
+  return Array.from({ length: n }, (_, i) => JSON.stringify({ '@timestamp': new Date(T0 + i * stepMs).toISOString(), Computer: `host-${i % hosts}`, EventID: 4625, TargetUserName: `u${i % 7}` }));
 }
 
 function clusterArgs(url: string, name: string, node: string, extra: readonly string[] = []): string[] {
@@ -94,7 +94,7 @@ async function throughput(url: string, nc: NatsConnection, count: number): Promi
     await until(async () => (await owned(nodes)) === 16, 30_000, 'partitions owned');
     const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid as number));
     const started = performance.now();
-    await publish(nc, `${name}.in`, logons(EVENTS, 500));
+    await publish(nc, `${name}.in`, logons(EVENTS, 500, 1000));
     const processed = async (): Promise<number[]> => Promise.all(nodes.map((n) => metric(n.port, 'svc_events_processed_total')));
     await until(async () => (await processed()).reduce((a, b) => a + b, 0) >= EVENTS, 120_000, 'events processed');
     const seconds = (performance.now() - started) / 1000;
@@ -117,8 +117,8 @@ async function takeover(url: string, nc: NatsConnection): Promise<BenchRow[]> {
   const args = (node: string): string[] => clusterArgs(url, name, node, ['--cluster-partitions', '1', '--max-state-entries', String(GROUPS * 2)]);
   const first = await startNode(args('a'));
   await until(async () => (await owned([first])) === 1, 30_000, 'partition owned');
-  // Each host once within the window: GROUPS open groups.
-  await publish(nc, `${name}.in`, logons(GROUPS, GROUPS));
+  // Each host once, all within the 2-minute window: GROUPS open groups.
+  await publish(nc, `${name}.in`, logons(GROUPS, GROUPS, 5));
   const groups = async (n: Node): Promise<number> => {
     const body = JSON.parse(await post(n.port, '/api/v1/cluster', '')) as { owned: { groups: number; lag: number }[] };
     return body.owned[0]?.lag === 0 ? (body.owned[0]?.groups ?? 0) : 0;

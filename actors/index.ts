@@ -22,3 +22,5 @@ export { compileRiskConfig, quietRiskObserver, RiskAccumulator, riskIncidentId, 
 export type { Contribution, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';
+export { counts, decideLeases, fairShare, leaseWritten, partitionOf } from './cluster/index.js';
+export type { HeldLease, LeaseAction, LeaseRecord, LeaseTiming, LeaseView } from './cluster/index.js';

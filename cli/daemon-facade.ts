@@ -3,7 +3,7 @@ import type { StateReport } from '../state/index.js';
 import type { Registry } from 'prom-client';
 import { IngestClosedError, IngestTooLargeError } from '../http/index.js';
 import type { AuditLog, DaemonFacade, Dispositions, DynamicSources, EventIngest, IncidentApi, OtlpIngest, SilenceStore, UiAssets } from '../http/index.js';
-import type { IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
+import type { ClusterRecord, IncidentRecord, RiskEntity, StatusRecord } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { QueueClosedError, UnitTooLargeError } from '../streams/index.js';
 import type { DaemonObservers } from './daemon-observe.js';
@@ -34,6 +34,7 @@ export interface FacadeParts {
   /** Dynamic sources: the routes' backend and the status block (§11.5). */
   readonly sources?: { readonly api: DynamicSources; status(): NonNullable<StatusRecord['dynamic_sources']> };
   readonly stateReport?: () => StateReport;
+  readonly cluster?: () => ClusterRecord;
 }
 
 export function createDaemonFacade(p: FacadeParts): DaemonFacade {
@@ -97,6 +98,7 @@ export function createDaemonFacade(p: FacadeParts): DaemonFacade {
     ...(p.ui !== undefined ? { ui: p.ui } : {}),
     ...(p.sources !== undefined ? { sources: p.sources.api } : {}),
     ...(p.stateReport !== undefined ? { stateReport: p.stateReport } : {}),
+    ...(p.cluster !== undefined ? { cluster: p.cluster } : {}),
   };
 }
 

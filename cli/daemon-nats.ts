@@ -49,6 +49,7 @@ export async function openNatsInput(config: DaemonConfig, settings: DaemonSettin
       fetch_max: settings.batchSize,
       max_ack_pending: settings.capacity,
       ack_wait_ms: config.nats.ack_wait * 1000,
+      stream_ids: config.cluster.url !== undefined,
     },
     ctx,
     { auth: settings.nats, store },

@@ -51,6 +51,7 @@ import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { createDaemonObservers } from './daemon-observe.js';
 import { openNatsInput } from './daemon-nats.js';
+import { openDaemonCluster } from './daemon-cluster.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
 import { createDaemonDispositions } from './daemon-dispositions.js';
 import { createDaemonEnrichment } from './daemon-enrich.js';
@@ -257,6 +258,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     await store.close();
     throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
+  const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) })).catch(async (error: unknown) => {
+    await natsInput?.close();
+    await outputs.close();
+    await store.close();
+    throw exit(`${settingName('cluster.url')} ${config.cluster.url ?? ''}: ${error instanceof Error ? error.message : String(error)}`, 3);
+  });
   const workers = outputs.sinks;
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
@@ -290,6 +297,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(observeLines.length > 0 ? { observe: (lines: readonly string[]) => observeLines.forEach((o) => o(lines)) } : {}),
     ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,
+    ...(cluster !== undefined ? { hits: cluster.hits } : {}),
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -313,6 +321,18 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     risk: () => risk.joinable(),
   });
   risk.start({ pipeline, processor });
+  cluster?.start({
+    commit: (results) => pipeline.exclusive(async () => {
+      const firstOseq = await processor.commitJournal(results);
+      for (const w of workers) {
+        w.offer(firstOseq, results);
+        w.wake();
+      }
+      tail?.publish(results);
+      return firstOseq;
+    }),
+    sinks: workers,
+  });
   dispositions?.start({ pipeline, processor });
   await pipeline.exclusive(() => processor.commitJournal());
   pipeline.start();
@@ -389,6 +409,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tap?.closeAll();
       admission.stop();
       otlpAdmission.stop();
+      await cluster?.stop(settings.drainTimeoutMs);
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await natsInput?.close();
       await detector.close();
@@ -436,6 +457,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(ui !== undefined ? { ui } : {}),
     ...(sources !== undefined ? { sources } : {}),
     ...(config.state.db !== undefined ? { stateReport: () => inspectStore(store) } : {}),
+    ...(cluster !== undefined ? { cluster: () => cluster.status() } : {}),
   });
   return { facade, config, reload, inputDone, stop };
 }

@@ -10,5 +10,6 @@ export function daemonMetricGroups(config: DaemonConfig, tls = false): Exclude<M
     ...(config.enrichers !== undefined ? (['enrichment'] as const) : []),
     ...(config.dispositions.enabled || config.dispositions.source !== undefined ? (['dispositions'] as const) : []),
     ...(config.sources.length > 0 ? (['sources'] as const) : []),
+    ...(config.cluster.url !== undefined ? (['cluster'] as const) : []),
   ];
 }

@@ -1,4 +1,4 @@
-import type { CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/index.js';
+import type { ClusterRecord, CorrelationGroupSnapshot, CorrelationSummary } from '../protocol/index.js';
 import type {
   DispositionSummary,
   DynamicSourceInfo,
@@ -67,6 +67,8 @@ export interface DaemonFacade {
   readonly ui?: UiAssets;
   /** The state directory's report (`sigmad state inspect`); present with `--state-db`. */
   readonly stateReport?: () => StateReport;
+  /** Present in cluster mode (`--cluster`): this node's view of the cluster. */
+  readonly cluster?: () => ClusterRecord;
 }
 
 

@@ -13,6 +13,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, string>> = {
   'GET /api/v1/status': 'status:read',
   'GET /api/v1/correlations': 'correlations:read',
   'GET /api/v1/correlations/state': 'correlations:read',
+  'GET /api/v1/cluster': 'correlations:read',
   'GET /api/v1/incidents': 'incidents:read',
   'GET /api/v1/incidents/{id}': 'incidents:read',
   'GET /api/v1/incidents/{id}/bundle': 'incident-bundles:read',

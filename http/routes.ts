@@ -11,6 +11,7 @@ import {
 } from '../protocol/index.js';
 import {
   CacheInvalidatedResponse,
+  ClusterResponse,
   CorrelationListResponse,
   CorrelationStateResponse,
   DispositionSummary,
@@ -102,6 +103,13 @@ export const ROUTES: readonly Route[] = [
       const { correlations, groups } = d.correlationState(req.input.query);
       sendJson(res, 200, { correlations, groups, count: groups.length });
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/api/v1/cluster',
+    schema: { response: ClusterResponse },
+    feature: { select: (d) => d.cluster, disabled: 'cluster_disabled' },
+    handle: (_req, res, _d, cluster) => sendJson(res, 200, cluster()),
   }),
   defineRoute({
     method: 'GET',

@@ -181,6 +181,28 @@ export const DaemonConfig = Type.Object({
     },
     { default: {} },
   ),
+  /**
+   * Scale-out on NATS JetStream (issue 21): without `url` the daemon runs alone. With it, the daemon is a
+   * node of the cluster named by `name`: it detects on its share of the input and owns partitions of
+   * the correlation state through leases in a JetStream KV bucket.
+   */
+  cluster: Type.Object(
+    {
+      /** `nats://host:port` of the JetStream server holding the hit stream, leases and snapshots. */
+      url: Type.Optional(Type.String({ pattern: '^nats://[^/?]+$' })),
+      /** Prefix of the cluster's streams and buckets: clusters sharing a server keep apart by it. */
+      name: Type.String({ pattern: '^[A-Za-z0-9_-]+$', default: 'sigmad' }),
+      /** This node's id, unique in the cluster and stable across its restarts; default the host name and API address. */
+      node_id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_.-]+$' })),
+      /** Partitions of the correlation state, fixed for the cluster's life. */
+      partitions: Type.Integer({ minimum: 1, maximum: 1024, default: 64 }),
+      /** Milliseconds a partition lease lasts without renewal: how soon a dead node's partitions move. */
+      lease_ttl_ms: count(10_000, 500),
+      /** Milliseconds between partition snapshots (state + the hit sequence it covers). */
+      snapshot_interval_ms: count(5_000, 100),
+    },
+    { default: {} },
+  ),
   correlation: Type.Object(
     {
       /** Placed in front of the default timestamp field list. */

@@ -192,6 +192,8 @@ export const API_ERRORS = {
   },
   // `GET /api/v1/state` (`sigmad state inspect --url`).
   state_disabled: { status: 503, error: 'no state database', hint: 'the state report needs a daemon started with --state-db' },
+  // Cluster mode (issue 21).
+  cluster_disabled: { status: 503, error: 'cluster mode disabled', hint: 'start the daemon with --cluster nats://host:port' },
   route_not_found: { status: 404, error: 'no such route' },
   method_not_allowed: { status: 405, error: 'method not allowed' },
   body_too_large: { status: 413, error: 'request body too large' },

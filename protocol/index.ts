@@ -41,3 +41,5 @@ export { RiskFileSchema } from './risk.js';
 export type { RiskFile } from './risk.js';
 export { ON_UNKNOWN, SchemaConfigFile, SchemaRouting, SchemaSignature, SignaturePredicate } from './schema-config.js';
 export { FIELD_ORIGINS, FieldsReport, FieldsReset, KeyShape, MissingField, MissingFieldPage, SchemaReport, SchemaSuggestions, SchemasReset, SignatureCandidate, UnknownField, UnknownFieldPage } from './observer-records.js';
+export { ClusterResponse } from './cluster.js';
+export type { ClusterRecord } from './cluster.js';

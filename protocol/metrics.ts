@@ -15,7 +15,7 @@ export const DEFAULT_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1
  * - `always`: from the first scrape (unlabelled series at zero, labelled families once used);
  * - the others only when `createMetrics` is told the feature is on.
  */
-export type MetricGroup = 'always' | 'sources' | 'enrichment' | 'alert_pipeline' | 'risk' | 'otlp' | 'tls' | 'dispositions';
+export type MetricGroup = 'always' | 'sources' | 'enrichment' | 'alert_pipeline' | 'risk' | 'otlp' | 'tls' | 'dispositions' | 'cluster';
 
 interface MetricDecl {
   readonly type: 'counter' | 'gauge' | 'histogram';
@@ -313,6 +313,11 @@ export const METRICS = {
     labels: [],
     group: 'always',
   },
+  // Beyond the contract's catalogue (issue 21): cluster mode, rendered with --cluster only.
+  svc_cluster_partitions_owned: { type: 'gauge', help: 'Partitions of the correlation state this node owns.', labels: [], group: 'cluster' },
+  svc_cluster_partition_lag: { type: 'gauge', help: 'Hits of an owned partition not yet processed.', labels: ['partition'], group: 'cluster' },
+  svc_cluster_takeovers_total: { type: 'counter', help: 'Partitions this node acquired (snapshot loaded, hits replayed).', labels: [], group: 'cluster' },
+  svc_cluster_hits_published_total: { type: 'counter', help: 'Hits published to partition owners.', labels: [], group: 'cluster' },
   // Always rendered, zero unless the feature is enabled
   svc_fields_observed_total: { type: 'counter', help: 'Events seen by the field observer.', labels: [], group: 'always' },
   svc_fields_observer_unique_keys: {

@@ -8,12 +8,27 @@
  *   (0-based, counted across restarts by the state store), `index` the result's index among the
  *   results that event produced (0-based). Both are lower-case hex, ordinal zero-padded to 12
  *   digits so ids of input-driven results sort in input order.
+ * - stream-driven (cluster mode, issue 21): `s<sequence>-<index>`: `sequence` is the input message's
+ *   JetStream stream sequence (hex, zero-padded to 12), so whichever node processes a redelivered
+ *   message names its results alike.
+ * - hit-driven (cluster mode, stage 2): `h<partition>-<sequence>-<index>`: `sequence` is the input
+ *   stream sequence of the event the hit came from, so a partition's new owner replaying hits re-emits
+ *   the same ids; `g<partition>-<sequence>-<index>` for a hit of an input without stream sequences,
+ *   `sequence` then being the hit's own in the hit stream.
  * - timer-driven: `t<actor>-<at>-<trigger>-<index>`: `actor` is the 16-hex-digit FNV-1a 64 hash of
  *   the actor key, `at` the tick time in ms or, for the alert pipeline, its tick sequence (hex), `trigger` the timer's name (`[a-z0-9_]+`),
  *   `index` the result's index among that tick's results for that actor (hex).
  */
 export function resultIdForInput(ordinal: number, index: number): string {
   return `e${ordinal.toString(16).padStart(12, '0')}-${index.toString(16)}`;
+}
+
+export function resultIdForStream(sequence: number, index: number): string {
+  return `s${sequence.toString(16).padStart(12, '0')}-${index.toString(16)}`;
+}
+
+export function resultIdForHit(partition: number, sequence: number, index: number, of: 'input' | 'hit' = 'input'): string {
+  return `${of === 'input' ? 'h' : 'g'}${partition.toString(16)}-${sequence.toString(16).padStart(12, '0')}-${index.toString(16)}`;
 }
 
 export function resultIdForTimer(actorKey: string, trigger: string, at: number, index: number): string {

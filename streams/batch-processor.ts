@@ -3,7 +3,7 @@ import type { CorrelationRuntime } from '../actors/index.js';
 import type { CompiledRule } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
-import { resultIdForInput } from '../state/index.js';
+import { resultIdForInput, resultIdForStream } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
 import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
@@ -77,6 +77,12 @@ export interface BatchProcessorDeps {
   readonly enrich?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] | Promise<readonly CommittedResult[]> };
   /** The risk layer stage (§6: before the alert pipeline); it journals into `journal`. */
   readonly risk?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
+  /**
+   * Cluster mode (issue 21): correlations run on the partition owners, not here. Publishes the
+   * batch's correlation inputs as hits (with each line's stream sequence, -1 when it has none) and
+   * resolves once the hit stream has them, before the batch commits and its input is acknowledged.
+   */
+  readonly hits?: (correlate: readonly CorrelationInput[], sequences: readonly number[]) => Promise<void>;
 }
 
 /** A batch taken off the queue whose detection is under way. */
@@ -107,6 +113,21 @@ interface CommittingBatch {
 /** `{"result_id":"…",` + the rest of a detection's text: the same bytes as stringifying it with the id first. */
 function withResultId(id: string, text: string): string {
   return `{"result_id":${JSON.stringify(id)},${text.slice(1)}`;
+}
+
+/** Each line's stream sequence, -1 for lines of units without (cluster mode). */
+function lineSequences(units: readonly InputUnit[]): number[] {
+  const out: number[] = [];
+  for (const u of units) {
+    if (u.sequences !== undefined) out.push(...u.sequences);
+    else for (let i = 0; i < u.lines.length; i++) out.push(-1);
+  }
+  return out;
+}
+
+/** A line's result id: from its stream sequence when it has one (cluster mode), else from its input ordinal. */
+function resultIdFor(seq: number, ordinal: number, index: number): string {
+  return seq >= 0 ? resultIdForStream(seq, index) : resultIdForInput(ordinal, index);
 }
 
 /**
@@ -155,6 +176,7 @@ export class BatchProcessor {
     try {
       await deps.sinkRoom();
       detected = await batch.detected;
+      if (deps.hits !== undefined) await deps.hits(detected.correlate, lineSequences(units));
       // The batch's parse errors and oversized lines are dead-lettered below, where nothing may await:
       // wait for their room here.
       let deadLetters = detected.parseErrors.length;
@@ -177,23 +199,26 @@ export class BatchProcessor {
     for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
+    const seqs = units.some((u) => u.sequences !== undefined) ? lineSequences(units) : undefined;
     // Per line: its detections (rule order), then the correlation results they fired.
     for (let k = 0, c = 0; k < found.length || c < correlate.length; ) {
       const next = correlate[c];
       const line = k < found.length ? Math.min(textLines[k] as number, next?.line ?? Infinity) : (next as CorrelationInput).line;
       const ordinal = ordinal0 + line;
+      const seq = seqs?.[line] ?? -1;
       let n = 0;
       for (; k < found.length && textLines[k] === line; k++) {
-        const result_id = resultIdForInput(ordinal, n++);
+        const result_id = resultIdFor(seq, ordinal, n++);
         const text = withResultId(result_id, found[k] as string);
         lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
         outbox.push({ result_id, payload: text });
       }
       if (next === undefined || next.line !== line) continue;
-      // An input filter can make several events of one line.
+      // An input filter can make several events of one line; in cluster mode (hits) partition owners correlate them.
       for (let input: CorrelationInput | undefined = next; input?.line === line; input = correlate[++c]) {
+        if (deps.hits !== undefined) continue;
         for (const result of active.runtime.onEvent(input.matched, input.event, now)) {
-          const result_id = resultIdForInput(ordinal, n++);
+          const result_id = resultIdFor(seq, ordinal, n++);
           // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
           const text = JSON.stringify({ result_id, ...result });
           lines.push({ result_id, head: result, text });

@@ -16,6 +16,11 @@ export interface InputUnit {
   readonly admitted?: () => void;
   /** Where an acknowledging source stands once lines of this unit commit: stored in the same transaction. */
   readonly position?: UnitPosition;
+  /**
+   * Cluster mode: each line's JetStream stream sequence. Result and hit ids derive from it, so
+   * whichever node processes a redelivered message names what it produces alike.
+   */
+  readonly sequences?: readonly number[];
 }
 
 /** A source's position, committed with the batch that holds its lines (exactly once into the journal). */

@@ -44,6 +44,11 @@ export interface CorrelationRuntimeOptions {
   readonly onNotice?: (notice: CorrelationNotice) => void;
   /** Sees every group event before it is applied (the journal hook); `key` is the actor key. */
   readonly record?: (key: string, event: CorrelationEvent) => void;
+  /**
+   * Cluster mode: whether this runtime keeps the group a detection hit lands in (its partition's).
+   * A refused hit changes nothing; hits of chained correlations stay with the group that fired them.
+   */
+  readonly owns?: (def: CompiledCorrelation, id: GroupId) => boolean;
 }
 
 /** A matched detection rule as the engine reports it. */
@@ -102,6 +107,7 @@ export class CorrelationRuntime {
   private readonly read: FieldReader;
   private readonly onNotice: ((n: CorrelationNotice) => void) | undefined;
   private readonly record: ((key: string, e: CorrelationEvent) => void) | undefined;
+  private readonly owns: ((def: CompiledCorrelation, id: GroupId) => boolean) | undefined;
   private live = 0;
 
   constructor(defs: readonly CompiledCorrelation[], options: CorrelationRuntimeOptions = {}) {
@@ -114,6 +120,7 @@ export class CorrelationRuntime {
     this.read = options.readField ?? createFieldReader();
     this.onNotice = options.onNotice;
     this.record = options.record;
+    this.owns = options.owns;
     for (const def of defs) {
       def.refs.forEach((r, bit) => {
         if (r.target.kind !== 'detection') return;
@@ -287,6 +294,7 @@ export class CorrelationRuntime {
   ): void {
     const bit = lowestBit(mask);
     const id = this.groupIdFor(def, bit, source);
+    if (!chained && this.owns !== undefined && !this.owns(def, id)) return;
     const value = this.valueOf(def, bit, source);
     const kept = chained ? undefined : this.keptOf(def, source, at);
     const hitEvent: HitEvent = {

@@ -32,6 +32,8 @@ export const configSchema = Type.Object({
   max_ack_pending: Type.Integer({ minimum: 1, default: 10_000 }),
   /** The consumer's acknowledgement deadline: how soon a crashed daemon's messages come back. */
   ack_wait_ms: Type.Integer({ minimum: 100, default: 30_000 }),
+  /** Cluster mode: units carry their lines' stream sequences (result and hit ids derive from them). */
+  stream_ids: Type.Boolean({ default: false }),
 });
 export type NatsSourceConfig = Type.Static<typeof configSchema>;
 
@@ -58,6 +60,11 @@ const FETCH_EXPIRES_MS = 1_000;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 5_000;
 
+/** The input's durable consumer: the consumer group, else `svc-daemon-<sanitized subject>` (shared by default). */
+export function inputConsumerName(subject: string, group: string | undefined): string {
+  return group ?? `svc-daemon-${sanitizeSubject(subject)}`;
+}
+
 function consumerConfig(durable: string, subject: string, config: NatsSourceConfig): Partial<ConsumerConfig> {
   const base = { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: subject, ack_wait: nanos(config.ack_wait_ms), max_ack_pending: config.max_ack_pending };
   const r = config.replay;
@@ -83,7 +90,7 @@ export async function create(config: NatsSourceConfig, ctx: StageContext, deps: 
   const nc = await connectNats(server, deps.auth, 'sigmad-input');
   try {
     const stream = await ensureStream(nc, subject);
-    const durable = config.consumer_group ?? `svc-daemon-${sanitizeSubject(subject)}`;
+    const durable = inputConsumerName(subject, config.consumer_group);
     const jsm = await jetstreamManager(nc);
     const wanted = consumerConfig(durable, subject, config);
     if (config.replay.from !== 'resume') await jsm.consumers.delete(stream, durable).catch(() => false);
@@ -175,6 +182,7 @@ function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positio
       return {
         lines,
         rejected: [],
+        ...(config.stream_ids ? { sequences: seqs } : {}),
         position: {
           source: positionKey,
           at: (n) => {

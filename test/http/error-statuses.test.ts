@@ -65,6 +65,7 @@ const CASES: Readonly<Record<Exclude<ApiErrorCode, ParserErrorCode>, ErrorCase>>
   suggestions_disabled: { features: { observeSchemas: true }, request: { method: 'GET', url: '/api/v1/schemas/suggestions' } },
   tap_disabled: { request: { method: 'GET', url: '/api/v1/tap' } },
   tail_disabled: { request: { method: 'GET', url: '/api/v1/detections/stream' } },
+  cluster_disabled: { request: { method: 'GET', url: '/api/v1/cluster' } },
   ingest_disabled: { request: { method: 'POST', url: '/api/v1/events', body: '{}' } },
   line_too_large: { features: ON, request: { method: 'POST', url: '/api/v1/events', body: 'x'.repeat(MAX_LINE_BYTES + 1) } },
   keyed_request_too_large: {

@@ -41,6 +41,11 @@ const BEYOND_CONTRACT = [
   'svc_api_auth_failures_total',
   'svc_audit_records_total',
   'svc_audit_write_errors_total',
+  // issue 21: cluster mode
+  'svc_cluster_partitions_owned',
+  'svc_cluster_partition_lag',
+  'svc_cluster_takeovers_total',
+  'svc_cluster_hits_published_total',
 ];
 
 describe('metrics catalogue against the contract', () => {

@@ -1,0 +1,3 @@
+export { counts, decideLeases, fairShare, leaseWritten } from './lease.js';
+export type { HeldLease, LeaseAction, LeaseRecord, LeaseTiming, LeaseView } from './lease.js';
+export { partitionOf } from './partition.js';

@@ -1,0 +1,25 @@
+import Type from 'typebox';
+import { CorrelationGroupSnapshotSchema } from './correlation-result.js';
+
+/** One partition this node owns (stage 2 of cluster mode, issue 21). */
+export const ClusterPartitionRecord = Type.Object({
+  partition: Type.Integer({ minimum: 0 }),
+  /** Hit-stream sequence of the last hit applied. */
+  hit_seq: Type.Integer({ minimum: 0 }),
+  /** Hits of the partition the owner has not applied yet (as of its last fetch). */
+  lag: Type.Integer({ minimum: 0 }),
+  /** Hit-stream sequence the partition's newest snapshot covers. */
+  snapshot_seq: Type.Integer({ minimum: 0 }),
+  groups: Type.Integer({ minimum: 0 }),
+});
+
+/** `GET /api/v1/cluster`: this node, the live members, and the partitions it owns with their groups. */
+export const ClusterResponse = Type.Object({
+  node: Type.String(),
+  partitions: Type.Integer({ minimum: 1 }),
+  members: Type.Array(Type.String()),
+  owned: Type.Array(ClusterPartitionRecord),
+  /** The correlation groups of the owned partitions. */
+  groups: Type.Array(CorrelationGroupSnapshotSchema),
+});
+export type ClusterRecord = Type.Static<typeof ClusterResponse>;

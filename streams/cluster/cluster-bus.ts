@@ -1,0 +1,141 @@
+// Everything cluster mode keeps on the JetStream server (issue 21): the hit stream partition owners
+// consume, the lease and membership bucket (KV, revision-checked writes) and the partition snapshots
+// (Object Store). One connection per node; names derive from `daemon.cluster.name`.
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
+import { Objm } from '@nats-io/obj';
+import type { ObjectStore } from '@nats-io/obj';
+import { nanos } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { LeaseAction, LeaseRecord } from '../../actors/index.js';
+import { connectNats } from '../nats/nats-connection.js';
+import type { NatsAuth } from '../nats/nats-connection.js';
+
+/** JetStream drops a hit re-published with the same id within this window (a stage-1 batch retried). */
+const DUPLICATE_WINDOW_MS = 10 * 60_000;
+/** A partition consumer of a node that died is removed by the server after this long unused. */
+const CONSUMER_INACTIVE_MS = 30_000;
+
+/** One hit: the partition's subject, its deterministic id, and its body. */
+export interface Hit {
+  readonly partition: number;
+  /** `<input stream sequence>-<partition>`; undefined for lines without a stream sequence. */
+  readonly id: string | undefined;
+  readonly body: string;
+}
+
+/** A partition's hits from one sequence on, in stream order. */
+export interface HitFeed {
+  fetch(max: number, expiresMs: number): Promise<JsMsg[]>;
+  close(): Promise<void>;
+}
+
+export interface ClusterBus {
+  publishHits(hits: readonly Hit[]): Promise<void>;
+  /** Leases by partition (`p.<n>` keys). */
+  leases(): Promise<Map<number, LeaseRecord>>;
+  /** Members whose heartbeat `until` is after `now`. */
+  members(now: number): Promise<string[]>;
+  heartbeat(node: string, until: number): Promise<void>;
+  leave(node: string): Promise<void>;
+  /** The revision-checked write of a lease decision; the new revision, undefined when refused or failed. */
+  writeLease(action: LeaseAction, node: string): Promise<number | undefined>;
+  loadSnapshot(partition: number): Promise<Uint8Array | null>;
+  saveSnapshot(partition: number, data: Uint8Array): Promise<void>;
+  /** The acknowledgement floor (stream sequence) of the input stream's shared consumer. */
+  inputFloor(stream: string, consumer: string): Promise<number>;
+  /** A consumer of the partition's hits starting after `afterSeq`. */
+  hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
+  close(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export async function openClusterBus(server: string, name: string, auth: NatsAuth): Promise<ClusterBus> {
+  const nc: NatsConnection = await connectNats(server, auth, 'sigmad-cluster');
+  try {
+    const jsm = await jetstreamManager(nc);
+    const stream = `${name}-hits`;
+    const subjectOf = (p: number): string => `${name}.hits.${p}`;
+    await jsm.streams.info(stream).catch(() => jsm.streams.add({ name: stream, subjects: [`${name}.hits.*`], duplicate_window: nanos(DUPLICATE_WINDOW_MS) }));
+    const js = jetstream(nc);
+    const kv: KV = await new Kvm(nc).create(`${name}-leases`, { history: 1 });
+    const snapshots: ObjectStore = await new Objm(nc).create(`${name}-snapshots`);
+    return {
+      async publishHits(hits) {
+        await Promise.all(hits.map((h) => js.publish(subjectOf(h.partition), h.body, h.id !== undefined ? { msgID: h.id } : {})));
+      },
+      async leases() {
+        const out = new Map<number, LeaseRecord>();
+        const keys: string[] = [];
+        for await (const k of await kv.keys('p.*')) keys.push(k);
+        await Promise.all(keys.map(async (k) => {
+          const e = await kv.get(k);
+          if (e === null || e.operation !== 'PUT') return;
+          const v = JSON.parse(decoder.decode(e.value)) as { owner: string; until: number };
+          out.set(Number(k.slice(2)), { owner: v.owner, until: v.until, rev: e.revision });
+        }));
+        return out;
+      },
+      async members(now) {
+        const out: string[] = [];
+        const keys: string[] = [];
+        for await (const k of await kv.keys('m.*')) keys.push(k);
+        await Promise.all(keys.map(async (k) => {
+          const e = await kv.get(k);
+          if (e === null || e.operation !== 'PUT') return;
+          if ((JSON.parse(decoder.decode(e.value)) as { until: number }).until > now) out.push(k.slice(2));
+        }));
+        return out.sort();
+      },
+      async heartbeat(node, until) {
+        await kv.put(`m.${node}`, JSON.stringify({ until }));
+      },
+      async leave(node) {
+        await kv.delete(`m.${node}`);
+      },
+      async writeLease(action, node) {
+        const key = `p.${action.partition}`;
+        const value = action.kind === 'release' ? JSON.stringify({ owner: '', until: 0 }) : JSON.stringify({ owner: node, until: action.until });
+        try {
+          return action.rev === undefined ? await kv.create(key, value) : await kv.update(key, value, action.rev);
+        } catch {
+          return undefined;
+        }
+      },
+      inputFloor: async (inputStream, consumer) => (await jsm.consumers.info(inputStream, consumer)).ack_floor.stream_seq,
+      loadSnapshot: (p) => snapshots.getBlob(`p-${p}`),
+      async saveSnapshot(p, data) {
+        await snapshots.putBlob({ name: `p-${p}` }, data);
+      },
+      async hitFeed(p, afterSeq, node) {
+        const durable = `${name}-${node.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
+        await jsm.consumers.delete(stream, durable).catch(() => false);
+        await jsm.consumers.add(stream, {
+          durable_name: durable,
+          ack_policy: AckPolicy.None,
+          filter_subject: subjectOf(p),
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: afterSeq + 1,
+          inactive_threshold: nanos(CONSUMER_INACTIVE_MS),
+        });
+        const consumer = await js.consumers.get(stream, durable);
+        return {
+          async fetch(max, expiresMs) {
+            const out: JsMsg[] = [];
+            for await (const m of await consumer.fetch({ max_messages: max, expires: expiresMs })) out.push(m);
+            return out;
+          },
+          close: () => jsm.consumers.delete(stream, durable).then(() => undefined, () => undefined),
+        };
+      },
+      close: () => nc.drain(),
+    };
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+}

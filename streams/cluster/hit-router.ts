@@ -1,0 +1,85 @@
+import { CorrelationRuntime, partitionOf } from '../../actors/index.js';
+import type { CorrelationRuntimeOptions } from '../../actors/index.js';
+import { createFieldReader, DEFAULT_TIMESTAMP_FIELDS, extractEventTime } from '../../sigma/index.js';
+import type { CompiledCorrelation, GroupId } from '../../sigma/index.js';
+import type { CorrelationInput } from '../detect/detect-batch.js';
+import type { Hit } from './cluster-bus.js';
+
+/** A hit's body: the input stream sequence (-1: none), the matched rules, the event, and the stage-1 clock (the timestamp fallback). */
+export interface HitBody {
+  readonly s: number;
+  /**
+   * A tick instead of a hit: the event time the batch ending at input sequence `s` reached. Every
+   * partition gets it, so partitions expire groups at the same points of the input as a single node.
+   */
+  readonly k?: number;
+  readonly m: CorrelationInput['matched'];
+  readonly e: CorrelationInput['event'];
+  readonly t: number;
+}
+
+/** The name a correlation's groups are partitioned under (the same on every node). */
+export function correlationKey(def: CompiledCorrelation): string {
+  return def.rule.id ?? def.rule.name ?? def.rule.title;
+}
+
+/** The partition of a correlation group, as stage 1 routes its hits and its owner keeps it. */
+export function groupPartition(def: CompiledCorrelation, id: GroupId, partitions: number): number {
+  return partitionOf(correlationKey(def), id === null ? '' : id, partitions);
+}
+
+/**
+ * Stage 1 of cluster mode: which partitions an event's correlation hits belong to. A correlation
+ * runtime over the rules in force works it out (same group keys, timestamps and fallback as the
+ * owners) with an ownership filter that notes each group's partition and keeps nothing.
+ */
+export class HitRouter {
+  private runtime: CorrelationRuntime | undefined;
+  private defs: readonly CompiledCorrelation[] | undefined;
+  private readonly touched = new Set<number>();
+  private readonly read = createFieldReader();
+
+  constructor(
+    private readonly partitions: number,
+    private readonly options: (defs: readonly CompiledCorrelation[]) => CorrelationRuntimeOptions,
+  ) {}
+
+  /** One hit per (line, partition): its id is the line's stream sequence and the partition. */
+  route(defs: readonly CompiledCorrelation[], correlate: readonly CorrelationInput[], sequences: readonly number[], now: number): Hit[] {
+    const runtime = this.runtimeFor(defs);
+    const hits: Hit[] = [];
+    const options = this.options(defs);
+    let frontier = -1;
+    let last = -1;
+    for (const c of correlate) {
+      this.touched.clear();
+      runtime.onEvent(c.matched, c.event, now);
+      if (this.touched.size === 0) continue;
+      const seq = sequences[c.line] ?? -1;
+      const at = extractEventTime(c.event, options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS, options.readField ?? this.read) ?? (options.timestampFallback === 'skip' ? -1 : Math.floor(now));
+      if (at > frontier) frontier = at;
+      if (seq > last) last = seq;
+      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now } satisfies HitBody);
+      for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
+    }
+    if (frontier >= 0 && last >= 0) {
+      const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now } satisfies HitBody);
+      for (let partition = 0; partition < this.partitions; partition++) hits.push({ partition, id: `${last}-${partition}-t`, body });
+    }
+    return hits;
+  }
+
+  private runtimeFor(defs: readonly CompiledCorrelation[]): CorrelationRuntime {
+    if (this.runtime === undefined || this.defs !== defs) {
+      this.defs = defs;
+      this.runtime = new CorrelationRuntime(defs, {
+        ...this.options(defs),
+        owns: (def, id) => {
+          this.touched.add(groupPartition(def, id, this.partitions));
+          return false;
+        },
+      });
+    }
+    return this.runtime;
+  }
+}

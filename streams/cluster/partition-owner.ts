@@ -1,0 +1,207 @@
+// Stage 2 of cluster mode for one partition (issue 21): load the partition's snapshot, replay its hits
+// from the hit sequence the snapshot covers, then apply hits as they come. Hits arrive in the order
+// stage-1 nodes published them, which interleaves; they are applied in input order instead (by the
+// input stream sequence they carry), up to the shared input consumer's acknowledgement floor: every
+// input message at or below it has had its hits published. So a partition sees exactly the sequence a
+// single node would, and results carry ids derived from input sequences: a replay after a takeover
+// re-emits exactly the ids the previous owner did (sinks deduplicate by id; NATS sinks use it as
+// `Nats-Msg-Id`).
+import { CorrelationRuntime, decode, encode } from '../../actors/index.js';
+import type { CorrelationRuntimeOptions } from '../../actors/index.js';
+import { resultIdForHit } from '../../state/index.js';
+import type { CommittedResult } from '../batch-processor.js';
+import { TICK_EVERY_MS } from '../batch-processor.js';
+import { sleep } from '../stage-context.js';
+import type { StageContext } from '../stage-context.js';
+import type { ClusterBus, HitFeed } from './cluster-bus.js';
+import type { HitBody } from './hit-router.js';
+import { groupPartition } from './hit-router.js';
+
+/** Hits applied per fetch. */
+const FETCH_MAX = 256;
+const FETCH_EXPIRES_MS = 1_000;
+const SNAPSHOT_VERSION = 2;
+
+/**
+ * A partition snapshot: the groups once every hit of input sequence ≤ `floor` was applied; hits are
+ * read again after hit sequence `seq` (hits at or below `floor` are skipped then).
+ */
+interface PartitionSnapshot {
+  readonly v: number;
+  readonly seq: number;
+  readonly floor: number;
+  readonly tickedAt: number;
+  readonly groups: unknown;
+}
+
+export interface PartitionOwnerDeps {
+  readonly partition: number;
+  readonly partitions: number;
+  readonly node: string;
+  readonly bus: ClusterBus;
+  /** Runtime options of the rules in force (timestamps, fallback, cap). */
+  readonly options: CorrelationRuntimeOptions;
+  readonly defs: CorrelationRuntime['definitions'];
+  /** Commits the results to the node's outbox and hands them to its sinks; resolves with the outbox sequence of the last. */
+  readonly deliver: (results: readonly CommittedResult[]) => Promise<number>;
+  /** Whether every sink has the outbox entries up to `oseq` (a snapshot only covers delivered results). */
+  readonly delivered: (oseq: number) => boolean;
+  /** The shared input consumer's acknowledgement floor (input stream sequence). */
+  readonly inputFloor: () => Promise<number>;
+  /** Whether this node may still count on the partition's lease. */
+  readonly leased: () => boolean;
+  readonly snapshotIntervalMs: number;
+  readonly ctx: StageContext;
+}
+
+export class PartitionOwner {
+  private readonly runtime: CorrelationRuntime;
+  /** Hit sequence of the last hit fetched. */
+  private seq = 0;
+  /** Every hit of input sequence ≤ floor is applied. */
+  private floor = 0;
+  /** Fetched hits waiting for the floor, in input order once sorted. */
+  private pending: { readonly hitSeq: number; readonly hit: HitBody }[] = [];
+  private snapshotSeq = 0;
+  private tickedAt = -1;
+  private lag = 0;
+  private stopped = false;
+  private loop: Promise<void> = Promise.resolve();
+  private feed: HitFeed | undefined;
+  private lastSnapshotAt = 0;
+  /** Outbox sequence of the last result this owner committed. */
+  private lastOseq = -1;
+  private readonly log: StageContext['log'];
+
+  constructor(private readonly deps: PartitionOwnerDeps) {
+    const { partition, partitions } = deps;
+    this.log = deps.ctx.log.child({ component: 'cluster', partition });
+    this.runtime = new CorrelationRuntime(deps.defs, {
+      ...deps.options,
+      owns: (def, id) => groupPartition(def, id, partitions) === partition,
+    });
+  }
+
+  get status(): { partition: number; hit_seq: number; lag: number; snapshot_seq: number; groups: number } {
+    return { partition: this.deps.partition, hit_seq: this.seq, lag: this.lag, snapshot_seq: this.snapshotSeq, groups: this.runtime.stateEntries };
+  }
+
+  groups(): ReturnType<CorrelationRuntime['groupSnapshots']> {
+    return this.runtime.groupSnapshots();
+  }
+
+  /** Loads the snapshot and starts applying hits after it; resolves once the feed is open. */
+  async start(): Promise<void> {
+    const { bus, partition, node } = this.deps;
+    const data = await bus.loadSnapshot(partition);
+    if (data !== null) {
+      const snap = JSON.parse(new TextDecoder().decode(data)) as PartitionSnapshot;
+      if (snap.v === SNAPSHOT_VERSION) {
+        this.runtime.restore(decode(snap.groups, (h) => this.runtime.definitionByHash(h)).groups);
+        this.seq = snap.seq;
+        this.floor = snap.floor;
+        this.snapshotSeq = snap.seq;
+        this.tickedAt = snap.tickedAt;
+      } else this.log.warn({ version: snap.v }, 'partition snapshot of an unknown version; starting the partition empty');
+    }
+    this.lastSnapshotAt = this.deps.ctx.clock.now();
+    this.feed = await bus.hitFeed(partition, this.seq, node);
+    this.log.info({ fromSeq: this.seq + 1, groups: this.runtime.stateEntries }, 'partition taken over; replaying its hits');
+    this.loop = this.run(this.feed);
+  }
+
+  /**
+   * Stops applying hits. `handBack`: the lease is still ours (a release), so once what was emitted
+   * reached the sinks a final snapshot lets the next owner start where this one ends.
+   */
+  async stop(handBack: boolean, deadlineMs: number): Promise<void> {
+    this.stopped = true;
+    await this.loop;
+    await this.feed?.close();
+    if (!handBack) return;
+    const until = this.deps.ctx.clock.now() + deadlineMs;
+    while (!this.deps.delivered(this.lastOseq) && this.deps.ctx.clock.now() < until) await sleep(this.deps.ctx.clock, 20);
+    if (this.deps.delivered(this.lastOseq)) await this.snapshot();
+  }
+
+  private async run(feed: HitFeed): Promise<void> {
+    const { ctx } = this.deps;
+    let failures = 0;
+    while (!this.stopped && this.deps.leased()) {
+      let msgs;
+      let floor;
+      try {
+        // Read before the fetch: every hit at or below it was published before, so a fetch that drains the feed has them all.
+        floor = await this.deps.inputFloor();
+        msgs = await feed.fetch(FETCH_MAX, FETCH_EXPIRES_MS);
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) return;
+        this.log.debug({ err: error }, 'hit fetch failed');
+        await sleep(ctx.clock, Math.min(2_000, 100 * 2 ** Math.min(5, failures++)), ctx.signal);
+        continue;
+      }
+      // A lease that lapsed while fetching: what was fetched is the next owner's.
+      if (this.stopped || !this.deps.leased()) return;
+      for (const m of msgs) {
+        if (m.seq <= this.seq) continue;
+        const hit = m.json<HitBody>();
+        this.seq = m.seq;
+        this.lag = m.info.pending;
+        if (hit.s < 0 || hit.s > this.floor) this.pending.push({ hitSeq: m.seq, hit });
+      }
+      const drained = msgs.length === 0 || this.lag === 0;
+      if (msgs.length === 0) this.lag = 0;
+      const results = this.applyUpTo(drained ? floor : this.floor);
+      if (results.length > 0) this.lastOseq = await this.deps.deliver(results);
+      if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
+    }
+  }
+
+  /** Hit sequence a next owner reads on from: before the oldest hit still waiting. */
+  private get resumeSeq(): number {
+    let min = this.seq;
+    for (const p of this.pending) if (p.hitSeq - 1 < min) min = p.hitSeq - 1;
+    return min;
+  }
+
+  /** Applies the waiting hits of input sequence ≤ `floor` in input order (hits without one at once). */
+  private applyUpTo(floor: number): CommittedResult[] {
+    const out: CommittedResult[] = [];
+    if (floor > this.floor) this.floor = floor;
+    // Input order; a batch's tick after the hits of its last line.
+    const ready = this.pending.filter((p) => p.hit.s <= this.floor).sort((a, b) => a.hit.s - b.hit.s || (a.hit.k === undefined ? 0 : 1) - (b.hit.k === undefined ? 0 : 1));
+    if (ready.length === 0) return out;
+    this.pending = this.pending.filter((p) => p.hit.s > this.floor);
+    for (const p of ready) this.apply(p.hitSeq, p.hit, out);
+    return out;
+  }
+
+  /** One hit, or a tick at the same event-time steps as a single node. */
+  private apply(hitSeq: number, hit: HitBody, out: CommittedResult[]): void {
+    if (hit.k !== undefined) {
+      if (hit.k - this.tickedAt >= TICK_EVERY_MS) {
+        this.tickedAt = hit.k;
+        this.runtime.tick(hit.k);
+      }
+      return;
+    }
+    let n = 0;
+    for (const result of this.runtime.onEvent(hit.m, hit.e, hit.t)) {
+      const result_id = hit.s >= 0 ? resultIdForHit(this.deps.partition, hit.s, n++) : resultIdForHit(this.deps.partition, hitSeq, n++, 'hit');
+      out.push({ result_id, head: result, text: JSON.stringify({ result_id, ...result }) });
+    }
+  }
+
+  private async snapshot(): Promise<void> {
+    const seq = this.resumeSeq;
+    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()) };
+    try {
+      await this.deps.bus.saveSnapshot(this.deps.partition, new TextEncoder().encode(JSON.stringify(snap)));
+      this.snapshotSeq = seq;
+      this.lastSnapshotAt = this.deps.ctx.clock.now();
+    } catch (error) {
+      this.log.warn({ err: error }, 'partition snapshot failed; the next owner replays from the previous one');
+    }
+  }
+}

@@ -5,7 +5,7 @@ import type { MatchedRule } from '../../actors/index.js';
 import type { LogsourceMap } from '../../protocol/index.js';
 import { decodeLine } from '../../protocol/index.js';
 import type { InputFormat, JsonEvent } from '../../protocol/index.js';
-import type { CompiledRule } from '../../sigma/index.js';
+import type { CompiledRule, EvalContext } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import { EventDetector } from '../event-results.js';
 
@@ -62,6 +62,14 @@ export interface DetectRules {
   readonly ruleSet: RuleSet;
   readonly feedsCorrelation: (rule: MatchedRule) => boolean;
   readonly indexOf: ReadonlyMap<CompiledRule, number>;
+  /** Schema routing: the rules that evaluate `event` (null: it is skipped); absent without routing. */
+  readonly route?: (event: JsonEvent) => RoutedEvent | null;
+}
+
+/** Where schema routing sends an event: its pipeline set's rules and the schema-implied logsource. */
+export interface RoutedEvent {
+  readonly rules: DetectRules;
+  readonly implied?: EvalContext;
 }
 
 export function detectRules(ruleSet: RuleSet): DetectRules {
@@ -111,7 +119,9 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
       parseErrors.push(line);
       continue;
     }
-    const matched = detector.detect(rules, decoded.event, emit);
+    const routed = rules.route?.(decoded.event);
+    if (routed === null) continue;
+    const matched = detector.detect(routed?.rules ?? rules, decoded.event, emit, routed?.implied);
     if (matched !== undefined) correlate.push({ line, matched, event: decoded.event });
   }
   return {

@@ -258,7 +258,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     await store.close();
     throw new DaemonExit(`cannot start the detection workers: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
-  log.child({ component: 'detect' }).info({ workers: workerCount }, 'detection ready');
+  log.child({ component: 'detect' }).info({ workers: routing !== undefined ? 0 : workerCount }, 'detection ready');
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,

@@ -48,9 +48,9 @@ export class SchemaRouter {
     };
     const bindings: SchemaBinding[] = [];
     for (const b of spec.bindings ?? []) {
-      const binding = { schema: b.schema, set: setOf(b.pipelines), ...(b.logsource !== undefined ? { logsource: impliedLogsource(b.logsource) } : {}) };
-      // The first binding of a schema wins, as the classifier's first signature does.
+      // The first binding of a schema wins (a shadowed one builds no engine).
       if (this.bySchema.has(b.schema)) continue;
+      const binding = { schema: b.schema, set: setOf(b.pipelines), ...(b.logsource !== undefined ? { logsource: impliedLogsource(b.logsource) } : {}) };
       this.bySchema.set(b.schema, binding);
       bindings.push(binding);
     }

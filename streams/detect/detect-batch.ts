@@ -64,6 +64,8 @@ export interface DetectRules {
   readonly indexOf: ReadonlyMap<CompiledRule, number>;
   /** Schema routing: the rules that evaluate `event` (null: it is skipped); absent without routing. */
   readonly route?: (event: JsonEvent) => RoutedEvent | null;
+  /** Schema routing: every pipeline set's rule set, whose engines' routing counters the batch sums. */
+  readonly sets?: readonly RuleSet[];
 }
 
 /** Where schema routing sends an event: its pipeline set's rules and the schema-implied logsource. */
@@ -98,9 +100,9 @@ export function createBatchDetector(settings: DetectSettings): BatchDetector {
 
 function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number): DetectedBatch {
   const started = performance.now();
-  const stats = rules.ruleSet.engine.stats;
-  const pruned0 = stats.rulesPrunedByLogsource;
-  const without0 = stats.eventsWithoutLogsource;
+  const engines = (rules.sets ?? [rules.ruleSet]).map((r) => r.engine.stats);
+  const pruned0 = sumOf(engines, 'rulesPrunedByLogsource');
+  const without0 = sumOf(engines, 'eventsWithoutLogsource');
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
   const parseErrors: number[] = [];
   const texts: string[] = [];
@@ -131,8 +133,14 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
     textRules: Int32Array.from(textRules),
     correlate,
     // The engine counts every evaluation; the router's counters only move with routing on (interface.md).
-    rulesPrunedByLogsource: detector.routes ? stats.rulesPrunedByLogsource - pruned0 : 0,
-    eventsWithoutLogsource: detector.routes ? stats.eventsWithoutLogsource - without0 : 0,
+    rulesPrunedByLogsource: detector.routes ? sumOf(engines, 'rulesPrunedByLogsource') - pruned0 : 0,
+    eventsWithoutLogsource: detector.routes ? sumOf(engines, 'eventsWithoutLogsource') - without0 : 0,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+function sumOf(stats: readonly RuleSet['engine']['stats'][], key: 'rulesPrunedByLogsource' | 'eventsWithoutLogsource'): number {
+  let n = 0;
+  for (const s of stats) n += s[key];
+  return n;
 }

@@ -24,6 +24,7 @@ export function schemaRoutedRules(main: RuleSet, sets: readonly RuleSet[], routi
   });
   return {
     ...base,
+    sets: [...new Set(sets)],
     route: (event) => {
       const decision = routing.router.route(event);
       if (decision.schema === undefined) routing.onUnknown(decision);

@@ -85,6 +85,8 @@ it('evaluates each schema with its own pipeline set, all feeding one correlation
     expect(metrics).toMatch(/^svc_schema_rules_pruned\{schema="ecs"\} 1$/m);
     expect(metrics).toMatch(/^svc_schema_rules_eligible\{schema="sysmon"\} 2$/m);
     expect(metrics).toMatch(/^svc_schema_rules_pruned\{schema="sysmon"\} 0$/m);
+    // The ecs engine counts what it pruned: the linux rule for each of the two ecs events.
+    expect(metrics).toMatch(/^svc_rules_pruned_by_logsource_total 2$/m);
     const report = await daemon.json({ method: 'GET', url: '/api/v1/schemas' });
     expect(report.body['routing_pruning']).toEqual([
       { schema: 'sysmon', eligible: 2, pruned: 0 },

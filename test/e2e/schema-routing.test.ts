@@ -97,3 +97,15 @@ it('evaluates each schema with its own pipeline set, all feeding one correlation
     await daemon.exited;
   }
 }, 60_000);
+
+it('refuses to start (exit 3, naming the setting) when routing has no schema config or a bound pipeline does not load', async () => {
+  const dir = tempDir('schema-routing-bad');
+  const config = join(dir, 'schemas.yaml');
+  writeFileSync(config, `routing:\n  bindings:\n    - {schema: ecs, pipelines: [${join(dir, 'missing.yml')}]}\n`);
+  const base = ['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--api-addr', '127.0.0.1:0', '--schema-routing'];
+  for (const [args, said] of [[[], '--schema-config'], [['--schema-config', config], 'missing.yml']] as const) {
+    const daemon = await startDaemon([...base, ...args], { noWait: true });
+    expect(await daemon.exited).toBe(3);
+    expect(daemon.logs.join('\n')).toContain(said);
+  }
+}, 30_000);

@@ -1,9 +1,10 @@
 // Schema routing of `sigmad daemon` (daemon-semantics §13.5): the routing spec is read once at start-up
 // (reloads reuse it); each pipeline set's rule set is rebuilt from the same rule files at every reload.
 // Detection runs on the main thread: one engine per pipeline set, all feeding the one correlation store.
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { DaemonConfig, MetricHandles, SchemaReport } from '../protocol/index.js';
-import { prunedRules, samePipelines, SchemaRouter } from '../sigma/index.js';
+import { isBuiltinPipeline, prunedRules, samePipelines, SchemaRouter } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { buildRuleSetFrom, createBatchDetector, inlineDetector, resolvePipelines, schemaRoutedRules } from '../streams/index.js';
 import type { DetectRules, DetectSettings, Detector, RuleInputs } from '../streams/index.js';
@@ -17,6 +18,8 @@ export interface DaemonRouting {
   readonly detector: Detector;
   /** Per bound schema: rules eligible and pruned by its binding's logsource, as the gauges say. */
   readonly pruning: () => RoutingPruning;
+  /** Pipeline files of the sets beyond `--pipeline`: a change reloads the rules, as theirs does. */
+  readonly watched: readonly string[];
 }
 
 export interface RoutingDeps {
@@ -69,7 +72,9 @@ export async function createDaemonRouting(config: DaemonConfig, ruleSet: RuleSet
   };
   const initial = await build(ruleSet, inputs);
   log.info({ sets: router.sets.map((s) => s.pipelines), bindings: router.bindings.map((b) => b.schema), on_unknown: onUnknown }, 'schema routing on');
-  return { detector: inlineDetector(initial, createBatchDetector(deps.detect), build), pruning: () => pruning };
+  const own = new Set(config.pipelines);
+  const watched = [...new Set(router.sets.flatMap((s) => s.pipelines).filter((p) => !own.has(p) && !isBuiltinPipeline(p)))].map((p) => resolve(p));
+  return { detector: inlineDetector(initial, createBatchDetector(deps.detect), build), pruning: () => pruning, watched };
 }
 
 /** The rule set of one pipeline set; a pipeline that does not load or a rule that does not compile under it throws. */

@@ -92,6 +92,13 @@ it('evaluates each schema with its own pipeline set, all feeding one correlation
       { schema: 'sysmon', eligible: 2, pruned: 0 },
       { schema: 'ecs', eligible: 1, pruned: 1 },
     ]);
+    // A bound pipeline file is watched: changing it rebuilds its set's engine.
+    writeFileSync(pipeline, ECS_PIPELINE.replace('process.command_line', 'proc.cmd'));
+    await waitFor(async () => {
+      await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ ...ECS, Computer: 'h3', tag: 'ecs-reloaded', proc: { cmd: 'whoami' } }]) });
+      await new Promise((r) => setTimeout(r, 100));
+      return readNdjson(out).some((l) => (l['event'] as { tag?: string } | undefined)?.tag === 'ecs-reloaded') ? true : undefined;
+    }, 20_000, 'the reloaded ecs pipeline');
   } finally {
     daemon.kill();
     await daemon.exited;

@@ -133,6 +133,9 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
   f('--observe-schemas', 'schema.observe', 'enable', 'Classify events by schema'),
   f('--discover-schemas', 'schema.discover', 'enable', 'Mine signatures of unknown shapes (implies --observe-schemas)'),
   f('--schema-config <path>', 'schema.config', 'value', 'Schema signatures (schemas:) and schema routing (routing:) file'),
+  f('--schema-routing', 'schema.routing', 'enable', 'Evaluate each event with the pipelines bound to its schema (--schema-config routing:)'),
+  f('--schema-partition-rules', 'schema.partition_rules', 'enable', "Prune rules conflicting with a schema binding's logsource"),
+  f('--on-unknown <mode>', 'schema.on_unknown', 'value', 'Unclassified events under schema routing: warn, drop, passthrough or error'),
 ];
 
 /**
@@ -142,7 +145,6 @@ export const DAEMON_FLAGS: readonly DaemonFlag[] = [
  * schema: in a file or the environment they are unknown keys, reported as such.
  */
 export const UNAVAILABLE_FLAGS: readonly UnavailableFlag[] = [
-  ...unavailable('schema routing', ['schema-routing', 'schema-partition-rules', 'on-unknown']),
   ...unavailable('match details', ['match-detail']),
   ...unavailable('the bloom prefilter', ['bloom-prefilter', 'bloom-max-bytes']),
   ...unavailable('the cross-rule Aho-Corasick prefilter', ['cross-rule-ac']),

@@ -2,7 +2,7 @@
 // config: nothing is built when both are off, so the data path does no work for them.
 import type { Logger } from 'pino';
 import type { FieldObserver as FieldObserverApi, SchemaObserver as SchemaObserverApi } from '../http/index.js';
-import type { DaemonConfig, MetricHandles, SchemaSuggestions } from '../protocol/index.js';
+import type { DaemonConfig, MetricHandles, SchemaReport, SchemaSuggestions } from '../protocol/index.js';
 import { ruleFieldSet, SchemaClassifier, suggestSignatures } from '../sigma/index.js';
 import type { RuleFieldSet, RuleSet } from '../sigma/index.js';
 import { FieldObserver, ObserveStage, SchemaObserver } from '../streams/index.js';
@@ -26,6 +26,8 @@ export interface ObserverDeps {
   readonly log: Logger;
   /** The rule set in force (its field set is recomputed after each reload). */
   readonly ruleSet: () => RuleSet;
+  /** Schema routing's per-schema pruning, with schema and logsource routing both on. */
+  readonly routingPruning?: () => SchemaReport['routing_pruning'];
 }
 
 /** The observer classifier: built-ins plus `--schema-config` signatures; a file that does not load only logs (§13.3). */
@@ -83,8 +85,7 @@ export async function createDaemonObservers(config: DaemonConfig, deps: Observer
     ...(schemas !== undefined
       ? {
           schemaObserver: {
-            // Routing pruning is reported only with schema routing and logsource routing both on.
-            report: () => refreshed({ ...schemas.report(), routing_pruning: [] }),
+            report: () => refreshed({ ...schemas.report(), routing_pruning: deps.routingPruning?.() ?? [] }),
             reset: () => refreshed(schemas.reset()),
           },
         }

@@ -50,6 +50,7 @@ import { compileDaemonInputFilter, resolveDaemonSettings } from './daemon-settin
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { createDaemonObservers } from './daemon-observe.js';
+import { createDaemonRouting } from './daemon-routing.js';
 import { openNatsInput } from './daemon-nats.js';
 import { openDaemonCluster } from './daemon-cluster.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
@@ -138,7 +139,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
   // Workers boot and build their rules while main builds its own and recovers the state.
   const workerCount = settings.detectWorkers;
-  const starting = texts.ok && workerCount > 0 ? startWorkerPool(texts.inputs, { workers: workerCount, settings: settings.detect, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
+  // Schema routing evaluates on the main thread (one engine per pipeline set, daemon-routing.ts).
+  const starting = texts.ok && workerCount > 0 && !config.schema.routing ? startWorkerPool(texts.inputs, { workers: workerCount, settings: settings.detect, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
   starting?.catch(() => undefined);
   /** A start-up failure: workers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
@@ -154,6 +156,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (loaded.failure === 'pipeline') throw exit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
     throw exit(`initial rule load failed: ${loaded.reason}`, 2);
   }
+  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect: settings.detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), metrics, log }).catch((error: unknown) => {
+    throw exit(error instanceof Error ? error.message : String(error), 3);
+  });
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
   const webhooks = await loadDaemonWebhooks(config, process.env).catch((error: unknown) => {
@@ -268,18 +273,18 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
   const tap = createDaemonTap(config, ctx, settings.detect);
-  const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet });
+  const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const observeLines = [...(tap !== undefined ? [(lines: readonly string[]) => tap.publish(lines)] : []), ...(observers !== undefined ? [observers.observe] : [])];
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
   let detector: Detector;
   try {
-    detector = starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect, inputFilter)) : await starting;
+    detector = routing !== undefined ? routing.detector : starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect, inputFilter)) : await starting;
   } catch (error) {
     await outputs.close();
     await store.close();
     throw new DaemonExit(`cannot start the detection workers: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
-  log.child({ component: 'detect' }).info({ workers: workerCount }, 'detection ready');
+  log.child({ component: 'detect' }).info({ workers: routing !== undefined ? 0 : workerCount }, 'detection ready');
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,
@@ -376,7 +381,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   };
   const controller = createReloadController(clock, runReload, reloadLog);
   const reload = sources?.follow(controller) ?? controller;
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? [])];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? []), ...(routing?.watched ?? [])];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;

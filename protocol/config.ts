@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { literalUnion } from './literal-union.js';
+import { ON_UNKNOWN } from './schema-config.js';
 
 /**
  * The `daemon` section of the config file: one schema for every setting of the daemon command
@@ -295,6 +296,12 @@ export const DaemonConfig = Type.Object({
       discover: flag(),
       /** `--schema-config`: user signatures (`schemas:`) and the schema routing block (`routing:`). */
       config: Type.Optional(Type.String({ minLength: 1 })),
+      /** `--schema-routing`: evaluate each event with its schema's pipeline set (§13.5). */
+      routing: flag(),
+      /** `--schema-partition-rules`: a binding's `logsource` prunes the rules evaluating its schema. */
+      partition_rules: flag(),
+      /** `--on-unknown`: wins over the file's `routing.on_unknown` (default `warn`). */
+      on_unknown: Type.Optional(literalUnion(ON_UNKNOWN)),
     },
     { default: {} },
   ),

@@ -2,7 +2,7 @@
 // folders import it only through this file.
 export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue, orderedPrefix, orderedPrefixBy, percentileBy, percentileOf, popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
 export type { CompiledCorrelation, CorrelationDefaults, FieldReader, GroupId, KeyPart, ParentLink } from './correlation/index.js';
-export type { CompiledRule, Match } from './engine/index.js';
+export type { CompiledRule, EvalContext, Match } from './engine/index.js';
 export { SigmaError, errorsByRule, formatSigmaError } from './errors.js';
 export { logsourceOf, parseLogsourcePairs } from './event-logsource.js';
 export type { LogsourceOf } from './event-logsource.js';
@@ -20,3 +20,5 @@ export { fieldKeys, ruleFieldSet } from './observe/index.js';
 export type { FieldOrigin, RuleFieldSet } from './observe/index.js';
 export { BUILTIN_SIGNATURES, GENERIC_JSON, PredicateError, SchemaClassifier, clusterShapes, suggestSignatures } from './schema/index.js';
 export type { Classification } from './schema/index.js';
+export { prunedRules, samePipelines, SchemaRouter } from './schema/index.js';
+export type { OnUnknown, RouteDecision, SchemaBinding } from './schema/index.js';

@@ -6,7 +6,7 @@ import type { CorrelationResult } from '../protocol/index.js';
 import type { DetectionResult } from '../protocol/index.js';
 import type { JsonEvent } from '../protocol/index.js';
 import { logsourceOf } from '../sigma/index.js';
-import type { LogsourceOf } from '../sigma/index.js';
+import type { EvalContext, LogsourceOf } from '../sigma/index.js';
 import type { DetectRules, DetectSettings } from './detect/detect-batch.js';
 import { DetectionText } from './detect/detection-text.js';
 
@@ -28,12 +28,14 @@ export class EventDetector {
   }
 
   /**
-   * Evaluates `event`, hands each detection it emits to `emit` in rule order, and returns every
+   * Evaluates `event` (under `implied`, schema routing's logsource, when the event gives none), hands each detection it emits to `emit` in rule order, and returns every
    * matched rule when one of them feeds a correlation (`undefined` otherwise: nothing to correlate).
    */
-  detect(rules: DetectRules, event: JsonEvent, emit: EmitDetection): readonly MatchedRule[] | undefined {
+  detect(rules: DetectRules, event: JsonEvent, emit: EmitDetection, implied?: EvalContext): readonly MatchedRule[] | undefined {
     const { ruleSet } = rules;
-    const matches = ruleSet.engine.evaluate(event, this.routeOf?.(event));
+    // The event's own (or the fixed) logsource wins; the schema-implied one fills in when it has none (§13.5).
+    const own = this.routeOf?.(event);
+    const matches = ruleSet.engine.evaluate(event, implied !== undefined && own?.logsource === undefined ? implied : own);
     let feeds = false;
     for (const m of matches) {
       const rule = { id: m.rule.id, name: m.rule.rule.name };

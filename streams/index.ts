@@ -40,8 +40,11 @@ export { create as createTapFanout, configSchema as tapConfigSchema } from './ta
 export type { TapConfig, TapFanout } from './tap-fanout.js';
 export { createRedactor, redactionToken, REDACTED_PREFIX } from './tap-redaction.js';
 export { compileInputFilter, createBatchDetector, detectRules } from './detect/detect-batch.js';
-export type { DetectedBatch, DetectSettings } from './detect/detect-batch.js';
+export type { DetectedBatch, DetectRules, DetectSettings } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';
+export type { PrepareRules } from './detect/detector.js';
+export { schemaRoutedRules } from './detect/schema-routed.js';
+export type { SchemaRouting } from './detect/schema-routed.js';
 export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
 export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';

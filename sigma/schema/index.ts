@@ -3,3 +3,5 @@ export { DEFAULT_USER_SPECIFICITY, SchemaClassifier } from './classifier.js';
 export type { Classification } from './classifier.js';
 export { clusterShapes, suggestSignatures } from './discovery.js';
 export { PredicateError } from './predicate.js';
+export { prunedRules, samePipelines, SchemaRouter } from './routing.js';
+export type { OnUnknown, RouteDecision, SchemaBinding } from './routing.js';

@@ -5,7 +5,7 @@ import type { MatchedRule } from '../../actors/index.js';
 import type { LogsourceMap } from '../../protocol/index.js';
 import { decodeLine, isJsonObject } from '../../protocol/index.js';
 import type { InputFormat, JsonEvent } from '../../protocol/index.js';
-import type { CompiledRule } from '../../sigma/index.js';
+import type { CompiledRule, EvalContext } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import { EventDetector } from '../event-results.js';
 import { createExtractCompiler } from '../extract/index.js';
@@ -66,6 +66,16 @@ export interface DetectRules {
   readonly ruleSet: RuleSet;
   readonly feedsCorrelation: (rule: MatchedRule) => boolean;
   readonly indexOf: ReadonlyMap<CompiledRule, number>;
+  /** Schema routing: the rules that evaluate `event` (null: it is skipped); absent without routing. */
+  readonly route?: (event: JsonEvent) => RoutedEvent | null;
+  /** Schema routing: every pipeline set's rule set, whose engines' routing counters the batch sums. */
+  readonly sets?: readonly RuleSet[];
+}
+
+/** Where schema routing sends an event: its pipeline set's rules and the schema-implied logsource. */
+export interface RoutedEvent {
+  readonly rules: DetectRules;
+  readonly implied?: EvalContext;
 }
 
 export function detectRules(ruleSet: RuleSet): DetectRules {
@@ -114,9 +124,9 @@ function filtered(event: JsonEvent, line: string, format: InputFormat, filter: E
 
 function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number, filter: Extractor | undefined): DetectedBatch {
   const started = performance.now();
-  const stats = rules.ruleSet.engine.stats;
-  const pruned0 = stats.rulesPrunedByLogsource;
-  const without0 = stats.eventsWithoutLogsource;
+  const engines = (rules.sets ?? [rules.ruleSet]).map((r) => r.engine.stats);
+  const pruned0 = sumOf(engines, 'rulesPrunedByLogsource');
+  const without0 = sumOf(engines, 'eventsWithoutLogsource');
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
   const parseErrors: number[] = [];
   const texts: string[] = [];
@@ -129,6 +139,13 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
     textLines.push(line);
     textRules.push(rule);
   };
+  /** One event of the current line, through its schema's rules when routing is on (null: skipped). */
+  const detectOne = (event: JsonEvent): void => {
+    const routed = rules.route?.(event);
+    if (routed === null) return;
+    const matched = detector.detect(routed?.rules ?? rules, event, emit, routed?.implied);
+    if (matched !== undefined) correlate.push({ line, matched, event });
+  };
   for (; line < lines.length; line++) {
     const decoded = decodeLine(lines[line] as string, settings.format, syslog);
     if (!decoded.ok) {
@@ -136,14 +153,10 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
       continue;
     }
     if (filter === undefined) {
-      const matched = detector.detect(rules, decoded.event, emit);
-      if (matched !== undefined) correlate.push({ line, matched, event: decoded.event });
+      detectOne(decoded.event);
       continue;
     }
-    for (const event of filtered(decoded.event, lines[line] as string, settings.format, filter)) {
-      const matched = detector.detect(rules, event, emit);
-      if (matched !== undefined) correlate.push({ line, matched, event });
-    }
+    for (const event of filtered(decoded.event, lines[line] as string, settings.format, filter)) detectOne(event);
   }
   return {
     parseErrors,
@@ -152,8 +165,14 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
     textRules: Int32Array.from(textRules),
     correlate,
     // The engine counts every evaluation; the router's counters only move with routing on (interface.md).
-    rulesPrunedByLogsource: detector.routes ? stats.rulesPrunedByLogsource - pruned0 : 0,
-    eventsWithoutLogsource: detector.routes ? stats.eventsWithoutLogsource - without0 : 0,
+    rulesPrunedByLogsource: detector.routes ? sumOf(engines, 'rulesPrunedByLogsource') - pruned0 : 0,
+    eventsWithoutLogsource: detector.routes ? sumOf(engines, 'eventsWithoutLogsource') - without0 : 0,
     seconds: (performance.now() - started) / 1000,
   };
+}
+
+function sumOf(stats: readonly RuleSet['engine']['stats'][], key: 'rulesPrunedByLogsource' | 'eventsWithoutLogsource'): number {
+  let n = 0;
+  for (const s of stats) n += s[key];
+  return n;
 }

@@ -18,9 +18,12 @@ export interface Detector {
   close(): Promise<void>;
 }
 
+/** How a detector turns a loaded rule set into what it serves: `detectRules`, or schema routing's per-set rules. */
+export type PrepareRules = (ruleSet: RuleSet, inputs: RuleInputs) => Promise<DetectRules>;
+
 /** `--detect-workers 0`: evaluate on the calling thread with the rule set main built. */
-export function inlineDetector(ruleSet: RuleSet, detect: BatchDetector): Detector {
-  let current: DetectRules = detectRules(ruleSet);
+export function inlineDetector(initial: RuleSet | DetectRules, detect: BatchDetector, prepareRules: PrepareRules = (rs) => Promise.resolve(detectRules(rs))): Detector {
+  let current: DetectRules = 'indexOf' in initial ? initial : detectRules(initial);
   let next: DetectRules | undefined;
   return {
     parallelism: 1,
@@ -32,9 +35,8 @@ export function inlineDetector(ruleSet: RuleSet, detect: BatchDetector): Detecto
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     },
-    prepare(rs) {
-      next = detectRules(rs);
-      return Promise.resolve();
+    async prepare(rs, inputs) {
+      next = await prepareRules(rs, inputs);
     },
     activate() {
       if (next !== undefined) current = next;

@@ -91,7 +91,7 @@ describe('daemon config layers', () => {
     const flags = parseFlags([
       '-r', '/rules', '-p', 'ecs', '-p', 'sysmon', '--api-addr', 'unix:///tmp/s.sock', '--input', 'http', '--buffer-size', '50',
       '--enable-tap', '--logsource-field-map', 'product=os,service=svc,env=stage,strict=true', '--state-recover', 'skip',
-      '--correlation-event-mode', 'references', '--discover-schemas',
+      '--correlation-event-mode', 'references', '--discover-schemas', '--schema-routing', '--on-unknown', 'drop',
     ]);
     const { config } = load({ flags, file: 'daemon: {pipelines: [x], tap: {max_sessions: 4}}' });
     expect(config.rules).toBe('/rules');
@@ -102,7 +102,7 @@ describe('daemon config layers', () => {
     expect(config.logsource_routing.field_map).toEqual({ product: 'os', service: 'svc', custom: { env: 'stage' } });
     expect(config.state.recover).toBe('skip');
     expect(config.correlation.event_mode).toBe('refs');
-    expect(config.schema).toEqual({ observe: true, discover: true });
+    expect(config.schema).toEqual({ observe: true, discover: true, routing: true, partition_rules: false, on_unknown: 'drop' });
   });
 
   it('parses logsource maps: known attributes, the rest under custom, strict ignored', () => {
@@ -243,6 +243,12 @@ describe('daemon config errors', () => {
   it('names the key and variable, listing allowed values of an enum', () => {
     const e = errorOf(() => load({ env: { SVC_DAEMON__INPUT__FORMAT: 'xml' } }));
     expect(e.message).toBe('invalid config daemon.input.format (from env SVC_DAEMON__INPUT__FORMAT): must be one of auto, json, evtx-json, syslog, plain');
+  });
+
+  it('refuses an --on-unknown mode the contract does not list (exit 3, naming the key)', () => {
+    const e = errorOf(() => load({ flags: { onUnknown: 'ignore' } }));
+    expect(e.key).toBe('daemon.schema.on_unknown');
+    expect(e.exitCode).toBe(3);
   });
 
   it('takes stdin, http and nats:// inputs and names the key for anything else', () => {

@@ -37,6 +37,7 @@ export { createRedactor, redactionToken, REDACTED_PREFIX } from './tap-redaction
 export { createBatchDetector, detectRules } from './detect/detect-batch.js';
 export type { DetectedBatch, DetectSettings } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';
+export { handoverDetector } from './detect/handover-detector.js';
 export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
 export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';

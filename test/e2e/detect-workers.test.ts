@@ -29,6 +29,8 @@ async function runStdin(workers: number, text: string, env: Readonly<Record<stri
     ['--rules', RULES, '--input', 'stdin', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--include-event', '--batch-size', '64', '--detect-workers', String(workers)],
     { stdin: 'pipe', env },
   );
+  // Main evaluates until the workers have built their rules: wait for them, so batches reach a worker.
+  if (workers > 0) await waitFor(() => (daemon.logs.some((l) => l.includes('detection workers ready')) ? true : undefined), 60_000, 'the workers');
   daemon.proc.stdin?.end(text);
   expect(await daemon.exited).toBe(0);
   return { out: readFileSync(out, 'utf8'), logs: daemon.logs };

@@ -16,7 +16,7 @@ import { cpuSeconds, MAIN, ROOT } from './daemon.js';
 const EVENTS = 100_000;
 const RUNS = 3;
 
-interface Run {
+export interface Run {
   readonly wallMs: number;
   /** CPU of the whole process and of its main thread, read from /proc until it exits. */
   readonly cpuMs: number;
@@ -24,7 +24,7 @@ interface Run {
 }
 
 /** `node args…` from spawn to exit, its stdout discarded. */
-function timed(args: readonly string[]): Promise<Run> {
+export function timed(args: readonly string[]): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -45,7 +45,7 @@ describe('--detect-workers', () => {
     expect(inline.out).toContain('"correlation_type":"event_count"');
     expect(inline.out).toContain('"event":{');
     expect(workers.out).toBe(inline.out);
-  }, 60_000);
+  }, 120_000);
 
   it('replaces a worker that dies and evaluates its batches again: nothing lost or duplicated', async () => {
     const text = input();
@@ -53,7 +53,7 @@ describe('--detect-workers', () => {
     const crashed = await runStdin(2, text, { SVC_DETECT_CRASH_AT: '1' });
     expect(crashed.logs.some((l) => l.includes('detect worker exited; restarting it'))).toBe(true);
     expect(crashed.out).toBe(inline.out);
-  }, 60_000);
+  }, 120_000);
 
   it('reloads every worker together and keeps them all on the old rules when a reload fails', async () => {
     const dir = tempDir('workers-reload');
@@ -97,5 +97,5 @@ describe('--detect-workers', () => {
       daemon.kill();
       await daemon.exited;
     }
-  }, 60_000);
+  }, 120_000);
 });

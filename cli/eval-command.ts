@@ -265,7 +265,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--logsource-field-map <pairs>', 'Event fields holding the logsource: product=F,category=F,service=F')
     .option('--event-logsource <pairs>', 'Fixed logsource of every event: product=windows,service=sysmon')
     .option('--emit-referenced', 'Emit results of rules referenced by correlations even without generate')
-    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 32 MiB or more)')
+    .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 512 MiB or more)')
     .option('--correlation-event-mode <mode>', 'none, full or refs')
     .option('--max-correlation-events <n>', 'Events kept per correlation result (default 10)')
     .option('--max-state-entries <n>', 'Correlation groups kept across all correlations (default 100000)')

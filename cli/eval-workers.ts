@@ -12,19 +12,19 @@ import { UsageError } from './load-pipelines.js';
 import type { EventItem } from './read-events.js';
 
 /**
- * Below this input size `auto` stays on one thread. Workers compile the rules while this thread does
- * (about 3 s of CPU each for the bundled corpus) and this thread evaluates until they are ready, so a
- * worker costs no wall time where a core is free; it pays off once the evaluation after the load is
- * long enough for a second thread to matter (100,000 events, 106 MB, on the 2-core reference machine).
+ * Below this input size `auto` stays on one thread. This thread evaluates until the workers have built
+ * their rules and whenever they are full, but each worker compiles the rules again (about 3 s of CPU for
+ * the bundled corpus) and decodes and builds results for what it detects: on 100,000 events (106 MB) one
+ * worker took half of this thread's CPU and spent more itself than a one-thread run (issue 19 bench).
  */
-const AUTO_MIN_BYTES = 32 * 1024 * 1024;
+const AUTO_MIN_BYTES = 512 * 1024 * 1024;
 const AUTO_MAX_WORKERS = 4;
 /** Lines per batch: large enough that a message's fixed cost is small beside its work. */
 const BATCH_LINES = 500;
 
 /**
  * Workers for `--detect-workers N|auto`: `auto` uses one per core besides this thread's (at most 4,
- * none on one core) for a file of at least 32 MiB, none for stdin or a smaller file.
+ * none on one core) for a file of at least 512 MiB, none for stdin or a smaller file.
  */
 export function evalWorkerCount(setting: string | undefined, input: string, cores = availableParallelism()): number {
   if (setting === undefined || setting === 'auto') {

@@ -17,11 +17,13 @@ export function startDetection(
   const inline = inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect));
   detectLog.info({ workers: settings.detectWorkers }, 'detection ready');
   if (settings.detectWorkers === 0) return inline;
-  const starting = startWorkerPool(loaded.inputs, {
-    workers: settings.detectWorkers,
-    settings: settings.detect,
-    log,
-    ...(crashAtBatch !== undefined ? { crashAtBatch } : {}),
-  });
-  return handoverDetector(inline, starting, { log: detectLog });
+  const start = (signal: AbortSignal) =>
+    startWorkerPool(loaded.inputs, {
+      workers: settings.detectWorkers,
+      settings: settings.detect,
+      log,
+      signal,
+      ...(crashAtBatch !== undefined ? { crashAtBatch } : {}),
+    });
+  return handoverDetector(inline, start, { log: detectLog });
 }

@@ -46,11 +46,15 @@ export interface EvalWorkers {
 export function startEvalWorkers(workers: number, inputs: RuleInputs, settings: DetectSettings): EvalWorkers {
   // Only a worker's failure is worth a line: eval's stderr is its warnings and the summary.
   const log = pino({ level: 'error', base: null }, pino.destination({ fd: 2, sync: true }));
-  const starting = startWorkerPool(inputs, { workers, settings, log });
+  const closing = new AbortController();
+  const starting = startWorkerPool(inputs, { workers, settings, log, signal: closing.signal });
   starting.catch(() => undefined);
   return {
-    withMain: (ruleSet) => handoverDetector(inlineDetector(ruleSet, createBatchDetector(settings)), starting, { log, shareWhenBusy: true }),
-    close: () => starting.then((pool) => pool.close(), () => undefined),
+    withMain: (ruleSet) => handoverDetector(inlineDetector(ruleSet, createBatchDetector(settings)), () => starting, { log, shareWhenBusy: true }),
+    close: () => {
+      closing.abort();
+      return starting.then((pool) => pool.close(), () => undefined);
+    },
   };
 }
 

@@ -12,18 +12,20 @@ export interface HandoverOptions {
   readonly shareWhenBusy?: boolean;
 }
 
-export function handoverDetector(inline: Detector, starting: Promise<Detector>, options: HandoverOptions): Detector {
+/** `start` begins building the pool; `signal` aborts when this detector closes first. */
+export function handoverDetector(inline: Detector, start: (signal: AbortSignal) => Promise<Detector>, options: HandoverOptions): Detector {
   let pool: Detector | undefined;
-  let closed = false;
+  const closing = new AbortController();
   /** Batches handed to the pool and not settled yet. */
   let inPool = 0;
-  const settled = starting.then(
+  const settled = start(closing.signal).then(
     (p) => {
-      if (closed) return p.close();
+      if (closing.signal.aborted) return p.close();
       pool = p;
       options.log.info({ parallelism: p.parallelism }, 'detection workers ready; batches move to them');
     },
     (error: unknown) => {
+      if (closing.signal.aborted) return;
       // Main already evaluates correctly: losing the workers costs throughput, not results.
       options.log.error({ err: error }, 'detection workers did not start; detection stays on the main thread');
     },
@@ -59,7 +61,8 @@ export function handoverDetector(inline: Detector, starting: Promise<Detector>, 
       pool?.discard();
     },
     async close() {
-      closed = true;
+      // Workers still building their rules are terminated, not waited for.
+      closing.abort();
       await inline.close();
       await pool?.close();
       await settled;

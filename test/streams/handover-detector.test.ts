@@ -53,7 +53,7 @@ describe('handoverDetector', () => {
     const inline = fake('main', 1, false);
     const pool = fake('pool', 4, false);
     const starting = controlled<Detector>();
-    const d = handoverDetector(inline.detector, starting.promise, { log });
+    const d = handoverDetector(inline.detector, () => starting.promise, { log });
     expect(d.parallelism).toBe(1);
     expect((await d.detect(['a'], 0)).texts).toEqual(['main:a']);
     starting.resolve(pool.detector);
@@ -69,7 +69,7 @@ describe('handoverDetector', () => {
     const inline = fake('main', 1, false);
     const pool = fake('pool', 4, false);
     const starting = controlled<Detector>();
-    const d = handoverDetector(inline.detector, starting.promise, { log });
+    const d = handoverDetector(inline.detector, () => starting.promise, { log });
     let prepared = false;
     const preparing = d.prepare(RULES, INPUTS).then(() => (prepared = true));
     await flush();
@@ -84,19 +84,22 @@ describe('handoverDetector', () => {
   it('keeps detecting on the calling thread when the pool fails to start', async () => {
     const inline = fake('main', 1, false);
     const starting = controlled<Detector>();
-    const d = handoverDetector(inline.detector, starting.promise, { log });
+    const d = handoverDetector(inline.detector, () => starting.promise, { log });
     starting.reject(new Error('worker died'));
     await d.prepare(RULES, INPUTS);
     expect((await d.detect(['a'], 0)).texts).toEqual(['main:a']);
     expect(d.parallelism).toBe(1);
   });
 
-  it('closes a pool that starts after the detector was closed', async () => {
+  it('aborts a start still running when closed, and closes a pool that starts anyway', async () => {
     const inline = fake('main', 1, false);
     const pool = fake('pool', 4, false);
     const starting = controlled<Detector>();
-    const d = handoverDetector(inline.detector, starting.promise, { log });
+    let signal: AbortSignal | undefined;
+    const d = handoverDetector(inline.detector, (s) => ((signal = s), starting.promise), { log });
+    expect(signal?.aborted).toBe(false);
     const closing = d.close();
+    expect(signal?.aborted).toBe(true);
     starting.resolve(pool.detector);
     await closing;
     expect(pool.calls).toEqual(['close']);
@@ -107,7 +110,7 @@ describe('handoverDetector', () => {
       fc.asyncProperty(fc.integer({ min: 1, max: 4 }), fc.array(fc.boolean(), { maxLength: 40 }), async (room, steps) => {
         const inline = fake('main', 1, false);
         const pool = fake('pool', room, true);
-        const d = handoverDetector(inline.detector, Promise.resolve(pool.detector), { log, shareWhenBusy: true });
+        const d = handoverDetector(inline.detector, () => Promise.resolve(pool.detector), { log, shareWhenBusy: true });
         await flush();
         expect(d.parallelism).toBe(room + 1);
         // The model: batches on the pool that have not settled.

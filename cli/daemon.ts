@@ -29,13 +29,10 @@ import {
   definitionsRecord,
   EventPipeline,
   InputQueue,
-  createBatchDetector,
   createCorrelationKinds,
-  inlineDetector,
-  startWorkerPool,
   systemClock,
 } from '../streams/index.js';
-import type { ActiveRules, Clock, Detector, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
+import type { ActiveRules, Clock, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { requireRules, settingName } from './config.js';
 import { startDaemonAudit } from './daemon-audit.js';
 import { createDaemonFacade } from './daemon-facade.js';
@@ -51,6 +48,7 @@ import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
 import { createDaemonObservers } from './daemon-observe.js';
 import { createDaemonRouting } from './daemon-routing.js';
+import { startDetection } from './daemon-detection.js';
 import { openNatsInput } from './daemon-nats.js';
 import { openDaemonCluster } from './daemon-cluster.js';
 import { createDaemonRisk, readConfiguredRisk } from './daemon-risk.js';
@@ -137,14 +135,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
   const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
-  // Workers boot and build their rules while main builds its own and recovers the state.
-  const workerCount = settings.detectWorkers;
-  // Schema routing evaluates on the main thread (one engine per pipeline set, daemon-routing.ts).
-  const starting = texts.ok && workerCount > 0 && !config.schema.routing ? startWorkerPool(texts.inputs, { workers: workerCount, settings: settings.detect, log, ...(deps.detectCrashAt !== undefined ? { crashAtBatch: deps.detectCrashAt } : {}) }) : undefined;
-  starting?.catch(() => undefined);
-  /** A start-up failure: workers already started are stopped with it. */
+  /** A start-up failure: the sources already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
-    void starting?.then((d) => d.close(), () => undefined);
     void sources?.stop();
     return new DaemonExit(message, code);
   };
@@ -153,8 +145,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
     // A pipeline that does not load is a bad flag (exit 3, §2.3); bad rule files fail the rule load (exit 2).
-    if (loaded.failure === 'pipeline') throw exit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
-    throw exit(`initial rule load failed: ${loaded.reason}`, 2);
+    if (loaded.failure === 'pipeline') throw new DaemonExit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
+    throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
   }
   const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect: settings.detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), metrics, log }).catch((error: unknown) => {
     throw exit(error instanceof Error ? error.message : String(error), 3);
@@ -162,7 +154,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
   const webhooks = await loadDaemonWebhooks(config, process.env).catch((error: unknown) => {
-    throw exit(error instanceof Error ? error.message : String(error), 3);
+    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
   let store: StateStore;
   try {
@@ -170,7 +162,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw exit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
+    throw new DaemonExit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
   }
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
@@ -187,12 +179,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: new CorrelationRuntime(defs, optionsFor(loaded.ruleSet)) };
   const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
   const alertFile = await readConfiguredPipeline(config.alert_pipeline).catch((error: unknown) => {
-    throw exit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw new DaemonExit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const auditOn = config.state.db !== undefined && config.api.audit.enabled !== false;
   const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash, auditCommits: auditOn });
   const riskFile = await readConfiguredRisk(config.risk).catch((error: unknown) => {
-    throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw new DaemonExit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
   const pull = await loadDispositionPull(config, { log, clock }).catch((error: unknown) => {
@@ -212,7 +204,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       },
     });
   } catch (error) {
-    throw exit(error instanceof Error ? error.message : String(error), 3);
+    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   }
   const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind, ...(dispositions !== undefined ? [dispositions.kind] : [])]);
   let recovered: Recovered;
@@ -225,7 +217,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     });
   } catch (error) {
     await store.close();
-    throw exit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw new DaemonExit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   const stateLog = log.child({ component: 'state' });
@@ -255,13 +247,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     outputs = await openOutputs(settings, ctx, store, crash, deps.stdout ?? process.stdout, webhooks);
   } catch (error) {
     await store.close();
-    if (error instanceof OutputError) throw exit(error.message, 3);
+    if (error instanceof OutputError) throw new DaemonExit(error.message, 3);
     throw error;
   }
   const natsInput = await openNatsInput(config, settings, ctx, store).catch(async (error: unknown) => {
     await outputs.close();
     await store.close();
-    throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw new DaemonExit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) })).catch(async (error: unknown) => {
     await natsInput?.close();
@@ -276,15 +268,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const observeLines = [...(tap !== undefined ? [(lines: readonly string[]) => tap.publish(lines)] : []), ...(observers !== undefined ? [observers.observe] : [])];
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  let detector: Detector;
-  try {
-    detector = routing !== undefined ? routing.detector : starting === undefined ? inlineDetector(loaded.ruleSet, createBatchDetector(settings.detect, inputFilter)) : await starting;
-  } catch (error) {
-    await outputs.close();
-    await store.close();
-    throw new DaemonExit(`cannot start the detection workers: ${error instanceof Error ? error.message : String(error)}`, 3);
-  }
-  log.child({ component: 'detect' }).info({ workers: routing !== undefined ? 0 : workerCount }, 'detection ready');
+  const detector = startDetection(loaded, settings, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing: routing?.detector });
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,

@@ -103,8 +103,8 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
   // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
   const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
-  const starting = workers > 0 ? startEvalWorkers(workers, inputs, { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true }) : undefined;
-  starting?.catch(() => undefined);
+  const batchSettings = { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true };
+  const starting = workers > 0 ? startEvalWorkers(workers, inputs, batchSettings) : undefined;
   const ruleSet: RuleSet = buildRuleSet(read.sources, {
     pipelines,
     correlation: defaults,
@@ -115,7 +115,7 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
   for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
   const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
   if (rulesLoaded === 0) {
-    await starting?.then((d) => d.close(), () => undefined);
+    await starting?.close();
     process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
     return 2;
   }
@@ -173,7 +173,8 @@ export async function runEval(eventsPath: string | undefined, flags: EvalFlags):
       if (out.length >= 256) await flush();
     }
   } else {
-    const workerPool = await starting;
+    // This thread evaluates until the workers have built their rules, then whatever they have no room for.
+    const workerPool = starting.withMain(ruleSet);
     try {
       for await (const step of detectInOrder(readEventItems(chunks, format, () => parseErrors++), workerPool, now)) {
         if ('event' in step) evaluate(step.event);

@@ -5,15 +5,17 @@ import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
 import type { JsonEvent } from '../protocol/index.js';
+import type { RuleSet } from '../sigma/index.js';
 import type { DetectedBatch, Detector, DetectSettings, RuleInputs } from '../streams/index.js';
-import { startWorkerPool } from '../streams/index.js';
+import { createBatchDetector, handoverDetector, inlineDetector, startWorkerPool } from '../streams/index.js';
 import { UsageError } from './load-pipelines.js';
 import type { EventItem } from './read-events.js';
 
 /**
- * Below this input size `auto` stays on one thread. Each worker compiles the rule set again (about 3 s
- * of CPU for the bundled corpus), which 100,000 events (106 MB) did not earn back on the 2-core
- * reference machine (issue 19 bench: slower with 2 workers than on one thread).
+ * Below this input size `auto` stays on one thread. This thread evaluates until the workers have built
+ * their rules and whenever they are full, but each worker compiles the rules again (about 3 s of CPU for
+ * the bundled corpus) and decodes and builds results for what it detects: on 100,000 events (106 MB) one
+ * worker took half of this thread's CPU and spent more itself than a one-thread run (issue 19 bench).
  */
 const AUTO_MIN_BYTES = 512 * 1024 * 1024;
 const AUTO_MAX_WORKERS = 4;
@@ -21,23 +23,39 @@ const AUTO_MAX_WORKERS = 4;
 const BATCH_LINES = 500;
 
 /**
- * Workers for `--detect-workers N|auto`: `auto` uses one per core (at most 4, none on one core) for a
- * file of at least 512 MiB, none for stdin or a smaller file.
+ * Workers for `--detect-workers N|auto`: `auto` uses one per core besides this thread's (at most 4,
+ * none on one core) for a file of at least 512 MiB, none for stdin or a smaller file.
  */
 export function evalWorkerCount(setting: string | undefined, input: string, cores = availableParallelism()): number {
   if (setting === undefined || setting === 'auto') {
     if (input === '-' || cores <= 1 || statSync(input).size < AUTO_MIN_BYTES) return 0;
-    return Math.min(AUTO_MAX_WORKERS, cores);
+    return Math.min(AUTO_MAX_WORKERS, cores - 1);
   }
   const n = Number(setting);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--detect-workers must be a non-negative integer or auto (got '${setting}')`);
   return n;
 }
 
-export async function startEvalWorkers(workers: number, inputs: RuleInputs, settings: DetectSettings): Promise<Detector> {
+export interface EvalWorkers {
+  /** Detection on the pool, and on this thread (with its rule set) until the workers are ready and whenever they are full. */
+  withMain(ruleSet: RuleSet): Detector;
+  /** Stop the workers without evaluating anything (no rule loaded). */
+  close(): Promise<void>;
+}
+
+export function startEvalWorkers(workers: number, inputs: RuleInputs, settings: DetectSettings): EvalWorkers {
   // Only a worker's failure is worth a line: eval's stderr is its warnings and the summary.
   const log = pino({ level: 'error', base: null }, pino.destination({ fd: 2, sync: true }));
-  return startWorkerPool(inputs, { workers, settings, log });
+  const closing = new AbortController();
+  const starting = startWorkerPool(inputs, { workers, settings, log, signal: closing.signal });
+  starting.catch(() => undefined);
+  return {
+    withMain: (ruleSet) => handoverDetector(inlineDetector(ruleSet, createBatchDetector(settings)), () => starting, { log, shareWhenBusy: true }),
+    close: () => {
+      closing.abort();
+      return starting.then((pool) => pool.close(), () => undefined);
+    },
+  };
 }
 
 /** A batch's detections with the lines it covered, or an event read from pretty-printed objects. */

@@ -45,6 +45,7 @@ export { inlineDetector } from './detect/detector.js';
 export type { PrepareRules } from './detect/detector.js';
 export { schemaRoutedRules } from './detect/schema-routed.js';
 export type { SchemaRouting } from './detect/schema-routed.js';
+export { handoverDetector } from './detect/handover-detector.js';
 export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
 export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';

@@ -45,7 +45,7 @@ async function processed(port: number): Promise<number> {
 }
 
 /** user + system CPU seconds so far of a process, or of its main thread (Linux /proc). */
-function cpuSeconds(pid: number, mainThread = false): number {
+export function cpuSeconds(pid: number, mainThread = false): number {
   const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -24,6 +24,8 @@ export interface WorkerPoolOptions {
   readonly crashAtBatch?: number;
   /** The compiled worker entry; defaults to the sibling `detect-worker.js`. */
   readonly script?: URL;
+  /** Aborting while the workers build their rules terminates them and rejects the start. */
+  readonly signal?: AbortSignal;
 }
 
 interface Job {
@@ -146,6 +148,9 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
   // The first generation loads like a prepared one: every spawned worker reports `loaded` for it.
   const started = prepareAll(current, true);
   for (let i = 0; i < options.workers; i++) slots.push({ index: i, worker: spawn(i), jobs: new Map(), deaths: 0, retired: false });
+  const abort = (): void => pending?.reject(new Error('detection pool closed while starting'));
+  if (options.signal?.aborted === true) abort();
+  options.signal?.addEventListener('abort', abort, { once: true });
   try {
     await started;
     ready = true;
@@ -155,6 +160,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
     throw error;
   } finally {
     pending = undefined;
+    options.signal?.removeEventListener('abort', abort);
   }
 
   return {

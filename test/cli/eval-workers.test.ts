@@ -1,8 +1,9 @@
 // `sigmad eval --detect-workers N`: the same output bytes and summary as evaluating on one thread.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { evalWorkerCount } from '../../cli/eval-workers.js';
 import { ensureBuilt, FIXTURES, MAIN, tempDir } from '../e2e/harness.js';
 
 beforeAll(ensureBuilt, 180_000);
@@ -51,6 +52,23 @@ describe('sigmad eval with detection workers', () => {
     expect(counts(two.stderr)).toEqual(counts(one.stderr));
     expect(counts(one.stderr)).toMatchObject({ events: 6_000 - 62 + 1, parse_errors: 62 });
   }, 120_000);
+
+  it('auto: one worker per core besides this thread (at most 4) from 512 MiB; none below, for stdin or on one core', () => {
+    const dir = tempDir('eval-workers-auto');
+    const sized = (name: string, bytes: number): string => {
+      const file = join(dir, name);
+      writeFileSync(file, '');
+      truncateSync(file, bytes);
+      return file;
+    };
+    const big = sized('big.ndjson', 512 * 1024 * 1024);
+    const small = sized('small.ndjson', 512 * 1024 * 1024 - 1);
+    expect([2, 3, 8].map((cores) => evalWorkerCount('auto', big, cores))).toEqual([1, 2, 4]);
+    expect(evalWorkerCount(undefined, big, 1)).toBe(0);
+    expect(evalWorkerCount('auto', small, 8)).toBe(0);
+    expect(evalWorkerCount('auto', '-', 8)).toBe(0);
+    expect(evalWorkerCount('3', small, 1)).toBe(3);
+  });
 
   it('refuses a --detect-workers that is not a count or auto', async () => {
     const r = await run(['--rules', RULES, '--detect-workers', 'many', join(FIXTURES, 'empty.yaml')]);

@@ -39,6 +39,11 @@ describe('bundled defaults', () => {
       const incidents = (await daemon.json({ method: 'GET', url: '/api/v1/incidents' })).body;
       expect(incidents['count']).toBeGreaterThan(0);
       expect(first['event']).toBeUndefined();
+      // Ready once main's rules are built; the workers take detection over when theirs are (issue 19 §2).
+      const at = (msg: string): number => daemon.logs.findIndex((l) => l.includes(`"msg":"${msg}`));
+      await waitFor(() => (at('detection workers ready') >= 0 ? true : undefined), 60_000, 'the workers');
+      expect(at('daemon ready')).toBeGreaterThanOrEqual(0);
+      expect(at('daemon ready')).toBeLessThan(at('detection workers ready'));
     } finally {
       daemon.kill();
       expect(await daemon.exited).toBe(0);

@@ -29,6 +29,8 @@ async function runStdin(workers: number, text: string, env: Readonly<Record<stri
     ['--rules', RULES, '--input', 'stdin', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--include-event', '--batch-size', '64', '--detect-workers', String(workers)],
     { stdin: 'pipe', env },
   );
+  // Main evaluates until the workers have built their rules: wait for them, so batches reach a worker.
+  if (workers > 0) await waitFor(() => (daemon.logs.some((l) => l.includes('detection workers ready')) ? true : undefined), 60_000, 'the workers');
   daemon.proc.stdin?.end(text);
   expect(await daemon.exited).toBe(0);
   return { out: readFileSync(out, 'utf8'), logs: daemon.logs };
@@ -43,7 +45,7 @@ describe('--detect-workers', () => {
     expect(inline.out).toContain('"correlation_type":"event_count"');
     expect(inline.out).toContain('"event":{');
     expect(workers.out).toBe(inline.out);
-  }, 60_000);
+  }, 120_000);
 
   it('replaces a worker that dies and evaluates its batches again: nothing lost or duplicated', async () => {
     const text = input();
@@ -51,7 +53,7 @@ describe('--detect-workers', () => {
     const crashed = await runStdin(2, text, { SVC_DETECT_CRASH_AT: '1' });
     expect(crashed.logs.some((l) => l.includes('detect worker exited; restarting it'))).toBe(true);
     expect(crashed.out).toBe(inline.out);
-  }, 60_000);
+  }, 120_000);
 
   it('reloads every worker together and keeps them all on the old rules when a reload fails', async () => {
     const dir = tempDir('workers-reload');
@@ -95,5 +97,5 @@ describe('--detect-workers', () => {
       daemon.kill();
       await daemon.exited;
     }
-  }, 60_000);
+  }, 120_000);
 });

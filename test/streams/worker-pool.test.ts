@@ -70,4 +70,11 @@ describe('detect worker pool', () => {
     const script = pathToFileURL(join(ROOT, 'dist/does-not-exist.js'));
     await expect(startWorkerPool(inputsOf(RULES), { workers: 1, settings: SETTINGS, log, script })).rejects.toThrow(/exited/);
   }, 60_000);
+
+  it('terminates its workers and rejects the start when aborted while they build the rules', async () => {
+    const aborting = new AbortController();
+    const starting = startWorkerPool(inputsOf(RULES), { workers: 2, settings: SETTINGS, log, script: SCRIPT, signal: aborting.signal });
+    aborting.abort();
+    await expect(starting).rejects.toThrow(/closed while starting/);
+  });
 });

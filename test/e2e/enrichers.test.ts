@@ -1,5 +1,6 @@
 // Enrichers on the real daemon (issue 15, daemon-semantics §7): a template, an http (cache TTL, jq
 // extract; a local server started here) and a command enricher write under `enrichments`; a
+// lookup enricher reads a dynamic source's cached value (a --source file), a
 // correlation enricher touches only correlation results; a failing enricher follows on_error (null,
 // drop) and a slow one times out without holding ingest back; every §7.5 metric moves; a bad file
 // at start exits 3 naming file, entry and key; a bad file at reload keeps the set in force.
@@ -68,6 +69,13 @@ enrichers:
     url: "${u}/slow"
     timeout: 200ms
     scope: { levels: [high] }
+  - id: team
+    kind: detection
+    type: lookup
+    inject_field: team
+    source: owners
+    extract: '.["\${detection.fields.CommandLine}"] // "unknown"'
+    scope: { levels: [high] }
   - id: group
     kind: correlation
     type: template
@@ -103,8 +111,10 @@ describe('enrichers on the real daemon', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     writeFileSync(file, enrichersFile(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+    writeFileSync(join(dir, 'owners.json'), JSON.stringify({ 'whoami /priv': 'red team' }));
+    writeFileSync(join(dir, 'sources.yml'), 'sources:\n  - id: owners\n    type: file\n    path: owners.json\n');
     daemon = await startDaemon(
-      ['--rules', RULES, '--input', 'http', '--input-format', 'json', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--enrichers', file, '--egress-policy', 'permissive'],
+      ['--rules', RULES, '--input', 'http', '--input-format', 'json', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--enrichers', file, '--source', join(dir, 'sources.yml'), '--egress-policy', 'permissive'],
       { env: { E2E_TEAM: 'blue' } },
     );
   }, 60_000);
@@ -126,8 +136,8 @@ describe('enrichers on the real daemon', () => {
     // The gate dropped `whoami /all` before any other enricher saw it.
     const whoami = lines.filter((l) => l['rule_title'] === 'Whoami Execution');
     expect(whoami.map((l) => l['enrichments'])).toEqual([
-      { gate: '', summary: 'Whoami Execution ran whoami /priv as blue', owner: 'alice', length: { n: 12 }, broken: null },
-      { gate: '', summary: 'Whoami Execution ran whoami as blue', owner: 'alice', length: { n: 6 }, broken: null },
+      { gate: '', summary: 'Whoami Execution ran whoami /priv as blue', owner: 'alice', length: { n: 12 }, broken: null, team: 'red team' },
+      { gate: '', summary: 'Whoami Execution ran whoami as blue', owner: 'alice', length: { n: 6 }, broken: null, team: 'unknown' },
     ]);
     const correlation = lines.find((l) => l['correlation_type'] === 'event_count');
     expect(correlation?.['enrichments']).toEqual({ group: 'event_count h1' });
@@ -141,6 +151,7 @@ describe('enrichers on the real daemon', () => {
     expect(metric(after, total('slow', 'timeout'))).toBe(2);
     expect(metric(after, total('gate', 'drop'))).toBe(1);
     expect(metric(after, total('gate', 'success'))).toBe(2);
+    expect(metric(after, total('team', 'success'))).toBe(2);
     expect(metric(after, total('group', 'success', 'correlation'))).toBe(1);
     expect(metric(after, 'svc_enrichment_duration_seconds_count{enricher_id="slow",kind="detection"}')).toBe(2);
     expect(metric(after, 'svc_enrichment_queue_depth')).toBe(0);

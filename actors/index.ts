@@ -1,6 +1,6 @@
 export { readinessMachine } from './readiness/index.js';
 export type { ReadinessEvent } from './readiness/index.js';
-export { RELOAD_DEBOUNCE_MS, reloadMachine } from './reload/index.js';
+export {  reloadMachine } from './reload/index.js';
 export type { ReloadTrigger } from './reload/index.js';
 export { sourceRefreshMachine } from './source-refresh/index.js';
 export type { RefreshPolicy } from './source-refresh/index.js';
@@ -18,7 +18,7 @@ export type { AlertDecision } from './alert/pipeline.js';
 export type { AlertObserver } from './alert/pipeline.js';
 export type { AlertStatePiece } from './alert/pipeline.js';
 export type { SilenceCreation } from './alert/pipeline.js';
-export { compileRiskConfig, quietRiskObserver, RiskAccumulator, riskIncidentId, RiskLayer } from './risk/index.js';
+export { compileRiskConfig, quietRiskObserver,   RiskLayer } from './risk/index.js';
 export type { Contribution, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';

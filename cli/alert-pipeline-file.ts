@@ -93,7 +93,7 @@ export async function readConfigText(path: string): Promise<string> {
 }
 
 /** Parses and checks an alert pipeline file's text (daemon-semantics §9.1). */
-export function parseAlertPipeline(text: string, path: string): AlertPipelineFile {
+function parseAlertPipeline(text: string, path: string): AlertPipelineFile {
   return parseStrictConfig(AlertPipelineFileSchema, text, path, compileAlertConfig);
 }
 

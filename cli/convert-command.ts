@@ -42,7 +42,7 @@ function choice<T extends string>(flag: string, value: string | undefined, allow
 }
 
 /** `-O key=value` pairs over the defaults; an unknown key or a bad identifier is a usage error. */
-export function parseConvertOptions(pairs: readonly string[]): ConvertOptions {
+function parseConvertOptions(pairs: readonly string[]): ConvertOptions {
   const out: Record<string, string> = { ...DEFAULT_CONVERT_OPTIONS };
   for (const pair of pairs) {
     const eq = pair.indexOf('=');
@@ -62,7 +62,7 @@ export function parseConvertOptions(pairs: readonly string[]): ConvertOptions {
   return options;
 }
 
-export async function runConvert(flags: ConvertFlags): Promise<number> {
+async function runConvert(flags: ConvertFlags): Promise<number> {
   const rulePaths = list(flags.rules);
   if (rulePaths.length === 0) throw new UsageError('--rules PATH is required (a rule file or directory; repeatable)');
   const target: SqlTarget = choice('target', flags.target, SQL_TARGETS);

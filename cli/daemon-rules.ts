@@ -23,7 +23,7 @@ export type LoadedRules =
   | { readonly ok: false; readonly failure: LoadFailure; readonly reason: string; readonly problems: readonly SigmaError[] };
 
 /** Correlation defaults from the `daemon.correlation` keys. */
-export function correlationDefaults(config: DaemonConfig): CorrelationDefaults {
+function correlationDefaults(config: DaemonConfig): CorrelationDefaults {
   const c = config.correlation;
   return {
     ...DEFAULT_CORRELATION_SETTINGS,

@@ -8,7 +8,7 @@ import type { UiAsset, UiAssets } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 
 /** Where the UI build puts the console: dist/ui beside dist/cli. */
-export const UI_BUILD_DIR = join(import.meta.dirname, '..', 'ui');
+const UI_BUILD_DIR = join(import.meta.dirname, '..', 'ui');
 
 /** Unset `daemon.ui` means on for a listener only this machine reaches (loopback or a unix socket). */
 export function uiEnabled(config: DaemonConfig): boolean {

@@ -74,7 +74,7 @@ function correlationDefaults(f: EvalFlags): CorrelationDefaults {
   };
 }
 
-export async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
+async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promise<number> {
   const rulePaths = list(flags.rules);
   if (rulePaths.length === 0) throw new UsageError('--rules PATH is required (a rule file or directory; repeatable)');
   const format = oneOf('input-format', flags.inputFormat, INPUT_FORMATS, 'auto');

@@ -13,7 +13,7 @@ import type { ExtractCompiler, Extractor, SourceFormat, SourceSpec, SourceTarget
 import type { RefreshPolicy } from '../actors/index.js';
 import { entryCheck, yamlFilesOf } from './yaml-files.js';
 
-export class SourceConfigError extends Error {
+class SourceConfigError extends Error {
   override readonly name = 'SourceConfigError';
 }
 
@@ -92,7 +92,7 @@ function compileExtract(extracts: ExtractCompiler, spec: ExtractSpec): Promise<E
 }
 
 /** One checked entry as a SourceSpec (`where` prefixes every error: file and id). */
-export async function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: string, where: string, options: SourceLoadOptions): Promise<SourceSpec> {
+async function sourceSpecOf(entry: SourceEntry, origin: string, baseDir: string, where: string, options: SourceLoadOptions): Promise<SourceSpec> {
   const fail = (key: string, why: string): never => {
     throw new SourceConfigError(`${where} ${key} ${why}`);
   };

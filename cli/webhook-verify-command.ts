@@ -15,7 +15,7 @@ interface VerifyFlags {
 }
 
 /** A captured request's headers (names lower-cased) and its exact body text. */
-export function parseCapturedRequest(text: string): { headers: Record<string, string>; body: string } {
+function parseCapturedRequest(text: string): { headers: Record<string, string>; body: string } {
   const crlf = text.indexOf('\r\n\r\n');
   const lf = text.indexOf('\n\n');
   const useCrlf = crlf !== -1 && (lf === -1 || crlf < lf);

@@ -14,7 +14,7 @@ import type { NodeServerFactory } from './node-server.js';
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 /** Bytes that tell the preface from any HTTP/1.1 request line (no method starts with `PRI`). */
 const SNIFF_BYTES = 3;
-export const OTLP_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
+const OTLP_EXPORT_PATH = '/opentelemetry.proto.collector.logs.v1.LogsService/Export';
 /** gRPC length-prefixed message header: compressed flag (1 byte) + big-endian length (4 bytes). */
 const FRAME_HEADER = 5;
 

@@ -44,7 +44,7 @@ import { defineRoute, type Route } from './route.js';
 
 /** Largest NDJSON ingest body; each line is further capped at MAX_LINE_BYTES. */
 export const INGEST_MAX_BODY_BYTES = 16 * 1_048_576;
-export const TAP_DEFAULT_DURATION_MS = 30_000;
+const TAP_DEFAULT_DURATION_MS = 30_000;
 
 /** Every route of the contract's summary table (OTLP/gRPC aside, which is not HTTP/1.1). */
 export const ROUTES: readonly Route[] = [

@@ -21,7 +21,7 @@ export interface UiAssets {
 }
 
 /** Only the daemon's own scripts, styles and API: no inline script or style, no framing, no plugins. */
-export const UI_CONTENT_SECURITY_POLICY = [
+const UI_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -9,7 +9,7 @@ const strict = { additionalProperties: false } as const;
 const duration = () => Type.String({ minLength: 1 });
 const positive = () => Type.Integer({ minimum: 1 });
 
-export const AlertMatcherSchema = Type.Object(
+const AlertMatcherSchema = Type.Object(
   {
     selector: Type.String({ minLength: 1 }),
     op: Type.Optional(Type.Union([Type.Literal('='), Type.Literal('!='), Type.Literal('=~'), Type.Literal('!~')])),
@@ -42,7 +42,7 @@ export const ScopeSchema = Type.Object(
   strict,
 );
 
-export const DedupConfigSchema = Type.Object(
+const DedupConfigSchema = Type.Object(
   {
     fingerprint: Type.Array(Type.String()),
     repeat_interval: Type.Optional(duration()),
@@ -52,7 +52,7 @@ export const DedupConfigSchema = Type.Object(
   strict,
 );
 
-export const GroupConfigSchema = Type.Object(
+const GroupConfigSchema = Type.Object(
   {
     mode: Type.Optional(Type.Union([Type.Literal('group_by'), Type.Literal('entity_graph')])),
     by: Type.Optional(Type.Array(Type.String())),
@@ -79,7 +79,7 @@ export const GroupConfigSchema = Type.Object(
   strict,
 );
 
-export const InhibitRuleSchema = Type.Object(
+const InhibitRuleSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
     source_match: Type.Array(AlertMatcherSchema),
@@ -105,4 +105,4 @@ export const AlertPipelineFileSchema = Type.Object(
 export type AlertPipelineFile = Type.Static<typeof AlertPipelineFileSchema>;
 
 /** `POST /api/v1/silences` body: a silence spec (its `id` may be the client's). */
-export const SilenceCreateBodySchema = SilenceSpecSchema;
+const SilenceCreateBodySchema = SilenceSpecSchema;

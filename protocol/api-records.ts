@@ -65,7 +65,7 @@ export const RiskEntity = Type.Object({
 });
 export type RiskEntity = Type.Static<typeof RiskEntity>;
 
-export const SilenceMatcher = Type.Object(
+const SilenceMatcher = Type.Object(
   {
     selector: Type.String({ minLength: 1 }),
     op: Type.Union([Type.Literal('='), Type.Literal('!='), Type.Literal('=~'), Type.Literal('!~')]),

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import { CorrelationGroupSnapshotSchema } from './correlation-result.js';
 
 /** One partition this node owns (stage 2 of cluster mode, issue 21). */
-export const ClusterPartitionRecord = Type.Object({
+const ClusterPartitionRecord = Type.Object({
   partition: Type.Integer({ minimum: 0 }),
   /** Hit-stream sequence of the last hit applied. */
   hit_seq: Type.Integer({ minimum: 0 }),

@@ -46,9 +46,9 @@ export type LogsourceMap = Type.Static<typeof LogsourceMap>;
 
 const HTTP_ADAPTERS = ['auto', 'uws', 'node'] as const;
 /** Presets of `--egress-policy` (interface.md Authentication 8). */
-export const EGRESS_POLICIES = ['default', 'strict', 'permissive'] as const;
+const EGRESS_POLICIES = ['default', 'strict', 'permissive'] as const;
 export type EgressPolicy = (typeof EGRESS_POLICIES)[number];
-export const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
+const INPUT_FORMATS = ['auto', 'json', 'evtx-json', 'syslog', 'plain'] as const;
 
 /** `--tls-*` and `--allow-plaintext` (daemon-semantics §18.3); paths are PEM files. */
 const ApiTlsConfig = Type.Object(
@@ -66,7 +66,7 @@ const ApiTlsConfig = Type.Object(
 );
 
 /** A bearer token: a name, the env var holding its secret, and a role or a permission list. */
-export const ApiTokenConfig = Type.Object({
+const ApiTokenConfig = Type.Object({
   name: Type.Optional(Type.String()),
   token_env: Type.Optional(Type.String()),
   role: Type.Optional(Type.String()),

@@ -12,9 +12,9 @@ import { literalUnion } from './literal-union.js';
 const strict = { additionalProperties: false } as const;
 const duration = () => Type.String({ minLength: 1 });
 
-export const ENRICHER_TYPES = ['template', 'lookup', 'http', 'command'] as const;
+const ENRICHER_TYPES = ['template', 'lookup', 'http', 'command'] as const;
 export type EnricherType = (typeof ENRICHER_TYPES)[number];
-export const ON_ERROR_POLICIES = ['skip', 'null', 'drop'] as const;
+const ON_ERROR_POLICIES = ['skip', 'null', 'drop'] as const;
 export type OnErrorPolicy = (typeof ON_ERROR_POLICIES)[number];
 
 export const EnricherEntrySchema = Type.Object(

@@ -5,7 +5,7 @@ import { literalUnion } from './literal-union.js';
  * The three extract languages shared by enrichers (`extract` + `extract_type`, daemon-semantics §7.1)
  * and dynamic sources (`extract: <jq>` or `{type, expr}`, §11.1).
  */
-export const EXTRACT_LANGUAGES = ['jq', 'jsonpath', 'cel'] as const;
+const EXTRACT_LANGUAGES = ['jq', 'jsonpath', 'cel'] as const;
 export const ExtractLanguageSchema = literalUnion(EXTRACT_LANGUAGES);
 export type ExtractLanguage = Type.Static<typeof ExtractLanguageSchema>;
 

@@ -11,9 +11,9 @@ const strict = { additionalProperties: false } as const;
 const duration = () => Type.String({ minLength: 1 });
 const positive = () => Type.Integer({ minimum: 1 });
 
-export const RiskObjectSchema = Type.Object({ type: Type.String({ minLength: 1 }), selector: Type.String({ minLength: 1 }) }, strict);
+const RiskObjectSchema = Type.Object({ type: Type.String({ minLength: 1 }), selector: Type.String({ minLength: 1 }) }, strict);
 
-export const RiskScoreSchema = Type.Object(
+const RiskScoreSchema = Type.Object(
   {
     attribute: Type.Optional(Type.String({ minLength: 1 })),
     tag_scores: Type.Optional(Type.Record(Type.String(), Type.Integer())),
@@ -24,7 +24,7 @@ export const RiskScoreSchema = Type.Object(
   strict,
 );
 
-export const RiskIncidentSchema = Type.Object(
+const RiskIncidentSchema = Type.Object(
   {
     window: Type.Optional(duration()),
     score_threshold: Type.Optional(Type.Integer()),

@@ -10,9 +10,9 @@ import { literalUnion } from './literal-union.js';
 
 const strict = { additionalProperties: false } as const;
 
-export const SOURCE_TYPES = ['file', 'http', 'command', 'nats'] as const;
-export const SOURCE_FORMATS = ['json', 'yaml', 'yml', 'lines', 'csv'] as const;
-export const SOURCE_ERROR_POLICIES = ['use_cached', 'fail', 'use_default'] as const;
+const SOURCE_TYPES = ['file', 'http', 'command', 'nats'] as const;
+const SOURCE_FORMATS = ['json', 'yaml', 'yml', 'lines', 'csv'] as const;
+const SOURCE_ERROR_POLICIES = ['use_cached', 'fail', 'use_default'] as const;
 
 const Duration = Type.Union([Type.String({ minLength: 1 }), Type.Number({ minimum: 0 })]);
 

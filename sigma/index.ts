@@ -1,6 +1,6 @@
 // sigma/: the pure rule language (load, pipelines, compile, evaluate, correlation arithmetic). Other
 // folders import it only through this file.
-export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue, orderedPrefix, orderedPrefixBy, percentileBy, percentileOf, popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
+export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue,  orderedPrefixBy, percentileBy,  popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
 export type { CompiledCorrelation, CorrelationDefaults, FieldReader, GroupId, KeyPart, ParentLink } from './correlation/index.js';
 export type { CompiledRule, EvalContext, Match } from './engine/index.js';
 export { SigmaError, errorsByRule, formatSigmaError } from './errors.js';
@@ -13,7 +13,7 @@ export { buildRuleSet } from './rule-set.js';
 export type { RuleSet } from './rule-set.js';
 export { parseTimespan } from './rule/index.js';
 export type { RuleSource } from './rule/index.js';
-export { DEFAULT_CONVERT_OPTIONS, IDENTIFIER, InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS, Unconvertible, checkConvertOptions, convertRules, formatQuery, viewName } from './sql/index.js';
+export { DEFAULT_CONVERT_OPTIONS,  InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS,  checkConvertOptions, convertRules, formatQuery,  } from './sql/index.js';
 export type { ConvertOptions, OutputFormat, SqlTarget } from './sql/index.js';
 export type { RuleMeta } from './ast.js';
 export { fieldKeys, ruleFieldSet } from './observe/index.js';

@@ -3,7 +3,7 @@
 // journaled kinds with `recover` (snapshot + journal replay into each kind's host at start-up) and
 // `snapshotKinds`, delivery helpers for sinks, `inspectStateDir` for `sigmad state inspect`, and
 // `compactStateDir` for `sigmad state compact`.
-export { AuditTrail, recordHash, verifyAuditChain } from './audit-trail.js';
+export { AuditTrail,   } from './audit-trail.js';
 export { verifyAuditDir } from './verify-audit-dir.js';
 export { compactStateDir } from './compact-state-dir.js';
 export { noCrash } from './crash-points.js';
@@ -15,7 +15,7 @@ export { inspectStateDir, inspectStore, StateReport } from './inspect-state.js';
 export { MemoryBackend } from './memory-backend.js';
 export { openLmdbStateStore, openMemoryStateStore } from './open-state-store.js';
 export { deliverOutboxOnce, reconcileFileSink } from './outbox-delivery.js';
-export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk, SnapshotHeader } from './records.js';
+export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk,  } from './records.js';
 export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover, snapshotKinds } from './recover.js';
 export type { Recovered } from './recover.js';
@@ -24,7 +24,7 @@ export { resultIdForHit, resultIdForInput, resultIdForStream, resultIdForTimer }
 export { decideSnapshot } from './snapshot-policy.js';
 export type { SnapshotPolicy } from './snapshot-policy.js';
 export { StateCorruptionError } from './state-errors.js';
-export { probeStateDir, StateDirError } from './state-dir-probe.js';
+export {  StateDirError } from './state-dir-probe.js';
 export { StateFormatError } from './state-format.js';
 export { SourceCache } from './source-cache.js';
 export type { CachedSourceValue } from './source-cache.js';

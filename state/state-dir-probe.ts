@@ -20,7 +20,7 @@ export interface ProbeFs {
 }
 
 /** What the state directory holds, when it is ours. */
-export const LMDB_DATA_FILE = 'data.mdb';
+const LMDB_DATA_FILE = 'data.mdb';
 const LMDB_LOCK_FILE = 'lock.mdb';
 /** An LMDB data file carries its magic number 0xBEEFC0DE (little-endian) in the first meta page. */
 const LMDB_MAGIC_OFFSET = 24;

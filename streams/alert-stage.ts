@@ -10,7 +10,7 @@ import type { CommittedResult, JournalBuffer } from './batch-processor.js';
 import { JournaledStage, unixSeconds } from './journaled-stage.js';
 
 /** Journal and snapshot `kind` of the alert pipeline (issue 13). */
-export const ALERT_KIND = 'alert';
+const ALERT_KIND = 'alert';
 
 const Pair = Type.Tuple([Type.String(), Type.String()]);
 

@@ -7,7 +7,7 @@ import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { JournalBuffer } from './batch-processor.js';
 
 /** Journal and snapshot `kind` of the disposition store (issue 14). */
-export const DISPOSITION_KIND = 'dispositions';
+const DISPOSITION_KIND = 'dispositions';
 
 /** The store's journal events: the checked records an ingest accepted, and the pruner's runs. */
 const DispositionEventSchema = Type.Union([

@@ -9,11 +9,11 @@ export interface ScopeConfig {
   readonly levels?: readonly string[];
 }
 
-export const SCOPE_LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
+const SCOPE_LEVELS = ['informational', 'low', 'medium', 'high', 'critical'] as const;
 
 export type ScopeFilter = (result: Readonly<Record<string, unknown>>) => boolean;
 
-export class ScopeError extends Error {
+class ScopeError extends Error {
   override readonly name = 'ScopeError';
 }
 

@@ -9,7 +9,7 @@ import type { CommittedResult, JournalBuffer } from './batch-processor.js';
 import { JournaledStage } from './journaled-stage.js';
 
 /** Journal and snapshot `kind` of the risk layer (issue 14). */
-export const RISK_KIND = 'risk';
+const RISK_KIND = 'risk';
 
 /**
  * The risk layer's journal events: its config, what each result added to the accumulator (the

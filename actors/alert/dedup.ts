@@ -16,7 +16,7 @@ export interface ActiveAlert {
 }
 
 /** The fingerprint of §9.5: only the hash, the hot path's one question. */
-export function fingerprint(config: DedupConfig, result: AlertResult): string {
+function fingerprint(config: DedupConfig, result: AlertResult): string {
   let text = `rule=${ruleOf(result)}`;
   for (const sel of config.fingerprint) {
     const v = resolveSelector(sel, result);

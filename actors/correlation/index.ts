@@ -1,13 +1,13 @@
 export { actorKey, correlationName, definitionGroupOf, definitionHashes, parseActorKey } from './actor-key.js';
 export { compareGroups, CORRELATION_CODEC_VERSION, decode, decodeGroup, encode, encodeGroup, EncodedGroupSchema } from './codec.js';
 export { sizeOfEntries } from './entries.js';
-export { CorrelationEventSchema, HitValueSchema, KeptEventSchema } from './events.js';
+export { CorrelationEventSchema,   } from './events.js';
 export type { CorrelationEvent, HitValue } from './events.js';
-export { snapshotGroup, summarize } from './introspect.js';
+;
 export { evaluateGroup, expiresBy, transition } from './reducer.js';
-export { buildResult, eventIdOf } from './result.js';
+;
 export { CorrelationRuntime } from './runtime.js';
 export type { CorrelationNotice, CorrelationRuntimeOptions, MatchedRule } from './runtime.js';
 export { groupLifecycle } from './spec.js';
-export { groupState, initial, markOf, partsOf } from './state.js';
+export {  initial, markOf,  } from './state.js';
 export type { GroupState } from './state.js';

@@ -2,7 +2,7 @@ import { rfc3339Seconds } from '../alert/config.js';
 
 /** Bucket width and idempotency memory of §10.1 (fixed internals). */
 export const BUCKET_SECONDS = 86_400;
-export const MAX_SEEN_KEYS = 100_000;
+const MAX_SEEN_KEYS = 100_000;
 const NOTE_MAX_BYTES = 2048;
 
 export const VERDICTS = ['true_positive', 'false_positive', 'benign_true_positive'] as const;

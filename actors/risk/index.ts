@@ -1,4 +1,4 @@
-export { RiskAccumulator, statsOf } from './accumulator.js';
+;
 export type { Contribution } from './accumulator.js';
 export { extractObjects, resolveScore, tacticsOf } from './annotate.js';
 export { compileRiskConfig } from './config.js';

@@ -1,2 +1,2 @@
-export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, decideBackoffMs, sourceRefreshMachine } from './source-refresh-machine.js';
+export { BACKOFF_BASE_MS, BACKOFF_MAX_MS,  sourceRefreshMachine } from './source-refresh-machine.js';
 export type { RefreshPolicy } from './source-refresh-machine.js';

@@ -44,7 +44,7 @@ export type SourceRefreshEvent =
   | { readonly type: 'pushed'; readonly at: number };
 
 /** The delay before the retry after `failures` consecutive failures: equal jitter over an exponential window. */
-export function decideBackoffMs(policy: RefreshPolicy, failures: number, jitter: number): number {
+function decideBackoffMs(policy: RefreshPolicy, failures: number, jitter: number): number {
   const base = policy.kind === 'interval' ? Math.max(policy.everyMs, BACKOFF_BASE_MS) : BACKOFF_BASE_MS;
   const cap = Math.max(BACKOFF_MAX_MS, policy.kind === 'interval' ? policy.everyMs : 0);
   const window = Math.min(cap, base * 2 ** Math.min(failures - 1, 30));

@@ -6,7 +6,7 @@ export { decodeJsonLine } from './json-line.js';
 export { readJsonObjects } from './json-objects.js';
 export type { JsonObjectItem } from './json-objects.js';
 export { decodeEvent, detectFormat, flattenEvtx } from './evtx-json.js';
-export { decodeSyslog, hasSyslogFields } from './syslog.js';
+export { decodeSyslog,  } from './syslog.js';
 export { parseSyslogHeader, parseSyslogTz } from './syslog-header.js';
 export { decodePlain } from './plain.js';
 export { decodeLine } from './decode-line.js';

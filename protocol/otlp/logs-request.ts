@@ -19,7 +19,7 @@ const LogRecord = Type.Object({
 });
 
 /** The fields of `ExportLogsServiceRequest` sigmad maps; camelCase as OTLP/JSON spells them. */
-export const OtlpLogsRequest = Type.Object({
+const OtlpLogsRequest = Type.Object({
   resourceLogs: Type.Optional(
     Type.Array(
       Type.Object({
@@ -75,7 +75,7 @@ export function decodeJsonLogs(body: Uint8Array): OtlpDecoded {
 }
 
 /** One JSON text per LogRecord, keys inserted in the order of §17.3 (later keys win a collision). */
-export function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
+function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
   const events: string[] = [];
   for (const resourceLogs of request.resourceLogs ?? []) {
     const resource = attributesOf(resourceLogs.resource?.attributes, ids);

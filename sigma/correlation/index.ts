@@ -2,15 +2,15 @@ export { popcount, orderedPrefix, orderedPrefixBy, percentileBy, percentileOf } 
 export { compileCorrelations, MAX_CHAIN_DEPTH } from './compile.js';
 export type { CompileCorrelationsOptions, CompiledCorrelationSet, RuleIdentity } from './compile.js';
 export type { CompiledCorrelation, ParentLink } from './definition.js';
-export { definitionHash } from './definition-hash.js';
+;
 export { buildTimestampFields, DEFAULT_TIMESTAMP_FIELDS, extractEventTime, parseTimestamp } from './event-time.js';
 export { createFieldReader, numericValue, renderScalar } from './field-value.js';
 export type { FieldReader } from './field-value.js';
 export { compareGroupIds, decodeGroupKey, encodeGroupKey, groupIdOf, groupKeyPairs, groupParts, renderGroupKey } from './group-key.js';
 export type { GroupId, KeyPart } from './group-key.js';
-export { CorrelationRuleOptionsSchema, DEFAULT_CORRELATION_SETTINGS, resolveRuleOptions } from './rule-options.js';
+export { CorrelationRuleOptionsSchema, DEFAULT_CORRELATION_SETTINGS,  } from './rule-options.js';
 export type { CorrelationAction, CorrelationDefaults, CorrelationEventMode } from './rule-options.js';
-export { compileRuleSetTest } from './temporal-expression.js';
+;
 export { meetsThresholds, renderThresholds } from './threshold.js';
 export { decideWindow, sessionOver, windowStart } from './window.js';
 export type { WindowMode, WindowShape } from './window.js';

@@ -2,4 +2,4 @@
 export { compileRules, type CompileOptions, type CompileResult } from './compile-rules.js';
 export type { CompiledRule, Engine, EvalContext, Match } from './engine.js';
 export type { EventLogsource } from './logsource-router.js';
-export { ABSENT, FieldPath, LeafList, collectKeywordLeaves, readEventField } from './field-path.js';
+export { ABSENT, FieldPath, LeafList,   } from './field-path.js';

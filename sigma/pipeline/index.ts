@@ -5,6 +5,6 @@ export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './reso
 export { builtinPipelines } from './builtin/index.js';
 export { transformations } from './transformations/index.js';
 export { detectionItemConditions, fieldNameConditions, ruleConditions } from './conditions/index.js';
-export { NULL_KEY } from './yaml-source.js';
+;
 export type { SourceValues } from './source-refs.js';
 export type { AnyRule, Pipeline } from './types.js';

@@ -1,9 +1,9 @@
 export { applyFilters } from './apply-filters.js';
-export { parseBooleanish } from './booleanish.js';
+;
 export type { LoadResult } from './load-result.js';
 export { loadRules } from './load-rules.js';
 export type { RuleSource } from './load-rules.js';
-export { logsourceContains } from './logsource.js';
+;
 export { parseRuleText } from './parse-rule-text.js';
 export { MAX_CHAIN_DEPTH, orderByReferences, resolveReferences } from './references.js';
 export { buildRuleIndex, findRule } from './rule-index.js';

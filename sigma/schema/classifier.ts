@@ -8,7 +8,7 @@ import { compilePredicate } from './predicate.js';
 import type { EventTest } from './predicate.js';
 
 /** Specificity of user signatures that state none. */
-export const DEFAULT_USER_SPECIFICITY = 50;
+const DEFAULT_USER_SPECIFICITY = 50;
 
 export interface CompiledSignature {
   readonly name: string;
@@ -29,7 +29,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** At least one leaf field key (an empty nested object is not one). */
-export function hasFieldKey(event: Readonly<Record<string, unknown>>, depth = 0): boolean {
+function hasFieldKey(event: Readonly<Record<string, unknown>>, depth = 0): boolean {
   if (depth > 64) return false;
   for (const k in event) {
     if (!Object.hasOwn(event, k)) continue;

@@ -6,7 +6,7 @@ import type { KeyShape, SchemaSignature, SchemaSuggestions, SignatureCandidate }
 import { BUILTIN_SIGNATURES } from './builtin-signatures.js';
 import { SchemaClassifier } from './classifier.js';
 
-export const DISCOVERY_DEFAULTS = {
+const DISCOVERY_DEFAULTS = {
   minSupport: 3,
   similarity: 0.6,
   maxCandidates: 20,
@@ -131,7 +131,7 @@ export function suggestSignatures(shapes: readonly KeyShape[]): SchemaSuggestion
 }
 
 /** The candidates as a `schemas:` block a user can paste into `--schema-config`. */
-export function signaturesYaml(candidates: readonly SignatureCandidate[]): string {
+function signaturesYaml(candidates: readonly SignatureCandidate[]): string {
   if (candidates.length === 0) return 'schemas: []\n';
   const schemas: SchemaSignature[] = candidates.map((c) => ({
     name: c.name,

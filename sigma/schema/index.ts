@@ -1,5 +1,5 @@
 export { BUILTIN_SIGNATURES, GENERIC_JSON } from './builtin-signatures.js';
-export { DEFAULT_USER_SPECIFICITY, SchemaClassifier } from './classifier.js';
+export {  SchemaClassifier } from './classifier.js';
 export type { Classification } from './classifier.js';
 export { clusterShapes, suggestSignatures } from './discovery.js';
 export { PredicateError } from './predicate.js';

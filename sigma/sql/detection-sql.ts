@@ -167,7 +167,7 @@ function itemPredicate(dialect: Dialect, item: DetectionItem): string {
   return item.negated ? negate(positive) : positive;
 }
 
-export function detectionPredicate(dialect: Dialect, d: Detection): string {
+function detectionPredicate(dialect: Dialect, d: Detection): string {
   const children = d.children.map((c) => (c.kind === 'item' ? itemPredicate(dialect, c) : detectionPredicate(dialect, c)));
   return junction(d.linking === 'and' ? 'AND' : 'OR', children);
 }

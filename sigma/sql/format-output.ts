@@ -7,7 +7,7 @@ export type OutputFormat = 'default' | 'view' | 'json';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['default', 'view', 'json'];
 
 /** A view name from the rule id (or title): `sigma_` and the rest made identifier-safe. */
-export function viewName(rule: ConvertedRule): string {
+function viewName(rule: ConvertedRule): string {
   return `sigma_${(rule.ruleId ?? rule.title).replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 63);
 }
 

@@ -2,7 +2,7 @@
 // error a rule gets when some part of it has no SQL form.
 
 /** The contract's identifier pattern (interface.md, error table): anything else is `InvalidIdentifier`. */
-export const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 
 /** A rule part that has no SQL form on the target: the rule is skipped with this reason. */
 export class Unconvertible extends Error {

@@ -19,7 +19,7 @@ export interface HitBody {
 }
 
 /** The name a correlation's groups are partitioned under (the same on every node). */
-export function correlationKey(def: CompiledCorrelation): string {
+function correlationKey(def: CompiledCorrelation): string {
   return def.rule.id ?? def.rule.name ?? def.rule.title;
 }
 

@@ -19,7 +19,7 @@ import { valueOf } from './resolve-source.js';
 import type { SourceSpec } from './source-spec.js';
 
 /** Optional sources are re-triggered once this long after start (§11.4). */
-export const OPTIONAL_RETRY_MS = 5_000;
+const OPTIONAL_RETRY_MS = 5_000;
 
 export interface SourceSchedulerDeps {
   readonly clock: Clock;

@@ -7,7 +7,7 @@ import { decideEgress } from './egress-classifier.js';
 import type { EgressPolicy } from '../../protocol/index.js';
 
 /** A connection refused by the egress policy; the message names the category and address. */
-export class EgressDeniedError extends Error {
+class EgressDeniedError extends Error {
   override readonly name = 'EgressDeniedError';
   readonly code = 'EEGRESSDENIED';
 }

@@ -1,8 +1,8 @@
 import type { PageQuery } from '../../protocol/index.js';
 
 /** `?limit=` default and ceiling of the observer lists (daemon-semantics §13.1). */
-export const DEFAULT_PAGE_LIMIT = 100;
-export const MAX_PAGE_LIMIT = 1000;
+const DEFAULT_PAGE_LIMIT = 100;
+const MAX_PAGE_LIMIT = 1000;
 
 export type Page<T> = { items: T[]; total: number; offset: number; limit: number; next_offset: number | null };
 

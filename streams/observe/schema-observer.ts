@@ -6,9 +6,9 @@ import type { KeyShape, SchemaReport, SchemasReset } from '../../protocol/index.
 import type { SchemaClassifier } from '../../sigma/index.js';
 
 /** Distinct shapes a sample holds; new shapes beyond are ignored, known ones keep counting. */
-export const MAX_SHAPES = 200;
+const MAX_SHAPES = 200;
 /** Keys kept per shape (sorted, de-duplicated, then truncated). */
-export const MAX_SHAPE_KEYS = 64;
+const MAX_SHAPE_KEYS = 64;
 
 class ShapeSample {
   private readonly shapes = new Map<string, { keys: string[]; count: number }>();

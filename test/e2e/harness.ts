@@ -122,7 +122,7 @@ async function killGroup(pid: number): Promise<void> {
 }
 
 /** Every daemon this file started and that still runs. */
-export async function stopAllDaemons(): Promise<void> {
+async function stopAllDaemons(): Promise<void> {
   await Promise.all([...running.keys()].map(killGroup));
 }
 

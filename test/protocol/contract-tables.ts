@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The interface contract, read from `../shared` beside the project (as CI has it). */
-export const CONTRACT = readFileSync(fileURLToPath(new URL('../../../shared/spec/interface.md', import.meta.url)), 'utf8');
+const CONTRACT = readFileSync(fileURLToPath(new URL('../../../shared/spec/interface.md', import.meta.url)), 'utf8');
 
 /** The body of one `## ` section of the contract. */
 export function section(title: string): string {

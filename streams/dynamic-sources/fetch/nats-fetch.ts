@@ -2,7 +2,7 @@ import { connect } from '@nats-io/transport-node';
 import { SourceError } from '../source-error.js';
 
 /** How long the initial resolution waits for a message (§11.2). */
-export const NATS_FIRST_MESSAGE_MS = 1_000;
+const NATS_FIRST_MESSAGE_MS = 1_000;
 
 /**
  * Connects plainly to `url`, subscribes and waits up to a second for one message: its payload, or

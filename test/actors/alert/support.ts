@@ -3,7 +3,7 @@ import { AlertPipeline } from '../../../actors/alert/index.js';
 import type { AlertObserver } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
 
-export const RULE = 'r-1';
+const RULE = 'r-1';
 
 /** A detection result of rule `rule` on `host` (and `user`), event retained. */
 export function result(host: string, opts: { rule?: string; user?: string; level?: string } = {}): Record<string, unknown> {

@@ -12,7 +12,7 @@ import type {
 } from '../../../sigma/ast.js';
 import { printCondition } from '../../../sigma/condition/index.js';
 
-export const FIELDS = ['A', 'B', 'c.d', 'T'] as const;
+const FIELDS = ['A', 'B', 'c.d', 'T'] as const;
 const PIECES = ['a', 'b', 'A', 'B', '-', '/', '–', ' ', '\n', '1', '.', 'é', 'É', '😀', 'ab', 'a-b', ' /c', '16'];
 const NUMBERS = [0, 1, 16, 4624, -1, 1.5];
 const IPS = ['10.1.2.3', '10.0.0.1', '192.168.0.1', 'fe80::1', 'FE80::abcd', '11.0.0.1', '::1'];
@@ -135,7 +135,7 @@ const keywordItem = fc
 const anyItem = fc.oneof({ weight: 6, arbitrary: fieldItem }, { weight: 1, arbitrary: existsItem }, { weight: 1, arbitrary: keywordItem });
 
 const mapping = fc.array(anyItem, { minLength: 1, maxLength: 3 }).map((children): Detection => ({ kind: 'detection', linking: 'and', children }));
-export const detection: fc.Arbitrary<Detection> = fc.oneof(
+const detection: fc.Arbitrary<Detection> = fc.oneof(
   { weight: 3, arbitrary: mapping },
   { weight: 1, arbitrary: fc.array(mapping, { minLength: 1, maxLength: 3 }).map((children): Detection => ({ kind: 'detection', linking: 'or', children })) },
 );
@@ -172,7 +172,7 @@ export const logsource: fc.Arbitrary<Logsource> = fc.constantFrom<Logsource>(
   { category: 'PROCESS_CREATION' },
 );
 
-export function rule(index: number): fc.Arbitrary<DetectionRule> {
+function rule(index: number): fc.Arbitrary<DetectionRule> {
   return fc
     .uniqueArray(fc.constantFrom(...NAMES), { minLength: 1, maxLength: 3 })
     .chain((names) =>

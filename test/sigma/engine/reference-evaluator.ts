@@ -194,7 +194,7 @@ function positiveItem(item: DetectionItem, event: Event): boolean {
   return combine((v) => (r.present ? r.leaves.some((l) => valueMatches(v, l, event, item)) : v.kind === 'null' || (v.kind === 'expansion' && v.alternatives.some((a) => a.kind === 'null'))));
 }
 
-export function detectionMatches(d: Detection, event: Event): boolean {
+function detectionMatches(d: Detection, event: Event): boolean {
   const results = d.children.map((c) => (c.kind === 'item' ? itemMatches(c, event) : detectionMatches(c, event)));
   return d.linking === 'and' ? results.every(Boolean) : results.some(Boolean);
 }

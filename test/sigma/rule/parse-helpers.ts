@@ -5,7 +5,7 @@ import { formatSigmaError } from '../../../sigma/errors.js';
 import { parseRuleText } from '../../../sigma/rule/index.js';
 import type { LoadResult } from '../../../sigma/rule/index.js';
 
-export const FILE = 'rules/test.yml';
+const FILE = 'rules/test.yml';
 
 export function parse(text: string): LoadResult {
   return parseRuleText(text, FILE);

@@ -21,7 +21,7 @@ const isScalar = (v: unknown): boolean => v === null || ['string', 'number', 'bo
  * Keeps scalar fields, and the object under `c` when its members are scalars, so the generators' dotted
  * field `c.d` still meets nested objects (it is read as a leaf, never as a whole object).
  */
-export function scalarEvent(e: Record<string, unknown>): Record<string, unknown> {
+function scalarEvent(e: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(e)) {
     if (isScalar(v)) out[k] = v;
@@ -30,7 +30,7 @@ export function scalarEvent(e: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
-export const SQL_OPTIONS = { table: 'security_events', timestampField: 'time', jsonField: 'data' } as const;
+const SQL_OPTIONS = { table: 'security_events', timestampField: 'time', jsonField: 'data' } as const;
 
 export interface CorpusFixture {
   readonly detections: readonly DetectionRule[];
@@ -39,7 +39,7 @@ export interface CorpusFixture {
   readonly expected: ReadonlyMap<DetectionRule, readonly number[]>;
 }
 
-export function engineMatches(engine: Engine, events: readonly TableEvent[]): Map<DetectionRule, number[]> {
+function engineMatches(engine: Engine, events: readonly TableEvent[]): Map<DetectionRule, number[]> {
   const expected = new Map<DetectionRule, number[]>();
   for (const e of events) {
     for (const m of engine.evaluate(e.data as Record<string, unknown>)) {

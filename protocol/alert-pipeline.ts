@@ -103,6 +103,3 @@ export const AlertPipelineFileSchema = Type.Object(
   strict,
 );
 export type AlertPipelineFile = Type.Static<typeof AlertPipelineFileSchema>;
-
-/** `POST /api/v1/silences` body: a silence spec (its `id` may be the client's). */
-const SilenceCreateBodySchema = SilenceSpecSchema;

@@ -64,5 +64,3 @@ export const reloadMachine = setup({
     },
   },
 });
-
-type ReloadState = 'idle' | 'debouncing' | 'running';

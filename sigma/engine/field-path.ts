@@ -4,7 +4,6 @@
 
 /** The field does not resolve in this event. */
 export const ABSENT: unique symbol = Symbol('absent');
-type Absent = typeof ABSENT;
 
 /** JSON nesting limit for fan-out and keyword search (§4.6). */
 export const MAX_DEPTH = 64;

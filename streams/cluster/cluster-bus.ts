@@ -51,7 +51,6 @@ export interface ClusterBus {
   close(): Promise<void>;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export async function openClusterBus(server: string, name: string, auth: NatsAuth): Promise<ClusterBus> {

@@ -3,7 +3,6 @@ import type {
   DispositionSummary,
   DynamicSourceInfo,
   IngestSummary,
-  JsonObject,
   Silence,
   StatusRecord,
 } from '../../protocol/api-records.js';

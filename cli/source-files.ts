@@ -173,7 +173,10 @@ export async function loadAllSources(sourcePaths: readonly string[], pipelineFil
     for (const file of await yamlFilesOf(path, (m) => new SourceConfigError(m))) await set.add(sourceList(await readText(file), file), file, `external:${file}`, options);
   }
   for (const file of pipelineFiles) {
-    const doc = YAML.parseDocument(await readText(file));
+    // A pipeline that cannot be read is the rule load's to report, naming --pipeline.
+    const text = await readFile(file, 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    const doc = YAML.parseDocument(text);
     const value: unknown = doc.errors.length > 0 ? undefined : doc.toJS();
     if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'sources')) continue;
     const raw = (value as { sources: unknown }).sources;

@@ -51,9 +51,3 @@ export interface HttpApp {
    */
   refuseEarly?(method: string, path: string, headers: Readonly<Record<string, string>>): ((res: Res) => void) | undefined;
 }
-
-/**
- * Of a request refused before its body is read (401/403/413), adapters read at most this much (so a
- * client that writes its whole body before reading still gets the answer), answer, and close.
- */
-export const REFUSED_BODY_READ_BYTES = 64 * 1024;

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { apiError } from '../protocol/index.js';
 import { AbortCallbacks } from './abort-callbacks.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
-import { REFUSED_BODY_READ_BYTES, type Chunk, type HttpApp, type Res } from './handler.js';
+import type { Chunk, HttpApp, Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
@@ -95,7 +95,7 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
     void app.handle({ method, path, query: new URLSearchParams(rawQuery), headers, body }, r);
   };
   const refuse = app.refuseEarly?.(method, path, headers);
-  if (refuse !== undefined) return refuseAfterReading(req, r, refuse);
+  if (refuse !== undefined) return refuseAndClose(req, r, refuse);
   const limit = app.bodyLimit(method, path);
   // HTTP/2 has no Transfer-Encoding: a body without Content-Length is just the rest of the stream.
   const announced = req.httpVersionMajor === 2 && headers['content-length'] === undefined ? STREAMED_BODY : announcedBody(headers, limit);
@@ -104,14 +104,14 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
       req.resume();
       return dispatch(EMPTY_BODY);
     case 'too_large':
-      return refuseAfterReading(req, r, (res) => app.rejectOversizedBody(res));
+      return refuseAndClose(req, r, (res) => app.rejectOversizedBody(res));
     case 'read': {
       const buffer = new BodyBuffer(limit, announced.length);
       const onData = (chunk: Buffer): void => {
         if (buffer.push(chunk)) return;
         req.off('data', onData);
         req.off('end', onEnd);
-        refuseAfterReading(req, r, (res) => app.rejectOversizedBody(res));
+        refuseAndClose(req, r, (res) => app.rejectOversizedBody(res));
       };
       const onEnd = (): void => dispatch(buffer.result());
       req.on('data', onData);
@@ -121,27 +121,16 @@ function serve(app: HttpApp, open: OpenResponses<NodeRes>, req: IncomingMessage,
 }
 
 /**
- * A request refused before its body is needed: reads at most REFUSED_BODY_READ_BYTES more of the
- * body, answers, and closes the connection when body bytes are left unread (never the route limit).
+ * A request refused before its body is needed (401/403, or 413 on the announced size): answered at
+ * once, and when body bytes are still to come the connection closes after the answer, discarding what
+ * arrives meanwhile; the body is never read to the route limit.
  */
-function refuseAfterReading(req: IncomingMessage, r: NodeRes, answer: (res: Res) => void): void {
-  let read = 0;
-  const done = (): void => {
-    req.off('data', onData);
-    req.off('end', done);
-    if (!req.complete) {
-      req.pause();
-      r.closeAfterAnswer(req.httpVersionMajor);
-    }
-    answer(r);
-  };
-  const onData = (chunk: Buffer): void => {
-    read += chunk.length;
-    if (read >= REFUSED_BODY_READ_BYTES) done();
-  };
-  if (req.complete) return done();
-  req.on('data', onData);
-  req.on('end', done);
+function refuseAndClose(req: IncomingMessage, r: NodeRes, answer: (res: Res) => void): void {
+  if (!req.complete) {
+    req.resume();
+    r.closeAfterAnswer(req.httpVersionMajor);
+  }
+  answer(r);
 }
 
 class NodeRes implements Res {
@@ -195,9 +184,10 @@ class NodeRes implements Res {
   }
   /** Close the connection (HTTP/1.1) or the stream (HTTP/2) once the answer is sent. */
   closeAfterAnswer(httpVersionMajor: number): void {
-    // HTTP/2 forbids a `connection` header; there the unread rest of the stream is reset instead.
+    // HTTP/1: node ends the connection once the answer is out. HTTP/2 forbids a `connection` header;
+    // there the unread rest of the stream is reset instead.
     if (httpVersionMajor === 1) this.res.setHeader('connection', 'close');
-    this.res.once('finish', () => this.res.destroy());
+    else this.res.once('finish', () => this.res.destroy());
   }
   /** Destroy the connection (shutdown), running the abort handlers before returning. */
   cut(): void {

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { AbortCallbacks } from './abort-callbacks.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
-import { REFUSED_BODY_READ_BYTES, type Chunk, type HttpApp, type Res } from './handler.js';
+import type { Chunk, HttpApp, Res } from './handler.js';
 import { DEFAULT_CLOSE_GRACE_MS, type HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { OpenResponses } from './open-responses.js';
@@ -36,12 +36,12 @@ export async function listenUws(app: HttpApp, address: ListenAddress): Promise<H
     const refuse = app.refuseEarly?.(method, path, headers);
     const limit = app.bodyLimit(method, path);
     const announced = announcedBody(headers, limit);
-    if (refuse !== undefined) return refuseAfterReading(res, r, refuse, announced.kind !== 'none');
+    if (refuse !== undefined) return refuseAndClose(r, refuse, announced.kind !== 'none');
     switch (announced.kind) {
       case 'none':
         return dispatch(EMPTY_BODY);
       case 'too_large':
-        return refuseAfterReading(res, r, (rr) => app.rejectOversizedBody(rr), true);
+        return refuseAndClose(r, (rr) => app.rejectOversizedBody(rr), true);
       case 'read': {
         const buffer = new BodyBuffer(limit, announced.length);
         res.onData((ab, isLast) => {
@@ -70,20 +70,12 @@ export async function listenUws(app: HttpApp, address: ListenAddress): Promise<H
 }
 
 /**
- * A request refused before its body is needed: reads at most REFUSED_BODY_READ_BYTES of the body,
- * answers, and closes the connection when body bytes are left unread (never the route limit).
+ * A request refused before its body is needed (401/403, or 413 on the announced size): answered at
+ * once, closing the connection after the answer when a body was announced (never read to the limit).
  */
-function refuseAfterReading(res: HttpResponse, r: UwsRes, answer: (res: Res) => void, hasBody: boolean): void {
-  if (!hasBody) return answer(r);
-  let read = 0;
-  res.onData((ab, isLast) => {
-    if (r.closed) return;
-    read += ab.byteLength;
-    if (isLast) return answer(r);
-    if (read < REFUSED_BODY_READ_BYTES) return;
-    r.header('connection', 'close');
-    answer(r);
-  });
+function refuseAndClose(r: UwsRes, answer: (res: Res) => void, hasBody: boolean): void {
+  if (hasBody) r.header('connection', 'close');
+  answer(r);
 }
 
 async function bind(

@@ -27,6 +27,7 @@ const SUCCESS: Readonly<Record<string, InjectRequest>> = {
   'DELETE /api/v1/sources/cache/{source_id}': { method: 'DELETE', url: '/api/v1/sources/cache/a' },
   'GET /api/v1/audit': { method: 'GET', url: '/api/v1/audit?limit=5&since=0' },
   'GET /api/v1/state': { method: 'GET', url: '/api/v1/state' },
+  'GET /api/v1/cluster': { method: 'GET', url: '/api/v1/cluster' },
 };
 
 function populatedFacade(): FakeDaemonFacade {
@@ -64,7 +65,12 @@ function populatedFacade(): FakeDaemonFacade {
     snapshot: { seq: 4, at: 1, previous_seq: null }, journal: { length: 2, first_seq: 5, last_seq: 6 }, outbox: { length: 1, last_oseq: 0, backlog: { stdout: 0 } },
     states: { correlation: 1 }, definitions: 1, input_ordinal: 7, input_positions: {}, idempotency_keys: 0, size_bytes: 4096,
   });
-  return Object.assign(facade, { audit: { maxBodyBytes: 65_536, record: () => Promise.resolve(), list: () => ({ count: 1, entries: [record] }) }, stateReport });
+  const cluster = () => ({
+    node: 'n1', partitions: 64, members: ['n1', 'n2'],
+    owned: [{ partition: 3, hit_seq: 10, lag: 0, snapshot_seq: 8, groups: 1 }],
+    groups: [],
+  });
+  return Object.assign(facade, { audit: { maxBodyBytes: 65_536, record: () => Promise.resolve(), list: () => ({ count: 1, entries: [record] }) }, stateReport, cluster });
 }
 
 describe('response shapes', () => {

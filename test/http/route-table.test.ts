@@ -22,9 +22,10 @@ function contractRoutes(): string[] {
 /**
  * Routes issues add beyond the contract's table: the audit trail (issue 18, daemon-semantics §18.6),
  * one incident with its bundle (issue 13, daemon-semantics §9), the state report behind
- * `sigmad state inspect --url` (issue 18) and the web console's static files (issue 22).
+ * `sigmad state inspect --url` (issue 18), the web console's static files (issue 22) and the cluster
+ * view (issue 21).
  */
-const BEYOND_CONTRACT = ['GET /api/v1/audit', 'GET /api/v1/incidents/{id}', 'GET /api/v1/incidents/{id}/bundle', 'GET /api/v1/state', 'GET /ui', 'GET /ui/', 'GET /ui/assets/{build}/{file}'];
+const BEYOND_CONTRACT = ['GET /api/v1/audit', 'GET /api/v1/incidents/{id}', 'GET /api/v1/incidents/{id}/bundle', 'GET /api/v1/state', 'GET /ui', 'GET /ui/', 'GET /ui/assets/{build}/{file}', 'GET /api/v1/cluster'];
 
 describe('route table', () => {
   it('serves exactly the routes of the contract summary table', () => {

@@ -5,13 +5,10 @@
 // owners hold equal the oracle's.
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rng as prng } from '../../scripts/bench/lanes.js';
-import { startNatsServer } from '../../scripts/nats-server.js';
-import type { NatsServer } from '../../scripts/nats-server.js';
-import { ensureBuilt, FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
+import { useNatsServer } from './nats-fixture.js';
+import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const RULES = join(FIXTURES, 'crash-rules');
@@ -19,8 +16,7 @@ const EVENTS = 1_200;
 const HOSTS = 40;
 const T0 = Date.parse('2024-03-01T00:00:00Z');
 
-let server: NatsServer;
-let nc: NatsConnection;
+const nats = useNatsServer();
 
 /** Correlation-heavy: one event per second of event time over many hosts, every kind feeding a correlation. */
 function lane(): string[] {
@@ -39,13 +35,13 @@ function lane(): string[] {
 }
 
 async function publish(subject: string, payloads: readonly string[]): Promise<void> {
-  const js = jetstream(nc);
+  const js = jetstream(nats.nc);
   for (let i = 0; i < payloads.length; i += 200) await Promise.all(payloads.slice(i, i + 200).map((p) => js.publish(subject, p)));
 }
 
 /** Every message of a stream, in order. */
 async function streamTexts(stream: string): Promise<string[]> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nats.nc);
   const info = await jsm.streams.info(stream).catch(() => undefined);
   if (info === undefined || info.state.messages === 0) return [];
   const out: string[] = [];
@@ -61,7 +57,7 @@ async function settled(stream: string, min: number, timeoutMs: number): Promise<
   let last = -1;
   let since = Date.now();
   return waitFor(async () => {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await jetstreamManager(nats.nc);
     const n = (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
     if (n !== last) {
       last = n;
@@ -80,9 +76,9 @@ function content(text: string): string {
 
 function node(i: number, dir: string): Promise<RunningDaemon> {
   return startDaemon([
-    '--rules', RULES, '--input', `${server.url}/cluster.in`, '--input-format', 'json', '--api-addr', '127.0.0.1:0',
-    '--state-db', join(dir, `node-${i}`), '--output', `${server.url}/cluster.out`, '--nats-ack-wait', '1', '--batch-size', '32', '--detect-workers', '0',
-    '--cluster', server.url, '--cluster-node-id', `node-${i}`, '--cluster-partitions', '8',
+    '--rules', RULES, '--input', `${nats.server.url}/cluster.in`, '--input-format', 'json', '--api-addr', '127.0.0.1:0',
+    '--state-db', join(dir, `node-${i}`), '--output', `${nats.server.url}/cluster.out`, '--nats-ack-wait', '1', '--batch-size', '32', '--detect-workers', '0',
+    '--cluster', nats.server.url, '--cluster-node-id', `node-${i}`, '--cluster-partitions', '8',
     '--cluster-lease-ttl-ms', '3000', '--cluster-snapshot-interval-ms', '300',
   ]);
 }
@@ -99,22 +95,12 @@ function sortGroups(groups: readonly Group[]): string[] {
 }
 
 describe('cluster mode on NATS JetStream', () => {
-  beforeAll(async () => {
-    await ensureBuilt();
-    server = await startNatsServer();
-    nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  }, 180_000);
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
-
   it('three nodes, one SIGKILLed and restarted, publish exactly the single-node results and hold its correlation state', { timeout: 120_000 }, async () => {
     const events = lane();
     const dir = tempDir('cluster-e2e');
     // The oracle: one node without --cluster on a stream of its own, started beside the cluster.
     const daemons = await Promise.all([
-      startDaemon(['--rules', RULES, '--input', `${server.url}/oracle.in`, '--input-format', 'json', '--api-addr', '127.0.0.1:0', '--output', `${server.url}/oracle.out`, '--detect-workers', '0']),
+      startDaemon(['--rules', RULES, '--input', `${nats.server.url}/oracle.in`, '--input-format', 'json', '--api-addr', '127.0.0.1:0', '--output', `${nats.server.url}/oracle.out`, '--detect-workers', '0']),
       ...[0, 1, 2].map((i) => node(i, dir)),
     ]);
     const oracle = daemons[0] as RunningDaemon;

@@ -4,19 +4,15 @@
 // an uninterrupted run (none lost, none twice).
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rng as prng } from '../../scripts/bench/lanes.js';
-import { DaemonStartError, ensureBuilt, FIXTURES, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+import { DaemonStartError, FIXTURES, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
-import { startNatsServer } from '../../scripts/nats-server.js';
-import type { NatsServer } from '../../scripts/nats-server.js';
+import { useNatsServer } from './nats-fixture.js';
 
 const RULE = join(FIXTURES, 'crash-rules', 'recon.yml');
 
-let server: NatsServer;
-let nc: NatsConnection;
+const nats = useNatsServer();
 
 /** `count` events; every other one matches the rule. */
 function lane(count: number): string[] {
@@ -24,13 +20,13 @@ function lane(count: number): string[] {
 }
 
 async function publish(subject: string, payloads: readonly string[]): Promise<void> {
-  const js = jetstream(nc);
+  const js = jetstream(nats.nc);
   await Promise.all(payloads.map((p) => js.publish(subject, p)));
 }
 
 /** Every message of a stream, in order. */
 async function streamTexts(stream: string): Promise<string[]> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nats.nc);
   const info = await jsm.streams.info(stream).catch(() => undefined);
   if (info === undefined) return [];
   const out: string[] = [];
@@ -43,7 +39,7 @@ async function streamTexts(stream: string): Promise<string[]> {
 
 /** The consumer has nothing pending and nothing unacknowledged. */
 async function consumerDone(stream: string, consumer: string): Promise<true | undefined> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nats.nc);
   const info = await jsm.consumers.info(stream, consumer);
   return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined;
 }
@@ -66,19 +62,9 @@ async function stop(d: RunningDaemon): Promise<void> {
 }
 
 describe('NATS JetStream input and sink', () => {
-  beforeAll(async () => {
-    await ensureBuilt();
-    server = await startNatsServer();
-    nc = await connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
-  }, 180_000);
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
-  });
-
   it('ingests each message once, publishes each result once, dead-letters malformed payloads and acknowledges everything', { timeout: 60_000 }, async () => {
     const dir = tempDir('nats-e2e');
-    const d = await startDaemon(daemonArgs(`${server.url}/events.>`, dir, ['--input-format', 'json', '--output', `${server.url}/alerts.out`, '--dlq', `${server.url}/dlq.events`]));
+    const d = await startDaemon(daemonArgs(`${nats.server.url}/events.>`, dir, ['--input-format', 'json', '--output', `${nats.server.url}/alerts.out`, '--dlq', `${nats.server.url}/dlq.events`]));
     try {
       const events = lane(200);
       await publish('events.win', [...events, '{"broken', '', 'not json']);
@@ -115,19 +101,19 @@ describe('NATS JetStream input and sink', () => {
 
   it('pauses ingest while the server is gone, stays ready, warns once per outage and resumes', { timeout: 60_000 }, async () => {
     const dir = tempDir('nats-outage');
-    const d = await startDaemon(daemonArgs(`${server.url}/outage.>`, dir));
+    const d = await startDaemon(daemonArgs(`${nats.server.url}/outage.>`, dir));
     const out = join(dir, 'out.ndjson');
     const warnings = (): number => d.logs.filter((l) => l.includes('NATS server unreachable')).length;
     try {
       await publish('outage.win', lane(20));
       await waitFor(() => (readNdjson(out).length >= 10 ? true : undefined), 20_000, 'the first events');
-      await server.kill();
+      await nats.server.kill();
       await waitFor(() => (warnings() > 0 ? true : undefined), 20_000, 'the outage warning');
       expect((await d.request({ method: 'GET', url: '/readyz' })).status).toBe(200);
-      await server.restart();
+      await nats.server.restart();
       await waitFor(() => (d.logs.some((l) => l.includes('NATS server reachable again')) ? true : undefined), 20_000, 'the reconnect');
       // The test's own client is back and JetStream has recovered its streams.
-      const jsm = await jetstreamManager(nc);
+      const jsm = await jetstreamManager(nats.nc);
       await waitFor(() => jsm.streams.info('svc-outage').then(() => true, () => undefined), 20_000, 'JetStream after the restart');
       await publish('outage.win', lane(40).slice(20));
       await waitFor(() => (readNdjson(out).length >= 20 ? true : undefined), 20_000, 'the events after the outage');
@@ -141,7 +127,7 @@ describe('NATS JetStream input and sink', () => {
   it('shares one durable consumer between two daemons, each processing part and nothing twice', { timeout: 60_000 }, async () => {
     const dirs = [tempDir('nats-share-a'), tempDir('nats-share-b')];
     const extra = ['--consumer-group', 'shared', '--batch-size', '4'];
-    const daemons = await Promise.all(dirs.map((dir) => startDaemon(daemonArgs(`${server.url}/shared.>`, dir, extra))));
+    const daemons = await Promise.all(dirs.map((dir) => startDaemon(daemonArgs(`${nats.server.url}/shared.>`, dir, extra))));
     try {
       const events = lane(600);
       await publish('shared.win', events);
@@ -160,7 +146,7 @@ describe('NATS JetStream input and sink', () => {
     const events = lane(800);
     const oracleDir = tempDir('nats-oracle');
     const runDir = tempDir('nats-crash');
-    const input = `${server.url}/crash.>`;
+    const input = `${nats.server.url}/crash.>`;
     const oracle = await startDaemon(daemonArgs(input, oracleDir, ['--consumer-group', 'oracle', '--batch-size', '16']));
     await publish('crash.win', events);
     const oracleOut = join(oracleDir, 'out.ndjson');
@@ -169,7 +155,7 @@ describe('NATS JetStream input and sink', () => {
     const expected = sinkSeqs(oracleOut).sort((a, b) => a - b);
     expect(expected.length).toBe(400);
 
-    const args = daemonArgs(input, runDir, ['--consumer-group', 'crashy', '--batch-size', '16', '--output', `${server.url}/crash-out`]);
+    const args = daemonArgs(input, runDir, ['--consumer-group', 'crashy', '--batch-size', '16', '--output', `${nats.server.url}/crash-out`]);
     const rand = prng(11);
     const points = ['after-eval', 'after-commit', 'after-sink-write'];
     let kills = 0;

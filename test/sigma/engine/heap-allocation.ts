@@ -7,6 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 setFlagsFromString('--expose-gc');
+// Optimised code is compiled on the calling thread, so the warm-up ends in it even when the cores are busy
+// (a background compile may still be queued after the warm-up on a loaded machine).
+setFlagsFromString('--no-concurrent-recompilation');
 // A fresh context reads the flag when it is created: its global `gc` is the collector.
 const gc = runInNewContext('gc') as () => void;
 

@@ -10,13 +10,26 @@ setFlagsFromString('--expose-gc');
 // Optimised code is compiled on the calling thread, so the warm-up ends in it even when the cores are busy
 // (a background compile may still be queued after the warm-up on a loaded machine).
 setFlagsFromString('--no-concurrent-recompilation');
+setFlagsFromString('--no-concurrent-osr');
 // A fresh context reads the flag when it is created: its global `gc` is the collector.
 const gc = runInNewContext('gc') as () => void;
 
 const CALLS_PER_RUN = 1_000;
 const RUNS = 21;
+const ATTEMPTS = 5;
 
+/**
+ * The smallest of up to ATTEMPTS measurements, each after its own warm-up: code that allocates nothing
+ * once optimised is judged by its optimised form, however long a busy machine takes to get there, while
+ * code that allocates on every call still shows it in every attempt.
+ */
 export function bytesPerCall(fn: () => unknown, warmup = 20_000): number {
+  let best = Infinity;
+  for (let a = 0; a < ATTEMPTS && best >= 1; a++) best = Math.min(best, medianBytesPerCall(fn, warmup));
+  return best;
+}
+
+function medianBytesPerCall(fn: () => unknown, warmup: number): number {
   for (let i = 0; i < warmup; i++) fn();
   const perRun: number[] = [];
   for (let r = 0; r < RUNS; r++) {

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { DaemonConfig, MetricHandles, SchemaReport } from '../protocol/index.js';
 import { isBuiltinPipeline, prunedRules, samePipelines, SchemaRouter } from '../sigma/index.js';
-import type { RuleSet } from '../sigma/index.js';
+import type { RuleSet, SourceValues } from '../sigma/index.js';
 import { buildRuleSetFrom, createBatchDetector, inlineDetector, resolvePipelines, schemaRoutedRules } from '../streams/index.js';
 import type { DetectRules, DetectSettings, Detector, Extractor, RuleInputs } from '../streams/index.js';
 import { settingName } from './config.js';
@@ -28,6 +28,8 @@ export interface RoutingDeps {
   readonly filter?: Extractor;
   readonly metrics: MetricHandles;
   readonly log: Logger;
+  /** Dynamic sources: the values the main set was just built from expand the other sets' pipelines too. */
+  readonly sources?: { appliedValues(): SourceValues };
 }
 
 /** Undefined without `--schema-routing`. Throws an Error naming the setting when the spec does not load. */
@@ -59,7 +61,7 @@ export async function createDaemonRouting(config: DaemonConfig, ruleSet: RuleSet
   };
   let pruning: RoutingPruning = [];
   const build = async (main: RuleSet, from: RuleInputs): Promise<DetectRules> => {
-    const sets = await Promise.all(router.sets.map((s) => (samePipelines(s.pipelines, config.pipelines) ? main : setRuleSet(from, s.pipelines))));
+    const sets = await Promise.all(router.sets.map((s) => (samePipelines(s.pipelines, config.pipelines) ? main : setRuleSet(from, s.pipelines, deps.sources?.appliedValues()))));
     const rules = schemaRoutedRules(main, sets, routingOf);
     pruning = router.bindings.map((b) => {
       const setRules = (sets[b.set] as RuleSet).engine.rules;
@@ -80,8 +82,8 @@ export async function createDaemonRouting(config: DaemonConfig, ruleSet: RuleSet
 }
 
 /** The rule set of one pipeline set; a pipeline that does not load or a rule that does not compile under it throws. */
-async function setRuleSet(inputs: RuleInputs, references: readonly string[]): Promise<RuleSet> {
-  const pipelines = await readPipelines(references);
+async function setRuleSet(inputs: RuleInputs, references: readonly string[], sources: SourceValues | undefined): Promise<RuleSet> {
+  const pipelines = await readPipelines(references, sources);
   const ruleSet = buildRuleSetFrom({ ...inputs, pipelines }, resolvePipelines(pipelines));
   const first = ruleSet.errors[0];
   if (first !== undefined) throw new Error(`pipelines ${references.join(', ')}: ${first.message}`);

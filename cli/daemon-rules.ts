@@ -49,15 +49,12 @@ export type RuleTexts =
   | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[] }
   | { readonly ok: false; readonly failure: 'pipeline'; readonly reason: string };
 
-/**
- * Read the rule files and pipelines once; a pipeline that does not load fails the read. File
- * pipelines carry the dynamic-source values their `${source.*}` references expand to.
- */
+/** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
 export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues): Promise<RuleTexts> {
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
-    pipelineInputs = (await readPipelines(config.pipelines)).map((p) => (p.text !== undefined && sources !== undefined ? { ...p, sources } : p));
+    pipelineInputs = await readPipelines(config.pipelines, sources);
     pipelines = resolvePipelines(pipelineInputs);
   } catch (error) {
     return { ok: false, failure: 'pipeline', reason: error instanceof Error ? error.message : String(error) };

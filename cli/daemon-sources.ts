@@ -2,7 +2,7 @@
 // resolved before the first rule load, values handed to pipeline loading, refreshes merged into the
 // reload path (a changed value rebuilds the pipelines through the normal, debounced reload), the
 // routes' backend and the status block. Wired into `daemon.ts` with a few calls.
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import watcher from '@parcel/watcher';
 import type { Logger } from 'pino';
 import type { DynamicSources } from '../http/index.js';
@@ -10,10 +10,11 @@ import type { DaemonConfig, MetricHandles, StatusRecord } from '../protocol/inde
 import { isBuiltinPipeline } from '../sigma/index.js';
 import type { SourceValues } from '../sigma/index.js';
 import { SourceCache } from '../state/index.js';
-import { createEgressAgent, createExtractCompiler, createSourceResolver, SourceScheduler, subscribePush } from '../streams/index.js';
-import type { Clock, SourceLookup, SourceSpec } from '../streams/index.js';
+import { createEgressAgent, createExtractCompiler, createSourceResolver, listenResolveControl, parseNatsUrl, RESOLVE_CONTROL_SUBJECT, SourceScheduler, subscribePush } from '../streams/index.js';
+import type { Clock, NatsAuth, ResolveAllOutcome, SourceLookup, SourceSpec } from '../streams/index.js';
+import { settingName } from './config.js';
 import type { ReloadController } from './daemon-reload.js';
-import { loadAllSources } from './source-files.js';
+import { declarationFiles, loadAllSources } from './source-files.js';
 
 /** File-watch debounce of `watch` sources (§11.4). */
 const WATCH_DEBOUNCE_MS = 100;
@@ -26,8 +27,10 @@ export interface DaemonSourcesDeps {
 }
 
 export interface DaemonSources {
-  /** What pipelines' `${source.*}` references expand to now. */
+  /** What pipelines' `${source.*}` references expand to now (the values the next rule build uses). */
   pipelineValues(): SourceValues;
+  /** The values `pipelineValues` last handed out (what the rules in force were built from). */
+  appliedValues(): SourceValues;
   /** Read side for `lookup` enrichers: a source's value in force. */
   readonly cache: SourceLookup;
   /**
@@ -39,6 +42,8 @@ export interface DaemonSources {
   follow(reload: ReloadController): ReloadController;
   readonly api: DynamicSources;
   status(): NonNullable<StatusRecord['dynamic_sources']>;
+  /** The declaration files (`--source`): a change reloads, as a rule file's does. */
+  watched(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -84,38 +89,102 @@ export function loadSourceSpecs(paths: readonly string[], pipelineFiles: readonl
   return loadAllSources(paths, pipelineFiles, { extracts: createExtractCompiler(), log });
 }
 
+/** The NATS server the control subject is listened on: the input's, else a NATS sink's or DLQ's, else the cluster's. */
+function daemonNatsServer(config: DaemonConfig): string | undefined {
+  const urls = [config.input.source, ...config.output.sinks, config.output.dlq ?? '', config.cluster.url ?? ''];
+  const url = urls.find((u) => u.startsWith('nats://'));
+  return url === undefined ? undefined : parseNatsUrl(url).server;
+}
+
+/** A reload's view of the declarations: what they are, and a key that changes when any of them does. */
+interface Declarations {
+  readonly specs: readonly SourceSpec[];
+  readonly key: string;
+}
+
+async function readDeclarations(config: DaemonConfig, log: Logger): Promise<Declarations> {
+  const specs = await loadSourceSpecs(config.sources, config.pipelines.filter((p) => !isBuiltinPipeline(p)), log);
+  // Extractors serialise as their language and expression, the rest is plain data.
+  return { specs, key: JSON.stringify(specs) };
+}
+
 /**
  * Loads, resolves and starts the sources of `daemon.sources` and of deprecated pipeline blocks;
  * undefined when there are none. Throws when a declaration is bad or a required source has no value.
+ * A reload reads the declarations again: a changed set replaces the scheduler once every required
+ * source of the new set has a value; a bad declaration or an unserved source fails the reload and
+ * keeps the sources in force.
  */
-export async function startDaemonSources(config: DaemonConfig, deps: DaemonSourcesDeps): Promise<DaemonSources | undefined> {
+export async function startDaemonSources(config: DaemonConfig, deps: DaemonSourcesDeps & { readonly nats?: NatsAuth }): Promise<DaemonSources | undefined> {
   const log = deps.log.child({ component: 'sources' });
-  const pipelineFiles = config.pipelines.filter((p) => !isBuiltinPipeline(p));
-  const specs = await loadSourceSpecs(config.sources, pipelineFiles, log);
-  if (specs.length === 0) return undefined;
+  let declared = await readDeclarations(config, log);
+  if (declared.specs.length === 0 && config.sources.length === 0) return undefined;
   const cache = SourceCache.open(config.state.db);
-  const scheduler = createSourceScheduler(specs, config, { ...deps, log, cache });
+  const schedulerOf = (specs: readonly SourceSpec[]): SourceScheduler => createSourceScheduler(specs, config, { ...deps, log, cache });
+  const unresolved = (outcome: ResolveAllOutcome): string => outcome.failed.map((f) => `${f.id} (${f.error})`).join(', ');
+  let scheduler = schedulerOf(declared.specs);
+  let stopControl: (() => Promise<void>) | undefined;
   const stop = async (): Promise<void> => {
+    await stopControl?.();
     await scheduler.stop();
     await cache.close();
   };
   const first = await scheduler.resolveAll();
   if (first.failed.length > 0) {
     await stop();
-    throw new Error(`dynamic source ${first.failed.map((f) => `${f.id} (${f.error})`).join(', ')} has no value: required sources must resolve at start-up (or be served from the cache of a previous run)`);
+    throw new Error(`dynamic source ${unresolved(first)} has no value: required sources must resolve at start-up (or be served from the cache of a previous run)`);
   }
   await scheduler.start();
-  const noInclude = specs.filter((s) => !config.engine.allow_remote_include && (s.target.type === 'http' || s.target.type === 'nats')).map((s) => s.id);
+  const natsServer = daemonNatsServer(config);
+  if (natsServer !== undefined) {
+    stopControl = await listenResolveControl(natsServer, deps.nats ?? { requireTls: false }, (id) => {
+      log.info({ source: id ?? 'all', subject: RESOLVE_CONTROL_SUBJECT }, 'resolve asked on the control subject');
+      scheduler.trigger(id);
+    }).catch((error: unknown) => {
+      log.warn({ err: error, server: natsServer, subject: RESOLVE_CONTROL_SUBJECT }, 'control subject unavailable; sources resolve on their own schedule and through the API');
+      return undefined;
+    });
+  }
+  const noIncludeOf = (specs: readonly SourceSpec[]): readonly string[] =>
+    specs.filter((s) => !config.engine.allow_remote_include && (s.target.type === 'http' || s.target.type === 'nats')).map((s) => s.id);
   // The values the rules in force were built from: a change relative to them asks for a reload.
-  let applied = JSON.stringify(scheduler.values());
-  // A trigger other than a source change (file, SIGHUP, API) re-resolves every source before the load (§11.3).
+  let handed: SourceValues = { values: scheduler.values(), noInclude: noIncludeOf(declared.specs) };
+  let applied = JSON.stringify(handed.values);
+  // A trigger other than a source change (file, SIGHUP, API) re-reads the declarations and re-resolves every source before the load (§11.3).
   let resolveFirst = false;
+  let onChange: (() => void) | undefined;
+  const followChanges = (s: SourceScheduler): void => {
+    s.changes.subscribe(() => {
+      if (s === scheduler && JSON.stringify(s.values()) !== applied) onChange?.();
+    });
+  };
+  followChanges(scheduler);
+  /** Puts a new declaration set in force; the reason it cannot be, else undefined. */
+  const replace = async (next: Declarations): Promise<string | undefined> => {
+    const replacement = schedulerOf(next.specs);
+    const outcome = await replacement.resolveAll();
+    if (outcome.failed.length > 0) {
+      await replacement.stop();
+      return `required dynamic source ${unresolved(outcome)} has no value; the previous sources stay in force`;
+    }
+    await replacement.start();
+    const before = new Set(declared.specs.map((s) => s.id));
+    const after = new Set(next.specs.map((s) => s.id));
+    log.info({ added: [...after].filter((id) => !before.has(id)), removed: [...before].filter((id) => !after.has(id)), sources: after.size }, 'source declarations changed');
+    const old = scheduler;
+    scheduler = replacement;
+    declared = next;
+    followChanges(replacement);
+    await old.stop();
+    return undefined;
+  };
   return {
     pipelineValues() {
-      const values = scheduler.values();
-      applied = JSON.stringify(values);
-      return { values, noInclude };
+      handed = { values: scheduler.values(), noInclude: noIncludeOf(declared.specs) };
+      applied = JSON.stringify(handed.values);
+      return handed;
     },
+    appliedValues: () => handed,
     cache: {
       get: (id) => {
         const value = scheduler.value(id);
@@ -125,24 +194,29 @@ export async function startDaemonSources(config: DaemonConfig, deps: DaemonSourc
     async beforeLoad() {
       if (!resolveFirst) return undefined;
       resolveFirst = false;
+      let next: Declarations;
+      try {
+        next = await readDeclarations(config, log);
+      } catch (error) {
+        return `${settingName('sources')}: ${error instanceof Error ? error.message : String(error)}; the previous sources stay in force`;
+      }
+      if (next.key !== declared.key) return replace(next);
       const outcome = await scheduler.resolveAll();
       if (outcome.failed.length === 0) return undefined;
-      return `required dynamic source ${outcome.failed.map((f) => `${f.id} (${f.error})`).join(', ')} has no value`;
+      return `required dynamic source ${unresolved(outcome)} has no value`;
     },
     follow(reload) {
-      const wrapped: ReloadController = {
+      onChange = () => {
+        log.info('a dynamic source changed; rebuilding the pipelines');
+        reload.trigger('source');
+      };
+      return {
         trigger(source) {
           if (source !== 'source') resolveFirst = true;
           return reload.trigger(source);
         },
         stop: () => reload.stop(),
       };
-      scheduler.changes.subscribe(() => {
-        if (JSON.stringify(scheduler.values()) === applied) return;
-        log.info('a dynamic source changed; rebuilding the pipelines');
-        reload.trigger('source');
-      });
-      return wrapped;
     },
     api: {
       list: () => scheduler.list(),
@@ -150,6 +224,7 @@ export async function startDaemonSources(config: DaemonConfig, deps: DaemonSourc
       invalidate: (id) => void scheduler.invalidate(id).catch((error: unknown) => log.warn({ source: id, err: error }, 'source cache removal failed')),
     },
     status: () => scheduler.status(),
+    watched: async () => (await Promise.all(config.sources.map((p) => declarationFiles(p)))).flat().map((f) => resolve(f)),
     stop,
   };
 }

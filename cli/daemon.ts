@@ -128,7 +128,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   await stat(rulesPath).catch((error: unknown) => {
     throw new DaemonExit(`${settingName('rules')} ${rulesPath}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
-  const sources = await startDaemonSources(config, { log, clock, metrics }).catch((error: unknown) => {
+  const sources = await startDaemonSources(config, { log, clock, metrics, nats: settings.nats }).catch((error: unknown) => {
     throw new DaemonExit(`${settingName('sources')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
@@ -148,7 +148,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (loaded.failure === 'pipeline') throw new DaemonExit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
     throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
   }
-  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect: settings.detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), metrics, log }).catch((error: unknown) => {
+  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect: settings.detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), ...(sources !== undefined ? { sources } : {}), metrics, log }).catch((error: unknown) => {
     throw exit(error instanceof Error ? error.message : String(error), 3);
   });
   readiness.send({ type: 'rules_loaded', at: clock.now() });
@@ -365,7 +365,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   };
   const controller = createReloadController(clock, runReload, reloadLog);
   const reload = sources?.follow(controller) ?? controller;
-  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? []), ...(routing?.watched ?? [])];
+  const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? []), ...(routing?.watched ?? []), ...((await sources?.watched()) ?? [])];
   const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;

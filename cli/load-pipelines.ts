@@ -1,7 +1,7 @@
 // Pipeline references from the command line: a built-in name, or a YAML file read here (the pipeline
 // module itself does no I/O).
 import { readFile } from 'node:fs/promises';
-import { isBuiltinPipeline, type Pipeline } from '../sigma/index.js';
+import { isBuiltinPipeline, type Pipeline, type SourceValues } from '../sigma/index.js';
 import { resolvePipelines } from '../streams/index.js';
 import type { PipelineInput } from '../streams/index.js';
 
@@ -10,8 +10,11 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** Pipeline references with the texts of the file ones (read here, once). */
-export async function readPipelines(references: readonly string[]): Promise<PipelineInput[]> {
+/**
+ * Pipeline references with the texts of the file ones (read here, once); file pipelines carry the
+ * dynamic-source values their `${source.*}` references expand to.
+ */
+export async function readPipelines(references: readonly string[], sources?: SourceValues): Promise<PipelineInput[]> {
   const out: PipelineInput[] = [];
   for (const ref of references) {
     if (isBuiltinPipeline(ref)) {
@@ -19,7 +22,8 @@ export async function readPipelines(references: readonly string[]): Promise<Pipe
       continue;
     }
     try {
-      out.push({ ref, text: await readFile(ref, 'utf8') });
+      const text = await readFile(ref, 'utf8');
+      out.push(sources === undefined ? { ref, text } : { ref, text, sources });
     } catch (e) {
       throw new UsageError(`pipeline '${ref}' is neither a built-in pipeline nor a readable file (${(e as Error).message})`);
     }

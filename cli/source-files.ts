@@ -170,7 +170,7 @@ const DEPRECATION = 'declaring sources in a pipeline file is deprecated; move th
 export async function loadAllSources(sourcePaths: readonly string[], pipelineFiles: readonly string[], options: SourceLoadOptions): Promise<SourceSpec[]> {
   const set = new SpecSet();
   for (const path of sourcePaths) {
-    for (const file of await yamlFilesOf(path, (m) => new SourceConfigError(m))) await set.add(sourceList(await readText(file), file), file, `external:${file}`, options);
+    for (const file of await declarationFiles(path)) await set.add(sourceList(await readText(file), file), file, `external:${file}`, options);
   }
   for (const file of pipelineFiles) {
     // A pipeline that cannot be read is the rule load's to report, naming --pipeline.
@@ -186,4 +186,9 @@ export async function loadAllSources(sourcePaths: readonly string[], pipelineFil
     await set.add(raw, file, file, options);
   }
   return set.specs;
+}
+
+/** The declaration files of one `--source` path (a file, or the YAML files of a directory). */
+export function declarationFiles(path: string): Promise<string[]> {
+  return yamlFilesOf(path, (m) => new SourceConfigError(m));
 }

@@ -72,7 +72,7 @@ export { create as createNatsSink,  openDlq as openNatsDlq } from './sinks/nats-
 export {  riskMetricsObserver, RiskStage } from './risk-stage.js';
 export {  DispositionStage } from './disposition-stage.js';
 export { FieldObserver, ObserveStage, SchemaObserver } from './observe/index.js';
-export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES, parseSourceText, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
-export type { SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
+export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, listenResolveControl, MAX_SOURCE_BYTES, parseSourceText, RESOLVE_CONTROL_SUBJECT, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
+export type { ResolveAllOutcome, SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
 export { ClusterNode, HitRouter, openClusterBus } from './cluster/index.js';
 export type { ClusterBus } from './cluster/index.js';

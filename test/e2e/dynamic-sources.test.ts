@@ -216,6 +216,50 @@ describe('dynamic sources', () => {
   });
 });
 
+describe('declarations on reload, and the NATS control subject', () => {
+  it('resolves on svc.control.resolve, and re-reads the declaration files on a reload (a bad one keeps the sources in force)', async () => {
+    const dir = tempDir('source-reload');
+    const admins = join(dir, 'admins.yml');
+    const declarations = join(dir, 'sources.yml');
+    writeFileSync(admins, '[alice]\n');
+    writeFileSync(join(dir, 'rules.yml'), RULES.split('---\n')[0] ?? '');
+    writeFileSync(join(dir, 'pipeline.yml'), 'name: admins\nvars:\n  admins: ${source.admins}\ntransformations:\n  - type: value_placeholders\n');
+    writeFileSync(declarations, 'sources:\n  - {id: admins, type: file, path: admins.yml, format: yaml}\n');
+    const outFile = join(dir, 'out.ndjson');
+    const d = await startDaemon(['--rules', join(dir, 'rules.yml'), '--pipeline', join(dir, 'pipeline.yml'), '--source', declarations, '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${outFile}`, '--include-event', '--dlq', `${nats.url}/sigmad.dlq`]);
+    try {
+      const matches = async (user: string) => {
+        await d.request({ method: 'POST', url: '/api/v1/events', body: ndjson([{ User: user }]) });
+        return readNdjson(outFile).some((l) => JSON.stringify(l).includes(`"User":"${user}"`)) ? true : undefined;
+      };
+      await waitFor(() => matches('alice'), 10_000, 'alice to match');
+      // `refresh: once` never re-reads the file by itself: only the control subject makes bob an admin.
+      writeFileSync(admins, '[bob]\n');
+      await waitFor(async () => {
+        nc.publish('svc.control.resolve', 'admins');
+        return matches('bob');
+      }, 20_000, 'bob to match after a control-subject resolve');
+      expect(d.logs.some((l) => l.includes('resolve asked on the control subject'))).toBe(true);
+
+      const ids = async () => ((await d.json({ method: 'GET', url: '/api/v1/sources' })).body['sources'] as { source_id: string }[]).map((s) => s.source_id);
+      writeFileSync(declarations, 'sources:\n  - {id: admins, type: file, path: admins.yml, format: yaml}\n  - {id: extra, type: file, path: admins.yml, format: yaml}\n');
+      await waitFor(async () => ((await ids()).length === 2 ? true : undefined), 20_000, 'the new declaration to be in force');
+      expect(await ids()).toEqual(['admins', 'extra']);
+
+      const failedReloads = async () => Number(/^svc_reloads_failed_total (\d+)/m.exec((await d.request({ method: 'GET', url: '/metrics' })).text)?.[1] ?? NaN);
+      const failedBefore = await failedReloads();
+      writeFileSync(declarations, 'sources:\n  - {id: admins, type: ftp, path: admins.yml}\n');
+      await waitFor(async () => ((await failedReloads()) > failedBefore ? true : undefined), 20_000, 'the bad declaration to fail the reload');
+      expect(await ids()).toEqual(['admins', 'extra']);
+      expect(d.logs.some((l) => l.includes('the previous sources stay in force'))).toBe(true);
+      await waitFor(() => matches('bob'), 10_000, 'bob to match still');
+    } finally {
+      d.kill();
+      await d.exited;
+    }
+  });
+});
+
 describe('disposition pull source', () => {
   it('feeds the records a file source holds to the dispositions loop, and again when the file changes', async () => {
     const dir = tempDir('pull');

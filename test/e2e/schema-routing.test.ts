@@ -116,3 +116,37 @@ it('refuses to start (exit 3, naming the setting) when routing has no schema con
     expect(daemon.logs.join('\n')).toContain(said);
   }
 }, 30_000);
+
+it('expands dynamic-source values in the pipelines of every routed set, not only the main one', async () => {
+  const dir = tempDir('schema-routing-sources');
+  writeFileSync(join(dir, 'rules.yml'), "title: Listed Command\nid: 6f1a0c1e-0000-4000-8000-0000000000a3\nlogsource: {product: windows}\ndetection:\n  selection: {CommandLine|expand: '%cmds%'}\n  condition: selection\n");
+  const listed = join(dir, 'listed.yml');
+  writeFileSync(listed, 'name: listed\nvars:\n  cmds: ${source.cmds}\ntransformations:\n  - type: value_placeholders\n');
+  const ecs = join(dir, 'ecs.yml');
+  writeFileSync(ecs, ECS_PIPELINE);
+  writeFileSync(join(dir, 'cmds.yml'), '[whoami]\n');
+  writeFileSync(join(dir, 'sources.yml'), 'sources:\n  - {id: cmds, type: file, path: cmds.yml, format: yaml}\n');
+  const config = join(dir, 'schemas.yaml');
+  // The ecs set (listed + mapping) differs from the main set (listed): it is built from its own pipelines.
+  writeFileSync(config, `routing:\n  bindings:\n    - {schema: ecs, pipelines: [${listed}, ${ecs}]}\n`);
+  const out = join(dir, 'out.ndjson');
+  const daemon = await startDaemon([
+    '--rules', join(dir, 'rules.yml'), '--pipeline', listed, '--source', join(dir, 'sources.yml'), '--input', 'http', '--api-addr', '127.0.0.1:0',
+    '--output', `file://${out}`, '--include-event', '--schema-routing', '--schema-config', config,
+  ]);
+  try {
+    const events = [
+      { ...ECS, tag: 'ecs-hit', process: { command_line: 'whoami' } },
+      { ...SYSMON, tag: 'sysmon-hit', CommandLine: 'whoami' },
+    ];
+    expect((await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson(events) })).status).toBe(200);
+    const lines = await waitFor(() => {
+      const l = readNdjson(out);
+      return l.length >= 2 ? l : undefined;
+    }, 15_000, 'both detections');
+    expect(lines.map((l) => (l['event'] as { tag: string }).tag).sort()).toEqual(['ecs-hit', 'sysmon-hit']);
+  } finally {
+    daemon.kill();
+    await daemon.exited;
+  }
+}, 60_000);

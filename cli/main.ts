@@ -11,7 +11,7 @@ import { registerEvalCommand } from './eval-command.js';
 import { registerWebhookCommand } from './webhook-verify-command.js';
 import { registerStreamCommands } from './stream-commands.js';
 import { registerScorecardCommand } from './scorecard-command.js';
-import { inspectStateUrl } from './state-inspect-url.js';
+import { inspectStateUrl } from './api-document.js';
 import { UsageError } from './load-pipelines.js';
 
 const cli = cac('sigmad');

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { CAC } from 'cac';
+import { fetchApiDocument } from './api-document.js';
 import { UsageError } from './load-pipelines.js';
 import { buildScorecard, renderScorecard } from './scorecard.js';
+import { authHeaders } from './stream-commands.js';
 
 interface ScorecardFlags {
   readonly from?: string;
@@ -13,14 +15,9 @@ interface ScorecardFlags {
 const DOCUMENT_PATH = '/api/v1/dispositions';
 
 /** The document at `from`: a daemon's base URL (or the route's URL itself), or a file. */
-async function readDocument(from: string, token: string | undefined): Promise<unknown> {
+async function readDocument(from: string, headers: Record<string, string>): Promise<unknown> {
   if (!/^https?:\/\//.test(from)) return JSON.parse(await readFile(from, 'utf8')) as unknown;
-  const url = new URL(from);
-  if (!url.pathname.endsWith(DOCUMENT_PATH)) url.pathname = `${url.pathname.replace(/\/$/, '')}${DOCUMENT_PATH}`;
-  const res = await fetch(url, token !== undefined ? { headers: { authorization: `Bearer ${token}` } } : {});
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${url.href} answered ${res.status}: ${text.trim()}`);
-  return JSON.parse(text) as unknown;
+  return fetchApiDocument(from, DOCUMENT_PATH, headers);
 }
 
 export function registerScorecardCommand(cli: CAC): void {
@@ -35,15 +32,11 @@ export function registerScorecardCommand(cli: CAC): void {
       if (format !== 'table' && format !== 'json' && format !== 'markdown') throw new UsageError(`--format: '${format}' is not table, json or markdown`);
       const noisy = Number(flags.noisyRatio ?? 0.5);
       if (!(noisy >= 0 && noisy <= 1)) throw new UsageError('--noisy-ratio: a number from 0 to 1');
-      let token: string | undefined;
-      if (flags.tokenEnv !== undefined) {
-        token = process.env[flags.tokenEnv];
-        if (token === undefined || token === '') throw new UsageError(`--token-env: ${flags.tokenEnv} is not set`);
-      }
+      const headers = authHeaders(flags.tokenEnv);
       const from = flags.from ?? 'http://127.0.0.1:9090';
       let doc: unknown;
       try {
-        doc = await readDocument(from, token);
+        doc = await readDocument(from, headers);
       } catch (error) {
         throw Object.assign(new Error(`cannot read ${from}: ${error instanceof Error ? error.message : String(error)}`), { exitCode: 1 });
       }

@@ -12,10 +12,9 @@
 // exact for the patterns rules use. The check is conservative on those shapes and silent on
 // polynomial ones (`\w+\w+x`, an unanchored `.*a.*b`, an ambiguous part repeated at most 4 times).
 // A pattern that has such a shape runs on RE2 (linear time, compiled to WebAssembly) instead of V8.
-import { createRequire } from 'node:module';
 import { RegExpParser } from '@eslint-community/regexpp';
 import type { AST } from '@eslint-community/regexpp';
-import type { RE2 } from 're2-wasm';
+import { RE2 } from 're2-wasm';
 
 const ALPHABET = [...Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)), '\u00a0', 'é', 'É', 'ſ', '\u212a', '\u0130', '\u2028', '中', '\u{1F600}'];
 const ANY = (1n << BigInt(ALPHABET.length)) - 1n;
@@ -36,18 +35,10 @@ export function boundedRegex(re: RegExp): BoundedRegex {
   const why = catastrophicBacktracking(re);
   if (why === undefined) return { ok: true, re };
   try {
-    return { ok: true, re: new (re2Class())(re.source, re.unicode ? re.flags : `${re.flags}u`) };
+    return { ok: true, re: new RE2(re.source, re.unicode ? re.flags : `${re.flags}u`) };
   } catch (error) {
     return { ok: false, error: `regular expression may backtrack catastrophically (${why}) and RE2 cannot run it: ${error instanceof Error ? error.message : String(error)}` };
   }
-}
-
-let loadedRe2: typeof RE2 | undefined;
-
-/** RE2 is loaded (about 1 MB of WebAssembly) only by a process that meets a pattern needing it. */
-function re2Class(): typeof RE2 {
-  loadedRe2 ??= (createRequire(import.meta.url)('re2-wasm') as { RE2: typeof RE2 }).RE2;
-  return loadedRe2;
 }
 
 interface Shape {

@@ -22,3 +22,5 @@ export { BUILTIN_SIGNATURES, GENERIC_JSON, PredicateError, SchemaClassifier, clu
 export type { Classification } from './schema/index.js';
 export { prunedRules, samePipelines, SchemaRouter } from './schema/index.js';
 export type { OnUnknown, RouteDecision, SchemaBinding } from './schema/index.js';
+export { boundedRegex, catastrophicBacktracking } from './regex-safety.js';
+export type { BoundedRegex, SafeRegex } from './regex-safety.js';

@@ -4,21 +4,27 @@
 export interface Sample {
   readonly minute: number;
   readonly rss: number;
+  readonly heap: number;
   readonly lmdb: number;
   readonly lagP99Ms: number;
   readonly inputQueue: number;
   readonly outputQueue: number;
+  readonly sinkQueue: number;
   readonly processed: number;
   readonly tailDropped: number;
+  readonly tapDropped: number;
+  readonly webhookFailed: number;
 }
 
 /** How much a series may rise over the last half: a share of its mean, at least a floor. */
-const ALLOWANCE: Readonly<Record<'rss' | 'lmdb' | 'lagP99Ms' | 'inputQueue' | 'outputQueue', { share: number; floor: number }>> = {
+const ALLOWANCE: Readonly<Record<'rss' | 'heap' | 'lmdb' | 'lagP99Ms' | 'inputQueue' | 'outputQueue' | 'sinkQueue', { share: number; floor: number }>> = {
   rss: { share: 0.2, floor: 64 * 1_048_576 },
+  heap: { share: 0.2, floor: 64 * 1_048_576 },
   lmdb: { share: 0.2, floor: 32 * 1_048_576 },
   lagP99Ms: { share: 0.5, floor: 50 },
   inputQueue: { share: 0.5, floor: 2_000 },
   outputQueue: { share: 0.5, floor: 2_000 },
+  sinkQueue: { share: 0.5, floor: 2_000 },
 };
 
 /** Slope per minute of the least-squares line through (x, y). */

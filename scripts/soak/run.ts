@@ -1,11 +1,13 @@
 // `npm run soak -- --minutes N` (default 10): the bundled profile with --state-db under steady HTTP
 // ingest at half the capacity measured first, a correlation-heavy mix, a reload every minute, a tail
-// session that never reads, a snapshot every 30 s. Each minute it reports RSS, LMDB file size,
-// /healthz latency p99 (event-loop lag as a client sees it) and queue depths; it fails if one of them
-// grows without bound (linear fit over the last half), if an accepted event is not processed, or if
-// a result is delivered twice.
+// session and a tap session that never read, webhooks whose receiver fails 1% of requests, a
+// snapshot every 30 s. Each minute it reports RSS, JavaScript heap (main thread and workers, from a
+// diagnostic report), LMDB file size, /healthz latency p99 (event-loop lag as a client sees it) and
+// queue depths; it fails if one of them grows without bound (linear fit over the last half), if an
+// accepted event is not processed, or if a result is delivered twice (file sink or webhook) or never
+// reaches its webhook.
 import { spawn } from 'node:child_process';
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,12 +15,17 @@ import { join } from 'node:path';
 import { MAIN, ROOT } from '../bench/daemon.js';
 import { growthOverLastHalf, type Sample } from './growth.js';
 import { soakBatch } from './mix.js';
+import { startReceiver } from './receiver.js';
 
 const BATCH = 200;
 const CAPACITY_MS = 15_000;
 const SAMPLE_MS = 60_000;
 const RELOAD_MS = 60_000;
 const PROBE_MS = 100;
+/** A tap session lasts at most daemon.tap.max_duration (5m): a new stalled one follows each. */
+const TAP_MS = 300_000;
+const HOOKS = ['detection', 'correlation'] as const;
+const REPORT_WAIT_MS = 30_000;
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,12 +60,16 @@ function p99(values: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0;
 }
 
-/** Result lines of the sink file and how many repeat an earlier result id (read as a stream: gigabytes). */
-async function countResults(path: string): Promise<{ results: number; duplicates: number }> {
+/**
+ * Result lines of the sink file, how many repeat an earlier result id (read as a stream: gigabytes),
+ * and the ids of the detection and correlation results (those the webhooks send).
+ */
+async function countResults(path: string): Promise<{ results: number; duplicates: number; hooked: string[] }> {
   // Sharded: one Set holds at most 2^24 entries, and a long soak delivers more results than that.
   const shards = Array.from({ length: 64 }, () => new Set<string>());
   let results = 0;
   let duplicates = 0;
+  const hooked: string[] = [];
   for await (const line of createInterface({ input: createReadStream(path) })) {
     if (line === '') continue;
     results++;
@@ -67,11 +78,46 @@ async function countResults(path: string): Promise<{ results: number; duplicates
     const shard = shards[hashOf(id) % shards.length] as Set<string>;
     if (shard.has(id)) duplicates++;
     else shard.add(id);
+    if (line.includes('"correlation_type":') || line.includes('"matched_fields":')) hooked.push(id);
   }
-  return { results, duplicates };
+  return { results, duplicates, hooked };
 }
 
 const RESULT_ID_AT = '{"result_id":"'.length;
+
+/** JavaScript heap in use, main thread plus workers, from a diagnostic report the daemon writes on SIGUSR2. */
+async function heapBytes(pid: number, dir: string): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + REPORT_WAIT_MS;
+  while (Date.now() < deadline) {
+    const file = readdirSync(dir).find((f) => f.endsWith('.json'));
+    if (file !== undefined) {
+      try {
+        const report = JSON.parse(readFileSync(join(dir, file), 'utf8')) as Report;
+        rmSync(join(dir, file));
+        return [report, ...(report.workers ?? [])].reduce((sum, r) => sum + r.javascriptHeap.usedMemory, 0);
+      } catch {
+        // Still being written.
+      }
+    }
+    await sleep(100);
+  }
+  return Number.NaN;
+}
+
+interface Report {
+  readonly javascriptHeap: { readonly usedMemory: number };
+  readonly workers?: readonly Report[];
+}
+
+/** A live session that never reads: the daemon must buffer, drop and count, never stall or grow. */
+function stalledSession(port: number, path: string): { destroy: () => void } {
+  const socket = connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: soak\r\n\r\n`);
+  socket.pause();
+  return socket;
+}
 
 function hashOf(text: string): number {
   let h = 0;
@@ -83,11 +129,24 @@ async function main(): Promise<number> {
   const minutes = flag('minutes', 10);
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-soak-'));
   const out = join(dir, 'out.ndjson');
+  const dlq = join(dir, 'dlq.ndjson');
   const state = join(dir, 'state');
+  const reports = join(dir, 'reports');
+  mkdirSync(reports);
+  const receiver = await startReceiver();
+  // Every detection and correlation result, signed (so each request carries `webhook-id:
+  // msg_<result_id>`), retried quickly enough that a 1% failure never exhausts its attempts.
+  const hook = (kind: string): string =>
+    `  - id: ${kind}s\n    kind: ${kind}\n    url: "${receiver.url}/${kind}"\n    retry: { attempts: 10, backoff: 10ms, max_backoff: 200ms }\n    queue_size: 1000000\n    signing: { secret_env: SOAK_HOOK_SECRET }\n`;
+  writeFileSync(join(dir, 'hooks.yml'), `webhooks:\n${HOOKS.map(hook).join('')}`);
   const child = spawn(
     process.execPath,
-    [MAIN, 'daemon', '--config', join(ROOT, 'config/bundled.yaml'), '--api-addr', '127.0.0.1:0', '--state-db', state, '--output', `file://${out}`, '--snapshot-interval', '30'],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    [
+      '--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact',
+      MAIN, 'daemon', '--config', join(ROOT, 'config/bundled.yaml'), '--api-addr', '127.0.0.1:0', '--state-db', state, '--output', `file://${out}`,
+      '--snapshot-interval', '30', '--enable-tap', '--webhook', join(dir, 'hooks.yml'), '--dlq', `file://${dlq}`,
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: { ...process.env, SOAK_HOOK_SECRET: 'soak' } },
   );
   const pid = child.pid ?? 0;
   const killDaemon = (): void => {
@@ -133,11 +192,10 @@ async function main(): Promise<number> {
   const rate = capacity / 2;
   console.log(JSON.stringify({ capacity_events_per_s: Math.round(capacity), steady_events_per_s: Math.round(rate), minutes }));
 
-  // A tail client that never reads.
-  const tail = connect(port, '127.0.0.1');
-  tail.on('error', () => undefined);
-  tail.write('GET /api/v1/detections/stream HTTP/1.1\r\nHost: soak\r\n\r\n');
-  tail.pause();
+  // A tail client and a tap client that never read.
+  const tail = stalledSession(port, '/api/v1/detections/stream');
+  let tap = stalledSession(port, '/api/v1/tap?duration=5m');
+  let nextTap = Date.now() + TAP_MS;
 
   const samples: Sample[] = [];
   const latencies: number[] = [];
@@ -166,17 +224,26 @@ async function main(): Promise<number> {
       reloads++;
       await fetch(`${base}/api/v1/reload`, { method: 'POST' }).catch(() => undefined);
     }
+    if (Date.now() >= nextTap) {
+      nextTap += TAP_MS;
+      tap.destroy();
+      tap = stalledSession(port, '/api/v1/tap?duration=5m');
+    }
     if (Date.now() >= nextSample) {
       nextSample += SAMPLE_MS;
       const sample: Sample = {
         minute: samples.length + 1,
         rss: rssBytes(pid),
+        heap: await heapBytes(pid, reports),
         lmdb: fileSize(join(state, 'data.mdb')),
         lagP99Ms: p99(latencies.splice(0)),
         inputQueue: await metric(base, 'svc_input_queue_depth'),
         outputQueue: await metric(base, 'svc_output_queue_depth'),
+        sinkQueue: await metric(base, 'svc_sink_queue_depth'),
         processed: await metric(base, 'svc_events_processed_total'),
         tailDropped: await metric(base, 'svc_tail_detections_dropped_total'),
+        tapDropped: await metric(base, 'svc_tap_events_dropped_total'),
+        webhookFailed: receiver.failed(),
       };
       samples.push(sample);
       console.log(JSON.stringify(sample));
@@ -191,14 +258,26 @@ async function main(): Promise<number> {
   while (!crashed && (await metric(base, 'svc_events_processed_total')) < accepted && Date.now() < deadline) await sleep(500);
   const processed = crashed ? Number.NaN : await metric(base, 'svc_events_processed_total');
   if (!(processed >= accepted)) problems.push(`accepted ${accepted} events, processed ${processed}`);
+  // The webhooks catch up (their queues drain) before the stop, so each result must have reached its webhook.
+  while (!crashed && (await metric(base, 'svc_sink_queue_depth')) > 0 && Date.now() < deadline + 60_000) await sleep(500);
+  let hookDropped = 0;
+  for (const kind of HOOKS) hookDropped += crashed ? 0 : await metric(base, `svc_sink_dropped_total{sink="${kind}s"}`);
   tail.destroy();
+  tap.destroy();
   child.kill('SIGTERM');
   const code = await exited;
   if (code !== 0 && !crashed) problems.push(`the daemon exited ${String(code)} on SIGTERM`);
-  const { results, duplicates } = await countResults(out);
+  const { results, duplicates, hooked } = await countResults(out);
   if (duplicates > 0) problems.push(`${duplicates} results delivered twice`);
+  const dead = new Set(readFileSync(dlq, { encoding: 'utf8', flag: 'a+' }).match(/"result_id":"[^"]+"/g)?.map((m) => m.slice(13, -1)));
+  const neverSent = hooked.filter((id) => !receiver.accepted.has(id) && !dead.has(id)).length;
+  if (neverSent > 0) problems.push(`${neverSent} results never reached their webhook (nor the DLQ)`);
+  if (receiver.duplicates() > 0) problems.push(`${receiver.duplicates()} results accepted twice by a webhook`);
+  if (hookDropped > 0) problems.push(`the webhook queues dropped ${hookDropped} results`);
   problems.push(...growthOverLastHalf(samples));
-  console.log(JSON.stringify({ accepted, processed, results, duplicates, reloads, problems }));
+  const webhook = { sent: receiver.accepted.size, failed_500: receiver.failed(), twice: receiver.duplicates(), dead_lettered: dead.size, never_sent: neverSent };
+  console.log(JSON.stringify({ accepted, processed, results, duplicates, webhook, reloads, problems }));
+  receiver.server.close();
   rmSync(dir, { recursive: true, force: true });
   return problems.length === 0 ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 // that name the item, so the rule is rejected instead of misbehaving at run time.
 import type { Detection, DetectionItem, SigmaValue, SourceLoc, StringPart } from '../ast.js';
 import { SigmaError } from '../errors.js';
+import { boundedRegex } from '../regex-safety.js';
 import { parseNetwork } from './cidr.js';
 import type { FieldTable } from './eval-scope.js';
 import {
@@ -79,7 +80,9 @@ function compileValue(v: SigmaValue, item: DetectionItem, ctx: DetectionContext)
       }
       const t = translateRegex(v.pattern, v.flags);
       if (!t.ok) fail('InvalidRegex', `${t.error} in /${v.pattern}/`, item, ctx);
-      return new RegexSearch(t.re);
+      const bounded = boundedRegex(t.re);
+      if (!bounded.ok) fail('InvalidRegex', `${bounded.error} in /${v.pattern}/`, item, ctx);
+      return new RegexSearch(bounded.re);
     }
     case 'cidr': {
       const net = parseNetwork(v.network);

@@ -1,6 +1,7 @@
 // Non-string rule values against one event leaf (§5.4): numbers, booleans, null, regex, CIDR, numeric
 // comparisons, time parts, field references and OR groups of alternatives.
 import type { CompareOp, TimePart } from '../ast.js';
+import type { SafeRegex } from '../regex-safety.js';
 import type { IpNetwork } from './cidr.js';
 import { booleanValue, numericValue, textOf } from './event-text.js';
 import type { EvalScope } from './eval-scope.js';
@@ -54,7 +55,7 @@ export class RegexSearch implements LeafMatcher {
   readonly needsLower = false;
   /** Shorter texts cannot match: skipping them spares patterns like `[^/]{100,}$` their backtracking. */
   private readonly minLength: number;
-  constructor(readonly re: RegExp) {
+  constructor(readonly re: SafeRegex) {
     this.minLength = regexMinLength(re.source);
   }
   test(leaf: unknown): boolean {

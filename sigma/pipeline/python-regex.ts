@@ -1,5 +1,6 @@
 // Pipelines are written for pySigma, so their regexes use Python's `re` dialect. This adapts the parts
 // that differ in JavaScript: named groups/back-references and `re.sub` replacement templates.
+import { catastrophicBacktracking } from '../regex-safety.js';
 
 function translatePattern(pattern: string): string {
   return pattern.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>');
@@ -7,12 +8,19 @@ function translatePattern(pattern: string): string {
 
 /** Like Python `re.match`: anchored at the start only. Throws on an invalid pattern. */
 export function compileMatch(pattern: string, flags = ''): RegExp {
-  return new RegExp(`^(?:${translatePattern(pattern)})`, flags);
+  return refusingBacktracking(new RegExp(`^(?:${translatePattern(pattern)})`, flags));
 }
 
 /** Like Python `re.compile` for `re.sub`/`re.search` (global). Throws on an invalid pattern. */
 export function compileSearch(pattern: string): RegExp {
-  return new RegExp(translatePattern(pattern), 'g');
+  return refusingBacktracking(new RegExp(translatePattern(pattern), 'g'));
+}
+
+/** Pipelines need V8's replace semantics (RE2 differs), so a pattern of an exponential shape is refused. */
+function refusingBacktracking(re: RegExp): RegExp {
+  const why = catastrophicBacktracking(re);
+  if (why !== undefined) throw new Error(`regular expression may backtrack catastrophically: ${why}`);
+  return re;
 }
 
 /**

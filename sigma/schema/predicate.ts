@@ -2,6 +2,7 @@
 // use the engine's field access, so a dotted name finds a flat key or a nested path alike.
 import type { SignaturePredicate } from '../../protocol/index.js';
 import { ABSENT, FieldPath, LeafList } from '../engine/index.js';
+import { boundedRegex } from '../regex-safety.js';
 
 export type EventTest = (event: Readonly<Record<string, unknown>>) => boolean;
 
@@ -80,14 +81,17 @@ export function compilePredicate(p: SignaturePredicate): EventTest {
     return (e) => equalsIgnoringCase(read(e), want);
   }
   if ('matches' in p) {
-    let re: RegExp;
+    let compiled: RegExp;
     try {
       // `(?i)` in front is the usual inline flag of signature files; JS has no inline flags.
       const inline = /^\(\?i\)/.exec(p.matches.value);
-      re = new RegExp(inline === null ? p.matches.value : p.matches.value.slice(4), inline === null ? 'u' : 'iu');
+      compiled = new RegExp(inline === null ? p.matches.value : p.matches.value.slice(4), inline === null ? 'u' : 'iu');
     } catch (error) {
       throw new PredicateError(`matches ${p.matches.field}: ${error instanceof Error ? error.message : String(error)}`);
     }
+    const bounded = boundedRegex(compiled);
+    if (!bounded.ok) throw new PredicateError(`matches ${p.matches.field}: ${bounded.error}`);
+    const { re } = bounded;
     const read = reader(p.matches.field);
     return (e) => {
       const v = text(read(e));

@@ -80,6 +80,8 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
   const limiter = webhook.rateLimit === undefined ? undefined : new RateLimiter(webhook.rateLimit.requests, webhook.rateLimit.perMs, ctx.clock);
   const log = ctx.log.child({ component: 'sink', sink: webhookSinkName(id) });
   let stamp: Stamp | undefined;
+  let batch = '';
+  let sent = 0;
 
   const stampFor = async (resultId: string): Promise<number> => {
     if (stamp?.result_id !== resultId) {
@@ -147,7 +149,14 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
       log.debug('webhook sink ready');
     },
     async write(text) {
-      for (const line of text.split('\n')) {
+      // The sink worker retries a failed batch whole: the results of it already answered 2xx are not sent again.
+      if (text !== batch) {
+        batch = text;
+        sent = 0;
+      }
+      const lines = text.split('\n');
+      for (; sent < lines.length; sent++) {
+        const line = lines[sent] as string;
         if (line === '') continue;
         const result = JSON.parse(line) as Record<string, unknown>;
         if (resultKind(result) !== webhook.kind || !webhook.scope(result)) continue;

@@ -15,6 +15,7 @@ import { ROUTES } from '../../http/routes.js';
 import { listenUws } from '../../http/uws-server.js';
 import { API_ERRORS } from '../../protocol/errors.js';
 import { rawExchange, statuses } from '../http/raw-client.js';
+import { collectGarbage } from '../sigma/engine/heap-allocation.js';
 import { fuzzParams, fuzzTimeout } from './budget.js';
 import { hostileLine, mutated } from './inputs.js';
 
@@ -99,4 +100,43 @@ describe.each([
       fuzzParams(),
     );
   });
+
+  // Nothing a bad request leaves behind may accumulate: after the storm and a full collection, the heap
+  // (server and client share this process) is back within HEAP_SLACK of where it was before it. The
+  // budget scales the storm (thousands of requests in `npm run fuzz`), so a leak of a few hundred bytes
+  // per request shows there.
+  it('returns to its heap baseline after a storm of bad requests', { timeout: fuzzTimeout() + SETTLE_MS }, async () => {
+    // Connections in parallel, so the storm is dense within the budget.
+    const wave = fc.array(fc.tuple(rawInput, fc.boolean()), { minLength: 1, maxLength: 16 });
+    const storm = async (requests: readonly (readonly [string, boolean])[]): Promise<void> => {
+      sent += requests.length;
+      await Promise.all(requests.map(([input, truncate]) => rawExchange(server.address, { pieces: [input], endAfter: truncate, quietMs: 100, maxMs: 5_000 })));
+    };
+    let sent = 0;
+    // A first round warms up what is allocated once (compiled code, pools, lazily built tables).
+    for (const requests of fc.sample(wave, 4)) await storm(requests);
+    const baseline = settledHeap();
+    sent = 0;
+    await fc.assert(fc.asyncProperty(wave, storm), fuzzParams());
+    // Closed connections are released asynchronously: collect until the heap is back, or SETTLE_MS passed.
+    let retained = settledHeap() - baseline;
+    for (const until = Date.now() + SETTLE_MS; retained > HEAP_SLACK && Date.now() < until; retained = settledHeap() - baseline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sent).toBeGreaterThan(0);
+    expect(retained, `${sent} requests left ${retained} bytes`).toBeLessThanOrEqual(HEAP_SLACK);
+  });
 });
+
+const HEAP_SLACK = 4 * 1_048_576;
+const SETTLE_MS = 10_000;
+
+/** Heap in use after full collections (the smallest of three readings). */
+function settledHeap(): number {
+  let least = Infinity;
+  for (let i = 0; i < 3; i++) {
+    collectGarbage();
+    least = Math.min(least, process.memoryUsage().heapUsed);
+  }
+  return least;
+}

@@ -14,6 +14,9 @@ setFlagsFromString('--no-concurrent-osr');
 // A fresh context reads the flag when it is created: its global `gc` is the collector.
 const gc = runInNewContext('gc') as () => void;
 
+/** A full garbage collection, for tests that compare heap readings. */
+export const collectGarbage = gc;
+
 const CALLS_PER_RUN = 1_000;
 const RUNS = 21;
 const ATTEMPTS = 5;

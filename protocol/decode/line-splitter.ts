@@ -1,5 +1,3 @@
-import { Buffer, isUtf8 } from 'node:buffer';
-
 /** Longest NDJSON line accepted, in UTF-8 bytes without its terminator (interface limit, daemon-semantics §3.5). */
 export const MAX_LINE_BYTES = 1024 * 1024;
 
@@ -189,52 +187,8 @@ export class LineSplitter {
 
 /** Frames a whole input at once (an HTTP body, a file). */
 export function splitLines(input: string | Uint8Array, options?: LineSplitterOptions): LineFrame[] {
-  if (typeof input !== 'string' && isUtf8(input)) {
-    const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
-    if (bytes.indexOf(BOM) === -1) return splitDecoded(bytes, options);
-  }
   const splitter = new LineSplitter(options);
   const frames = splitter.push(input);
   for (const f of splitter.end()) frames.push(f);
   return frames;
-}
-
-/** The UTF-8 byte order mark, which the per-line decoder drops at the start of each line. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
-/**
- * `splitLines` of an input that is valid UTF-8 throughout and holds no byte order mark (the usual
- * ingest body): one decode of the whole input, each line a slice of that text (V8 shares the
- * characters instead of copying them), instead of one decode and one copy per line. A newline byte is
- * never part of a multi-byte character, so the n-th newline of the bytes is the n-th of the text: the
- * bytes give each line's size and an oversized line's head, the text its characters.
- */
-function splitDecoded(bytes: Buffer, options: LineSplitterOptions = {}): LineFrame[] {
-  const max = options.maxLineBytes ?? MAX_LINE_BYTES;
-  const headMax = options.headBytes ?? OVERSIZED_HEAD_BYTES;
-  const text = bytes.toString('utf8');
-  const out: LineFrame[] = [];
-  let lineNo = 0;
-  for (let start = 0, at = 0; start < bytes.length; ) {
-    const nl = bytes.indexOf(LF, start);
-    const newline = nl === -1 ? -1 : text.indexOf('\n', at);
-    let end = nl === -1 ? bytes.length : nl;
-    let charEnd = newline === -1 ? text.length : newline;
-    if (end > start && bytes[end - 1] === CR) {
-      end--;
-      charEnd--;
-    }
-    lineNo++;
-    const size = end - start;
-    if (size > max) {
-      const head = new TextDecoder().decode(bytes.subarray(start, start + Math.min(size, headMax)), { stream: true });
-      out.push({ ok: false, reason: 'too_long', bytes: size, lineNo, head });
-    } else if (size > 0) {
-      const line = text.slice(at, charEnd);
-      if (!isBlank(line)) out.push({ ok: true, line, lineNo });
-    }
-    start = nl === -1 ? bytes.length : nl + 1;
-    at = newline + 1;
-  }
-  return out;
 }

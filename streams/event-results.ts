@@ -6,7 +6,7 @@ import type { CorrelationResult } from '../protocol/index.js';
 import type { DetectionResult } from '../protocol/index.js';
 import type { JsonEvent } from '../protocol/index.js';
 import { logsourceOf } from '../sigma/index.js';
-import type { EvalContext, LogsourceOf } from '../sigma/index.js';
+import type { CompiledRule, EvalContext, LogsourceOf } from '../sigma/index.js';
 import type { DetectRules, DetectSettings } from './detect/detect-batch.js';
 import { DetectionText } from './detect/detection-text.js';
 
@@ -15,11 +15,21 @@ export type SigmaResult = DetectionResult | CorrelationResult;
 /** Receives one emitted detection's text (without `result_id`) and its rule's index in `engine.rules`. */
 export type EmitDetection = (text: string, rule: number) => void;
 
+/** What `detect` needs of a matched rule under one `DetectRules`: worked out on its first match, not on every one. */
+interface RuleFacts {
+  readonly rules: DetectRules;
+  readonly matched: MatchedRule;
+  readonly feeds: boolean;
+  readonly standalone: boolean;
+  readonly index: number;
+}
+
 export class EventDetector {
   /** Whether routing is on: the engine's routing counters only mean something then. */
   readonly routes: boolean;
   private readonly routeOf: LogsourceOf | undefined;
   private readonly text: DetectionText;
+  private readonly facts = new WeakMap<CompiledRule, RuleFacts>();
 
   constructor(settings: Pick<DetectSettings, 'includeEvent' | 'routing'>) {
     this.routeOf = settings.routing === undefined ? undefined : logsourceOf(settings.routing.fieldMap, settings.routing.fixed);
@@ -38,11 +48,25 @@ export class EventDetector {
     const matches = ruleSet.engine.evaluate(event, implied !== undefined && own?.logsource === undefined ? implied : own);
     let feeds = false;
     for (const m of matches) {
-      const rule = { id: m.rule.id, name: m.rule.rule.name };
-      feeds ||= rules.feedsCorrelation(rule);
-      if (!ruleSet.correlations.emitsStandalone({ ...rule, custom: m.rule.rule.custom })) continue;
-      emit(this.text.of(m, event), rules.indexOf.get(m.rule) ?? -1);
+      const facts = this.factsOf(rules, m.rule);
+      feeds ||= facts.feeds;
+      if (facts.standalone) emit(this.text.of(m, event), facts.index);
     }
-    return feeds ? matches.map((m) => ({ id: m.rule.id, name: m.rule.rule.name })) : undefined;
+    return feeds ? matches.map((m) => this.factsOf(rules, m.rule).matched) : undefined;
+  }
+
+  private factsOf(rules: DetectRules, rule: CompiledRule): RuleFacts {
+    const known = this.facts.get(rule);
+    if (known?.rules === rules) return known;
+    const matched: MatchedRule = { id: rule.id, name: rule.rule.name };
+    const facts: RuleFacts = {
+      rules,
+      matched,
+      feeds: rules.feedsCorrelation(matched),
+      standalone: rules.ruleSet.correlations.emitsStandalone({ ...matched, custom: rule.rule.custom }),
+      index: rules.indexOf.get(rule) ?? -1,
+    };
+    this.facts.set(rule, facts);
+    return facts;
   }
 }

@@ -3,6 +3,8 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ExportLogsServiceRequestType } from './logs-proto.js';
+import { flattenProtobufLogs, UNCOMMON } from './logs-wire.js';
+import { nanosToRfc3339 } from './otlp-time.js';
 
 const Int64 = Type.Union([Type.String(), Type.Number()]);
 const KeyValue = Type.Object({ key: Type.String(), value: Type.Optional(Type.Unknown()) });
@@ -46,8 +48,21 @@ type IdEncoding = 'hex' | 'base64';
 /** A decoded request, or the message of the 400 answer (daemon-semantics §17.1 step 3). */
 export type OtlpDecoded = { readonly ok: true; readonly events: string[] } | { readonly ok: false; readonly error: string };
 
-/** Decode a protobuf `ExportLogsServiceRequest` into one JSON event line per LogRecord. */
+/**
+ * Decode a protobuf `ExportLogsServiceRequest` into one JSON event line per LogRecord: read straight
+ * from the wire when it is encoded as collectors do, else by protobufjs (same events, its errors).
+ */
 export function decodeProtobufLogs(body: Uint8Array): OtlpDecoded {
+  try {
+    return { ok: true, events: flattenProtobufLogs(body) };
+  } catch (error) {
+    if (error !== UNCOMMON) throw error;
+  }
+  return decodeProtobufjsLogs(body);
+}
+
+/** `decodeProtobufLogs` by protobufjs' message and object trees: any encoding, exact decode errors. */
+export function decodeProtobufjsLogs(body: Uint8Array): OtlpDecoded {
   let request: OtlpLogsRequest;
   try {
     const message = ExportLogsServiceRequestType.decode(body);
@@ -159,23 +174,6 @@ function intOf(raw: unknown): number | string | null {
 function idHex(raw: string | undefined, ids: IdEncoding): string {
   if (raw === undefined || raw === '') return '';
   return ids === 'hex' ? raw.toLowerCase() : Buffer.from(raw, 'base64').toString('hex');
-}
-
-const NANOS_PER_SECOND = 1_000_000_000n;
-
-/** RFC 3339 UTC with 9 fractional digits; absent or 0 → undefined. */
-export function nanosToRfc3339(raw: string | number | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  let nanos: bigint;
-  try {
-    nanos = BigInt(raw);
-  } catch {
-    return undefined;
-  }
-  if (nanos <= 0n) return undefined;
-  const seconds = nanos / NANOS_PER_SECOND;
-  const date = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
-  return `${date}.${(nanos % NANOS_PER_SECOND).toString().padStart(9, '0')}Z`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -93,7 +93,7 @@ export function decodeJsonLogs(body: Uint8Array): OtlpDecoded {
 function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
   const events: string[] = [];
   for (const resourceLogs of request.resourceLogs ?? []) {
-    const resource = attributesOf(resourceLogs.resource?.attributes, ids);
+    const resource = Object.entries(attributesOf(resourceLogs.resource?.attributes, ids)).map(([key, value]) => [`resource.${key}`, value] as const);
     for (const scopeLogs of resourceLogs.scopeLogs ?? []) {
       const scopeName = scopeLogs.scope?.name ?? '';
       const scopeVersion = scopeLogs.scope?.version ?? '';
@@ -107,15 +107,15 @@ function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
         if (record.severityText !== undefined && record.severityText !== '') event['severity_text'] = record.severityText;
         if (isObject(record.body)) {
           const body = record.body;
-          if (isObject(body['kvlistValue'])) Object.assign(event, attributesOf(listOf(body['kvlistValue']), ids));
+          if (isObject(body['kvlistValue'])) assignAttributes(event, listOf(body['kvlistValue']), ids);
           else if (hasValue(body)) event['body'] = anyValue(body, ids);
         }
         const traceId = idHex(record.traceId, ids);
         if (traceId !== '') event['trace_id'] = traceId;
         const spanId = idHex(record.spanId, ids);
         if (spanId !== '') event['span_id'] = spanId;
-        Object.assign(event, attributesOf(record.attributes, ids));
-        for (const [key, value] of Object.entries(resource)) event[`resource.${key}`] = value;
+        assignAttributes(event, record.attributes, ids);
+        for (const [key, value] of resource) event[key] = value;
         if (scopeName !== '') event['scope.name'] = scopeName;
         if (scopeVersion !== '') event['scope.version'] = scopeVersion;
         events.push(JSON.stringify(event));
@@ -149,12 +149,20 @@ function anyValue(value: unknown, ids: IdEncoding): unknown {
 
 /** Key/value pairs with a value, as an object (`undefined` values skipped as §17.3 says). */
 function attributesOf(list: readonly unknown[] | undefined, ids: IdEncoding): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const kv of list ?? []) {
-    if (!isObject(kv) || typeof kv['key'] !== 'string' || !isObject(kv['value'])) continue;
-    out[kv['key']] = anyValue(kv['value'], ids);
+  return assignAttributes({}, list, ids);
+}
+
+/**
+ * Key/value pairs assigned into `into` in order, as assigning their object would (later keys win in
+ * place). `__proto__` is skipped: as a key it would only swap a prototype, which no event text shows.
+ */
+function assignAttributes(into: Record<string, unknown>, list: readonly unknown[] | undefined, ids: IdEncoding): Record<string, unknown> {
+  if (list === undefined) return into;
+  for (const kv of list) {
+    if (!isObject(kv) || typeof kv['key'] !== 'string' || !isObject(kv['value']) || kv['key'] === '__proto__') continue;
+    into[kv['key']] = anyValue(kv['value'], ids);
   }
-  return out;
+  return into;
 }
 
 function listOf(holder: Record<string, unknown>): readonly unknown[] {

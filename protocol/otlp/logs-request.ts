@@ -3,6 +3,8 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { ExportLogsServiceRequestType } from './logs-proto.js';
+import { flattenProtobufLogs, UNCOMMON } from './logs-wire.js';
+import { nanosToRfc3339 } from './otlp-time.js';
 
 const Int64 = Type.Union([Type.String(), Type.Number()]);
 const KeyValue = Type.Object({ key: Type.String(), value: Type.Optional(Type.Unknown()) });
@@ -46,8 +48,21 @@ type IdEncoding = 'hex' | 'base64';
 /** A decoded request, or the message of the 400 answer (daemon-semantics §17.1 step 3). */
 export type OtlpDecoded = { readonly ok: true; readonly events: string[] } | { readonly ok: false; readonly error: string };
 
-/** Decode a protobuf `ExportLogsServiceRequest` into one JSON event line per LogRecord. */
+/**
+ * Decode a protobuf `ExportLogsServiceRequest` into one JSON event line per LogRecord: read straight
+ * from the wire when it is encoded as collectors do, else by protobufjs (same events, its errors).
+ */
 export function decodeProtobufLogs(body: Uint8Array): OtlpDecoded {
+  try {
+    return { ok: true, events: flattenProtobufLogs(body) };
+  } catch (error) {
+    if (error !== UNCOMMON) throw error;
+  }
+  return decodeProtobufjsLogs(body);
+}
+
+/** `decodeProtobufLogs` by protobufjs' message and object trees: any encoding, exact decode errors. */
+export function decodeProtobufjsLogs(body: Uint8Array): OtlpDecoded {
   let request: OtlpLogsRequest;
   try {
     const message = ExportLogsServiceRequestType.decode(body);
@@ -78,7 +93,7 @@ export function decodeJsonLogs(body: Uint8Array): OtlpDecoded {
 function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
   const events: string[] = [];
   for (const resourceLogs of request.resourceLogs ?? []) {
-    const resource = attributesOf(resourceLogs.resource?.attributes, ids);
+    const resource = Object.entries(attributesOf(resourceLogs.resource?.attributes, ids)).map(([key, value]) => [`resource.${key}`, value] as const);
     for (const scopeLogs of resourceLogs.scopeLogs ?? []) {
       const scopeName = scopeLogs.scope?.name ?? '';
       const scopeVersion = scopeLogs.scope?.version ?? '';
@@ -92,15 +107,15 @@ function flattenLogs(request: OtlpLogsRequest, ids: IdEncoding): string[] {
         if (record.severityText !== undefined && record.severityText !== '') event['severity_text'] = record.severityText;
         if (isObject(record.body)) {
           const body = record.body;
-          if (isObject(body['kvlistValue'])) Object.assign(event, attributesOf(listOf(body['kvlistValue']), ids));
+          if (isObject(body['kvlistValue'])) assignAttributes(event, listOf(body['kvlistValue']), ids);
           else if (hasValue(body)) event['body'] = anyValue(body, ids);
         }
         const traceId = idHex(record.traceId, ids);
         if (traceId !== '') event['trace_id'] = traceId;
         const spanId = idHex(record.spanId, ids);
         if (spanId !== '') event['span_id'] = spanId;
-        Object.assign(event, attributesOf(record.attributes, ids));
-        for (const [key, value] of Object.entries(resource)) event[`resource.${key}`] = value;
+        assignAttributes(event, record.attributes, ids);
+        for (const [key, value] of resource) event[key] = value;
         if (scopeName !== '') event['scope.name'] = scopeName;
         if (scopeVersion !== '') event['scope.version'] = scopeVersion;
         events.push(JSON.stringify(event));
@@ -134,12 +149,20 @@ function anyValue(value: unknown, ids: IdEncoding): unknown {
 
 /** Key/value pairs with a value, as an object (`undefined` values skipped as §17.3 says). */
 function attributesOf(list: readonly unknown[] | undefined, ids: IdEncoding): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const kv of list ?? []) {
-    if (!isObject(kv) || typeof kv['key'] !== 'string' || !isObject(kv['value'])) continue;
-    out[kv['key']] = anyValue(kv['value'], ids);
+  return assignAttributes({}, list, ids);
+}
+
+/**
+ * Key/value pairs assigned into `into` in order, as assigning their object would (later keys win in
+ * place). `__proto__` is skipped: as a key it would only swap a prototype, which no event text shows.
+ */
+function assignAttributes(into: Record<string, unknown>, list: readonly unknown[] | undefined, ids: IdEncoding): Record<string, unknown> {
+  if (list === undefined) return into;
+  for (const kv of list) {
+    if (!isObject(kv) || typeof kv['key'] !== 'string' || !isObject(kv['value']) || kv['key'] === '__proto__') continue;
+    into[kv['key']] = anyValue(kv['value'], ids);
   }
-  return out;
+  return into;
 }
 
 function listOf(holder: Record<string, unknown>): readonly unknown[] {
@@ -159,23 +182,6 @@ function intOf(raw: unknown): number | string | null {
 function idHex(raw: string | undefined, ids: IdEncoding): string {
   if (raw === undefined || raw === '') return '';
   return ids === 'hex' ? raw.toLowerCase() : Buffer.from(raw, 'base64').toString('hex');
-}
-
-const NANOS_PER_SECOND = 1_000_000_000n;
-
-/** RFC 3339 UTC with 9 fractional digits; absent or 0 → undefined. */
-export function nanosToRfc3339(raw: string | number | undefined): string | undefined {
-  if (raw === undefined) return undefined;
-  let nanos: bigint;
-  try {
-    nanos = BigInt(raw);
-  } catch {
-    return undefined;
-  }
-  if (nanos <= 0n) return undefined;
-  const seconds = nanos / NANOS_PER_SECOND;
-  const date = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
-  return `${date}.${(nanos % NANOS_PER_SECOND).toString().padStart(9, '0')}Z`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -172,15 +172,20 @@ export function postBodies(lines: readonly string[]): string[] {
   return bodies;
 }
 
-/** The lane's lines as OTLP protobuf exports of BATCH_LINES records, each event's fields as record attributes. */
-function otlpBodies(lines: readonly string[]): Uint8Array[] {
+/** The lane's lines as OTLP exports of BATCH_LINES records, each event's fields as record attributes: protobuf and OTLP/JSON. */
+export function otlpBodies(lines: readonly string[]): { readonly protobuf: Uint8Array[]; readonly json: string[] } {
   const attributeValue = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) ? { intValue: v } : typeof v === 'boolean' ? { boolValue: v } : { stringValue: typeof v === 'string' ? v : JSON.stringify(v) });
-  return postBodies(lines).map((body) => {
+  const requests = postBodies(lines).map((body) => {
     const logRecords = body.trim().split('\n').map((line) => ({ attributes: Object.entries(JSON.parse(line) as Record<string, unknown>).map(([key, v]) => ({ key, value: attributeValue(v) })) }));
-    return ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords }] }] })).finish();
+    return { resourceLogs: [{ scopeLogs: [{ logRecords }] }] };
   });
+  return {
+    protobuf: requests.map((r) => ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(r)).finish()),
+    json: requests.map((r) => JSON.stringify(r)),
+  };
 }
-const OTLP_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' } };
+export const OTLP_PROTOBUF_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' } };
+export const OTLP_JSON_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/json' } };
 
 export const DAEMON_BASE_FLAGS: readonly string[] = ['--buffer-size', '20000', '--batch-size', `${BATCH_LINES}`];
 
@@ -222,9 +227,11 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const lmdb: ModeResult[] = [];
   const inline: ModeResult[] = [];
   const otlp: ModeResult[] = [];
+  const otlpJson: ModeResult[] = [];
   const exports = otlpBodies(lane.lines);
   for (let r = 0; r < RUNS; r++) {
-    otlp.push(await runMode(common, exports, [], undefined, OTLP_INGEST));
+    otlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST));
+    otlpJson.push(await runMode(common, exports.json, [], undefined, OTLP_JSON_INGEST));
     memory.push(await runMode(common, bodies));
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
     inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
@@ -270,7 +277,12 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
           { name: 'NATS input / HTTP NDJSON ingest throughput (both --state-db)', value: Number((rate(nats) / rate(lmdb)).toFixed(2)), unit: 'x' },
         ]),
     { name: `memory state, OTLP/HTTP protobuf input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlp), unit: 'events/s' },
-    { name: 'OTLP/HTTP input / HTTP NDJSON input throughput', value: Number((rate(otlp) / rate(memory)).toFixed(2)), unit: 'x' },
+    { name: 'daemon CPU per event, OTLP/HTTP protobuf', value: cpu(otlp), unit: 'µs' },
+    { name: '  of which the main thread', value: main(otlp), unit: 'µs' },
+    { name: 'OTLP/HTTP protobuf input / HTTP NDJSON input throughput (both memory state)', value: Number((rate(otlp) / rate(memory)).toFixed(2)), unit: 'x' },
+    { name: `memory state, OTLP/HTTP JSON input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlpJson), unit: 'events/s' },
+    { name: 'daemon CPU per event, OTLP/HTTP JSON', value: cpu(otlpJson), unit: 'µs' },
+    { name: 'OTLP/HTTP JSON input / HTTP NDJSON input throughput (both memory state)', value: Number((rate(otlpJson) / rate(memory)).toFixed(2)), unit: 'x' },
   ];
 }
 

@@ -1,0 +1,581 @@
+// A protobuf `ExportLogsServiceRequest` read straight from its bytes into the flattened events of
+// daemon-semantics §17.3, without protobufjs' message and plain-object trees (an order of magnitude
+// less work per record). It reads only the canonical encoding collectors send; anything else (a wire
+// type it does not expect, a repeated singular message, a long varint, a `U+FFFD` that may be invalid
+// UTF-8, deep nesting, a truncation) throws `UNCOMMON`, and the caller decodes that request with
+// protobufjs instead, which knows every corner of the format and says what is wrong. So both paths
+// yield the same events; `test/protocol/otlp-logs-wire.test.ts` checks that they do.
+import { JsonBytes } from './json-bytes.js';
+import { nanosToRfc3339 } from './otlp-time.js';
+
+/** Thrown (one object, no stack to capture) where a request is left to protobufjs. */
+export const UNCOMMON: unique symbol = Symbol('uncommon protobuf encoding');
+
+const WIRE_VARINT = 0;
+const WIRE_FIXED64 = 1;
+const WIRE_LEN = 2;
+const WIRE_FIXED32 = 5;
+
+/**
+ * Nesting of AnyValues this reader follows: at most 3 message levels each, well inside the 100 of
+ * protobufjs, beyond which it answers an error.
+ */
+const MAX_DEPTH = 16;
+
+/** AnyValue members (field numbers), as the §17.3 mapping tells them apart. */
+const KVLIST_VALUE = 6;
+
+class WireReader {
+  pos = 0;
+  /** The AnyValue member the last `anyValue` read (0: none). */
+  kind = 0;
+
+  constructor(readonly buf: Buffer) {}
+
+  /** A varint of at most 7 bytes (49 bits, exact as a double); longer ones are left to protobufjs. */
+  varint(end: number): number {
+    const { buf } = this;
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 7; i++) {
+      if (this.pos >= end) throw UNCOMMON;
+      const b = buf[this.pos++] as number;
+      value += (b & 0x7f) * scale;
+      if (b < 0x80) return value;
+      scale *= 0x80;
+    }
+    throw UNCOMMON;
+  }
+
+  /** The end of a length-delimited field starting here (within `end`). */
+  sub(end: number): number {
+    const len = this.varint(end);
+    const to = this.pos + len;
+    if (to > end) throw UNCOMMON;
+    return to;
+  }
+
+  string(end: number): string {
+    const to = this.sub(end);
+    const text = this.buf.toString('utf8', this.pos, to);
+    // Node replaces invalid UTF-8 with U+FFFD, where protobufjs rejects the request.
+    if (text.includes('\uFFFD')) throw UNCOMMON;
+    this.pos = to;
+    return text;
+  }
+
+  /** Skips a field this reader does not map; the wire types proto3 fields use only. */
+  skip(wire: number, end: number): void {
+    if (wire === WIRE_VARINT) this.varint(end);
+    else if (wire === WIRE_LEN) this.pos = this.sub(end);
+    else if (wire === WIRE_FIXED64) this.pos += 8;
+    else if (wire === WIRE_FIXED32) this.pos += 4;
+    else throw UNCOMMON;
+    if (this.pos > end) throw UNCOMMON;
+  }
+
+  /** The next field's tag, checked to be a field protobufjs would read as this reader does. */
+  tag(end: number): number {
+    const tag = this.varint(end);
+    if (tag >>> 3 === 0) throw UNCOMMON;
+    return tag;
+  }
+
+  done(end: number): void {
+    if (this.pos !== end) throw UNCOMMON;
+  }
+
+  /** A nanosecond fixed64, exact; 0 reads as absent. */
+  nanos(end: number): string | undefined {
+    if (this.pos + 8 > end) throw UNCOMMON;
+    const lo = this.buf.readUInt32LE(this.pos);
+    const hi = this.buf.readUInt32LE(this.pos + 4);
+    this.pos += 8;
+    if (lo === 0 && hi === 0) return undefined;
+    return nanosToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
+  }
+
+  /** An AnyValue as §17.3 maps it (`kind` says which member it had); an empty one is null. */
+  anyValue(end: number, depth: number): unknown {
+    if (depth > MAX_DEPTH) throw UNCOMMON;
+    let kind = 0;
+    let value: unknown = null;
+    while (this.pos < end) {
+      const tag = this.tag(end);
+      const field = tag >>> 3;
+      const wire = tag & 7;
+      if (field > 7) {
+        this.skip(wire, end);
+        continue;
+      }
+      // A second member: protobufjs keeps both and the mapping picks by rank; left to it.
+      if (kind !== 0) throw UNCOMMON;
+      kind = field;
+      if (field === 1 && wire === WIRE_LEN) value = this.string(end);
+      // bool and int32 are the low 32 bits of the varint, as protobufjs reads them.
+      else if (field === 2 && wire === WIRE_VARINT) value = (this.varint(end) | 0) !== 0;
+      else if (field === 3 && wire === WIRE_VARINT) value = this.varint(end);
+      else if (field === 4 && wire === WIRE_FIXED64) {
+        if (this.pos + 8 > end) throw UNCOMMON;
+        const n = this.buf.readDoubleLE(this.pos);
+        this.pos += 8;
+        value = Number.isFinite(n) ? n : null;
+      } else if (field === 5 && wire === WIRE_LEN) value = this.arrayValue(this.sub(end), depth);
+      else if (field === KVLIST_VALUE && wire === WIRE_LEN) value = this.keyValues(this.sub(end), 1, {}, depth);
+      else if (field === 7 && wire === WIRE_LEN) {
+        const to = this.sub(end);
+        value = this.buf.toString('hex', this.pos, to);
+        this.pos = to;
+      } else throw UNCOMMON;
+    }
+    this.done(end);
+    this.kind = kind;
+    return value;
+  }
+
+  private arrayValue(end: number, depth: number): unknown[] {
+    const values: unknown[] = [];
+    while (this.pos < end) {
+      const tag = this.tag(end);
+      if (tag === ((1 << 3) | WIRE_LEN)) values.push(this.anyValue(this.sub(end), depth + 1));
+      else if (tag >>> 3 === 1) throw UNCOMMON;
+      else this.skip(tag & 7, end);
+    }
+    this.done(end);
+    return values;
+  }
+
+  /**
+   * The KeyValues of field `field` of a message (KeyValueList, Resource, LogRecord, scope) assigned
+   * into `into` in wire order, as §17.3 assigns attribute objects (later keys win). Pairs without a
+   * value or with an empty key are skipped, as protobufjs leaves them.
+   */
+  keyValues<T extends Record<string, unknown>>(end: number, field: number, into: T, depth: number): T {
+    while (this.pos < end) {
+      const tag = this.tag(end);
+      if (tag === ((field << 3) | WIRE_LEN)) this.keyValue(this.sub(end), into, depth);
+      else if (tag >>> 3 === field) throw UNCOMMON;
+      else this.skip(tag & 7, end);
+    }
+    this.done(end);
+    return into;
+  }
+
+  /** One KeyValue into `into`. */
+  keyValue(end: number, into: Record<string, unknown>, depth: number): void {
+    let key = '';
+    let value: unknown;
+    let hasValue = false;
+    while (this.pos < end) {
+      const tag = this.tag(end);
+      if (tag === ((1 << 3) | WIRE_LEN)) key = this.string(end);
+      else if (tag === ((2 << 3) | WIRE_LEN)) {
+        // A repeated singular message is merged by protobufjs.
+        if (hasValue) throw UNCOMMON;
+        hasValue = true;
+        value = this.anyValue(this.sub(end), depth + 1);
+      } else if (tag >>> 3 <= 2) throw UNCOMMON;
+      else this.skip(tag & 7, end);
+    }
+    this.done(end);
+    if (key === '__proto__') throw UNCOMMON;
+    if (key !== '' && hasValue) into[key] = value;
+  }
+}
+
+/** Where a message's fields lie, read before the fields they apply to (wire order is free). */
+interface Span {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One JSON event text per LogRecord of a protobuf request; throws `UNCOMMON` to leave it to protobufjs. */
+export function flattenProtobufLogs(body: Uint8Array): string[] {
+  const r = new WireReader(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  const events: string[] = [];
+  const keys: KeyCache = { from: [], to: [] };
+  const end = body.length;
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    if (tag === ((1 << 3) | WIRE_LEN)) resourceLogs(r, r.sub(end), events, keys);
+    else if (tag >>> 3 === 1) throw UNCOMMON;
+    else r.skip(tag & 7, end);
+  }
+  return events;
+}
+
+function resourceLogs(r: WireReader, end: number, events: string[], keys: KeyCache): void {
+  let resource: Span | undefined;
+  const scopes: Span[] = [];
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (tag === ((1 << 3) | WIRE_LEN)) {
+      if (resource !== undefined) throw UNCOMMON;
+      resource = span(r, end);
+    } else if (tag === ((2 << 3) | WIRE_LEN)) scopes.push(span(r, end));
+    else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
+    else if (field <= 3) throw UNCOMMON;
+    else r.skip(tag & 7, end);
+  }
+  r.done(end);
+  const prefixed: [string, unknown][] = [];
+  if (resource !== undefined) {
+    r.pos = resource.from;
+    const attributes = r.keyValues(resource.to, 1, {} as Record<string, unknown>, 0);
+    for (const [key, value] of Object.entries(attributes)) prefixed.push([`resource.${key}`, value]);
+  }
+  for (const scope of scopes) scopeLogs(r, scope, prefixed, events, keys);
+  r.pos = end;
+}
+
+/** The span of the length-delimited field at the reader, which moves past it. */
+function span(r: WireReader, end: number): Span {
+  const to = r.sub(end);
+  const from = r.pos;
+  r.pos = to;
+  return { from, to };
+}
+
+function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: string[], keys: KeyCache): void {
+  r.pos = at.from;
+  const end = at.to;
+  let scope: Span | undefined;
+  const records: Span[] = [];
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (tag === ((1 << 3) | WIRE_LEN)) {
+      if (scope !== undefined) throw UNCOMMON;
+      scope = span(r, end);
+    } else if (tag === ((2 << 3) | WIRE_LEN)) records.push(span(r, end));
+    else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
+    else if (field <= 3) throw UNCOMMON;
+    else r.skip(tag & 7, end);
+  }
+  r.done(end);
+  const { name, version } = scope === undefined ? { name: '', version: '' } : instrumentationScope(r, scope);
+  const tail: [string, unknown][] = [...resource];
+  if (name !== '') tail.push(['scope.name', name]);
+  if (version !== '') tail.push(['scope.version', version]);
+  const tailText = tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
+  const tailBytes = { bytes: Buffer.from(tailText), nonAscii: !/^[\x00-\x7f]*$/.test(tailText) };
+  for (const record of records) {
+    r.pos = record.from;
+    const fields = recordFields(r, record.to);
+    const text = recordText(r, fields, tailBytes, keys);
+    if (text !== undefined) {
+      events.push(text);
+      continue;
+    }
+    const event = recordEvent(r, fields);
+    for (const [key, value] of tail) event[key] = value;
+    events.push(JSON.stringify(event));
+  }
+}
+
+function instrumentationScope(r: WireReader, at: Span): { name: string; version: string } {
+  r.pos = at.from;
+  const end = at.to;
+  let name = '';
+  let version = '';
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    if (tag === ((1 << 3) | WIRE_LEN)) name = r.string(end);
+    else if (tag === ((2 << 3) | WIRE_LEN)) version = r.string(end);
+    // Its attributes are not mapped, but protobufjs would reject a malformed one.
+    else if (tag === ((3 << 3) | WIRE_LEN)) r.keyValue(r.sub(end), {}, 0);
+    else if (tag === ((4 << 3) | WIRE_VARINT)) r.varint(end);
+    else if (field <= 4) throw UNCOMMON;
+    else r.skip(tag & 7, end);
+  }
+  r.done(end);
+  return { name, version };
+}
+
+/** A LogRecord's fields as read, in any wire order; strings and bytes as spans of the body. */
+interface RecordFields {
+  time: string | undefined;
+  observed: string | undefined;
+  severity: number;
+  severityText: Span | undefined;
+  body: Span | undefined;
+  traceId: Span | undefined;
+  spanId: Span | undefined;
+  /** The attribute KeyValues' spans, flat: from, to, from, to, … */
+  readonly attributes: number[];
+}
+
+/** Later fields win; an empty string or id reads as absent, as protobufjs leaves it. */
+function recordFields(r: WireReader, end: number): RecordFields {
+  const f: RecordFields = { time: undefined, observed: undefined, severity: 0, severityText: undefined, body: undefined, traceId: undefined, spanId: undefined, attributes: [] };
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    switch (tag) {
+      case (1 << 3) | WIRE_FIXED64:
+        f.time = r.nanos(end);
+        break;
+      case (11 << 3) | WIRE_FIXED64:
+        f.observed = r.nanos(end);
+        break;
+      case (2 << 3) | WIRE_VARINT:
+        // int32: the low 32 bits, signed.
+        f.severity = r.varint(end) | 0;
+        break;
+      case (3 << 3) | WIRE_LEN:
+        f.severityText = nonEmpty(span(r, end));
+        break;
+      case (5 << 3) | WIRE_LEN:
+        if (f.body !== undefined) throw UNCOMMON;
+        f.body = span(r, end);
+        break;
+      case (6 << 3) | WIRE_LEN: {
+        const to = r.sub(end);
+        f.attributes.push(r.pos, to);
+        r.pos = to;
+        break;
+      }
+      case (7 << 3) | WIRE_VARINT:
+        r.varint(end);
+        break;
+      case (8 << 3) | WIRE_FIXED32:
+        r.skip(WIRE_FIXED32, end);
+        break;
+      case (9 << 3) | WIRE_LEN:
+        f.traceId = nonEmpty(span(r, end));
+        break;
+      case (10 << 3) | WIRE_LEN:
+        f.spanId = nonEmpty(span(r, end));
+        break;
+      case (12 << 3) | WIRE_LEN:
+        r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
+        break;
+      default:
+        if (tag >>> 3 <= 12) throw UNCOMMON;
+        r.skip(tag & 7, end);
+    }
+  }
+  r.done(end);
+  return f;
+}
+
+function nonEmpty(s: Span): Span | undefined {
+  return s.to > s.from ? s : undefined;
+}
+
+/** A LogRecord's own keys as an object, in the key order of §17.3 (resource and scope keys follow). */
+function recordEvent(r: WireReader, f: RecordFields): Record<string, unknown> {
+  const { buf } = r;
+  const event: Record<string, unknown> = {};
+  if (f.time !== undefined) event['timestamp'] = f.time;
+  if (f.observed !== undefined) event['observed_timestamp'] = f.observed;
+  if (f.severity !== 0) event['severity_number'] = f.severity;
+  if (f.severityText !== undefined) event['severity_text'] = utf8(buf, f.severityText);
+  if (f.body !== undefined) {
+    r.pos = f.body.from;
+    const value = r.anyValue(f.body.to, 0);
+    if (r.kind === KVLIST_VALUE) Object.assign(event, value);
+    else if (r.kind !== 0) event['body'] = value;
+  }
+  if (f.traceId !== undefined) event['trace_id'] = buf.toString('hex', f.traceId.from, f.traceId.to);
+  if (f.spanId !== undefined) event['span_id'] = buf.toString('hex', f.spanId.from, f.spanId.to);
+  for (let i = 0; i < f.attributes.length; i += 2) {
+    r.pos = f.attributes[i] as number;
+    r.keyValue(f.attributes[i + 1] as number, event, 0);
+  }
+  return event;
+}
+
+/** A string span, checked as `WireReader.string` checks. */
+function utf8(buf: Buffer, s: Span): string {
+  const text = buf.toString('utf8', s.from, s.to);
+  if (text.includes('\uFFFD')) throw UNCOMMON;
+  return text;
+}
+
+/** Keys a record's attributes must avoid to be written as they come: §17.3's own, and prefixes of its resource and scope keys. */
+const RESERVED_KEYS = new Set(['timestamp', 'observed_timestamp', 'severity_number', 'severity_text', 'body', 'trace_id', 'span_id', '__proto__']);
+const RESERVED_PREFIXES = ['resource.', 'scope.'];
+
+/**
+ * The attribute keys of the last record whose keys were found distinct and unreserved (spans of the
+ * request body): records of one export mostly share their keys, so the check runs once for them.
+ */
+interface KeyCache {
+  from: number[];
+  to: number[];
+}
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/** Where record texts are written (one at a time: decoding is synchronous). */
+const scratch = new JsonBytes();
+const pair: Pair = { keyFrom: -1, keyTo: -1, valueFrom: -1, valueTo: -1 };
+
+/**
+ * A record's event text written straight from the wire: its own keys, its attributes in wire order,
+ * then `tail` (the resource and scope keys). Only when no key can collide with another (later keys
+ * would overwrite earlier ones in place) or be an array index (an object lists those first): else
+ * undefined, and the record goes through an object like `recordEvent`.
+ */
+function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buffer; readonly nonAscii: boolean }, keys: KeyCache): string | undefined {
+  const { buf } = r;
+  const w = scratch;
+  w.reset();
+  w.char(0x7b);
+  let first = true;
+  const key = (literal: string): void => {
+    w.ascii(first ? literal : `,${literal}`);
+    first = false;
+  };
+  if (f.time !== undefined) key(`"timestamp":"${f.time}"`);
+  if (f.observed !== undefined) key(`"observed_timestamp":"${f.observed}"`);
+  if (f.severity !== 0) key(`"severity_number":${f.severity}`);
+  if (f.severityText !== undefined) {
+    key('"severity_text":');
+    w.string(buf, f.severityText.from, f.severityText.to);
+  }
+  if (f.body !== undefined) {
+    r.pos = f.body.from;
+    const value = r.anyValue(f.body.to, 0);
+    if (r.kind === KVLIST_VALUE) return undefined;
+    if (r.kind !== 0) {
+      key('"body":');
+      w.json(JSON.stringify(value));
+    }
+  }
+  if (f.traceId !== undefined) {
+    key('"trace_id":');
+    w.hex(buf, f.traceId.from, f.traceId.to);
+  }
+  if (f.spanId !== undefined) {
+    key('"span_id":');
+    w.hex(buf, f.spanId.from, f.spanId.to);
+  }
+  const keyFrom: number[] = [];
+  const keyTo: number[] = [];
+  let cached = true;
+  const { attributes } = f;
+  for (let i = 0; i < attributes.length; i += 2) {
+    if (!keyValueSpans(r, attributes[i] as number, attributes[i + 1] as number, pair)) continue;
+    const n = keyFrom.length;
+    keyFrom.push(pair.keyFrom);
+    keyTo.push(pair.keyTo);
+    cached &&= n < keys.from.length && sameBytes(buf, pair.keyFrom, pair.keyTo, keys.from[n] as number, keys.to[n] as number);
+    if (!first) w.char(0x2c);
+    first = false;
+    w.string(buf, pair.keyFrom, pair.keyTo);
+    w.char(0x3a);
+    writeValue(r, w, pair.valueFrom, pair.valueTo, 1);
+  }
+  if (!cached || keyFrom.length !== keys.from.length) {
+    if (!plainKeys(buf, keyFrom, keyTo)) return undefined;
+    keys.from = keyFrom;
+    keys.to = keyTo;
+  }
+  w.bytes(tail.bytes, tail.nonAscii);
+  w.char(0x7d);
+  const text = w.text();
+  if (w.nonAscii && text.includes('\uFFFD')) throw UNCOMMON;
+  return text;
+}
+
+/**
+ * Reads a KeyValue's key and value spans into `pair`; false for a pair §17.3 skips (empty key, no
+ * value), its value checked all the same.
+ */
+function keyValueSpans(r: WireReader, from: number, end: number, pair: Pair): boolean {
+  r.pos = from;
+  pair.keyFrom = pair.keyTo = pair.valueFrom = pair.valueTo = -1;
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    if (tag === ((1 << 3) | WIRE_LEN)) {
+      pair.keyTo = r.sub(end);
+      pair.keyFrom = r.pos;
+      r.pos = pair.keyTo;
+    } else if (tag === ((2 << 3) | WIRE_LEN)) {
+      if (pair.valueFrom >= 0) throw UNCOMMON;
+      pair.valueTo = r.sub(end);
+      pair.valueFrom = r.pos;
+      r.pos = pair.valueTo;
+    } else if (tag >>> 3 <= 2) throw UNCOMMON;
+    else r.skip(tag & 7, end);
+  }
+  r.done(end);
+  if (pair.keyTo > pair.keyFrom && pair.valueFrom >= 0) return true;
+  if (pair.valueFrom >= 0) {
+    r.pos = pair.valueFrom;
+    r.anyValue(pair.valueTo, 1);
+  }
+  return false;
+}
+
+/** A KeyValue's spans in the request body (-1: absent). */
+interface Pair {
+  keyFrom: number;
+  keyTo: number;
+  valueFrom: number;
+  valueTo: number;
+}
+
+function sameBytes(buf: Buffer, aFrom: number, aTo: number, from: number, to: number): boolean {
+  if (aTo - aFrom !== to - from) return false;
+  for (let i = 0; i < to - from; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
+  return true;
+}
+
+/** Distinct, unreserved keys that cannot be array indices (no leading digit). */
+function plainKeys(buf: Buffer, from: readonly number[], to: readonly number[]): boolean {
+  const seen = new Set<string>();
+  for (let i = 0; i < from.length; i++) {
+    const f = from[i] as number;
+    const first = buf[f] as number;
+    if (first >= DIGIT_0 && first <= DIGIT_9) return false;
+    const key = buf.toString('utf8', f, to[i]);
+    if (seen.has(key) || RESERVED_KEYS.has(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p))) return false;
+    seen.add(key);
+  }
+  return true;
+}
+
+/** An AnyValue written as JSON: scalars from the wire, arrays and kvlists through `anyValue`. */
+function writeValue(r: WireReader, w: JsonBytes, from: number, end: number, depth: number): void {
+  const { buf } = r;
+  r.pos = from;
+  let kind = 0;
+  while (r.pos < end) {
+    const tag = r.tag(end);
+    const field = tag >>> 3;
+    const wire = tag & 7;
+    if (field > 7) {
+      r.skip(wire, end);
+      continue;
+    }
+    if (kind !== 0) throw UNCOMMON;
+    kind = field;
+    if (field === 1 && wire === WIRE_LEN) {
+      const to = r.sub(end);
+      w.string(buf, r.pos, to);
+      r.pos = to;
+    } else if (field === 2 && wire === WIRE_VARINT) w.ascii((r.varint(end) | 0) !== 0 ? 'true' : 'false');
+    else if (field === 3 && wire === WIRE_VARINT) w.ascii(String(r.varint(end)));
+    else if (field === 4 && wire === WIRE_FIXED64) {
+      if (r.pos + 8 > end) throw UNCOMMON;
+      const n = buf.readDoubleLE(r.pos);
+      r.pos += 8;
+      w.ascii(Number.isFinite(n) ? String(n) : 'null');
+    } else if ((field === 5 || field === KVLIST_VALUE) && wire === WIRE_LEN) {
+      r.pos = from;
+      w.json(JSON.stringify(r.anyValue(end, depth)));
+      return;
+    } else if (field === 7 && wire === WIRE_LEN) {
+      const to = r.sub(end);
+      w.hex(buf, r.pos, to);
+      r.pos = to;
+    } else throw UNCOMMON;
+  }
+  r.done(end);
+  if (kind === 0) w.ascii('null');
+}

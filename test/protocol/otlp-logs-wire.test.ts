@@ -1,0 +1,157 @@
+// The wire reader of protobuf OTLP logs (`protocol/otlp/logs-wire.ts`) against protobufjs: on any
+// request, well formed or not, `decodeProtobufLogs` answers exactly what decoding with protobufjs
+// answers (the same event texts, or the same error), and collectors' usual requests take the fast path.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeProtobufjsLogs, decodeProtobufLogs, ExportLogsServiceRequestType } from '../../protocol/index.js';
+import { flattenProtobufLogs } from '../../protocol/otlp/logs-wire.js';
+
+/** Keys that collide with §17.3's own, with each other, look like array indices, or need escaping. */
+const key = fc.oneof(
+  fc.constantFrom('a', 'b', 'EventID', 'timestamp', 'body', 'trace_id', 'severity_text', 'scope.name', 'resource.host', '__proto__', '', '0', '17', '1a', 'q"u\\o', 'tab\t', 'é', '日本'),
+  fc.string({ maxLength: 5 }),
+);
+const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom('', 'line\nbreak', '"quoted"', '\u0000\u001f\u007f', '\uFFFD', '\u2028', 'C:\\Windows'));
+const int = fc.oneof(fc.integer({ min: 0, max: 1e6 }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((n) => n.toString()));
+const double = fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, 1.5e300));
+const bytes = fc.uint8Array({ maxLength: 9 });
+
+const { anyValue } = fc.letrec<{ anyValue: Record<string, unknown>; keyValue: Record<string, unknown> }>((tie) => ({
+  anyValue: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ stringValue: text }),
+    fc.record({ boolValue: fc.boolean() }),
+    fc.record({ intValue: int }),
+    fc.record({ doubleValue: double }),
+    fc.record({ bytesValue: bytes }),
+    fc.constant({}),
+    fc.record({ arrayValue: fc.record({ values: fc.array(tie('anyValue'), { maxLength: 3 }) }) }),
+    fc.record({ kvlistValue: fc.record({ values: fc.array(tie('keyValue'), { maxLength: 3 }) }) }),
+  ),
+  keyValue: fc.record({ key, value: tie('anyValue') }, { requiredKeys: ['key'] }),
+}));
+const keyValue = fc.record({ key, value: anyValue }, { requiredKeys: ['key'] });
+const nanos = fc.oneof(fc.constant('0'), fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }).map(String), fc.constant('1700000000123456789'));
+
+const logRecord = fc.record(
+  {
+    timeUnixNano: nanos,
+    observedTimeUnixNano: nanos,
+    severityNumber: fc.integer({ min: -3, max: 24 }),
+    severityText: text,
+    body: anyValue,
+    attributes: fc.array(keyValue, { maxLength: 6 }),
+    flags: fc.nat(),
+    traceId: bytes,
+    spanId: bytes,
+    eventName: text,
+  },
+  { requiredKeys: [] },
+);
+const request = fc.record({
+  resourceLogs: fc.array(
+    fc.record(
+      {
+        resource: fc.record({ attributes: fc.array(keyValue, { maxLength: 3 }) }),
+        scopeLogs: fc.array(fc.record({ scope: fc.record({ name: text, version: text, attributes: fc.array(keyValue, { maxLength: 2 }) }, { requiredKeys: [] }), logRecords: fc.array(logRecord, { maxLength: 4 }), schemaUrl: text }, { requiredKeys: [] }), { maxLength: 3 }),
+        schemaUrl: text,
+      },
+      { requiredKeys: [] },
+    ),
+    { maxLength: 3 },
+  ),
+});
+
+const encode = (r: unknown): Uint8Array => ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(r as Record<string, unknown>)).finish();
+
+function onFastPath(body: Uint8Array): boolean {
+  try {
+    flattenProtobufLogs(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('protobuf OTLP logs read from the wire', () => {
+  it('answers exactly as protobufjs on any request, most of them read on the fast path', () => {
+    let runs = 0;
+    let fast = 0;
+    fc.assert(
+      fc.property(request, (r) => {
+        const body = encode(r);
+        expect(decodeProtobufLogs(body)).toEqual(decodeProtobufjsLogs(body));
+        runs++;
+        if (onFastPath(body)) fast++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(fast).toBeGreaterThan(runs / 4);
+  });
+
+  it('answers exactly as protobufjs on damaged requests (bytes changed, cut, inserted)', () => {
+    const damage = fc.oneof(
+      fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), kind: fc.constant('set' as const) }),
+      fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), kind: fc.constant('insert' as const) }),
+      fc.record({ at: fc.nat(), byte: fc.constant(0), kind: fc.constant('cut' as const) }),
+    );
+    fc.assert(
+      fc.property(request, fc.array(damage, { minLength: 1, maxLength: 3 }), (r, damages) => {
+        let body = Buffer.from(encode(r));
+        for (const d of damages) {
+          const at = body.length === 0 ? 0 : d.at % body.length;
+          if (d.kind === 'set' && body.length > 0) body[at] = d.byte;
+          else if (d.kind === 'insert') body = Buffer.concat([body.subarray(0, at), Buffer.from([d.byte]), body.subarray(at)]);
+          else body = body.subarray(0, at);
+        }
+        expect(decodeProtobufLogs(body)).toEqual(decodeProtobufjsLogs(body));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('answers exactly as protobufjs on fields in reverse order, repeated and unknown', () => {
+    // LogRecord fields written by hand: observed time (11) before attributes (6) before time (1), an
+    // unknown field 15, severity text twice (the later wins), a key after its value.
+    const str = (field: number, s: string): number[] => [(field << 3) | 2, Buffer.byteLength(s), ...Buffer.from(s)];
+    const msg = (field: number, inner: number[]): number[] => [(field << 3) | 2, inner.length, ...inner];
+    const fixed64 = (field: number, n: bigint): number[] => [(field << 3) | 1, ...Buffer.from(new BigUint64Array([n]).buffer)];
+    const kv = msg(6, [...msg(2, str(1, 'v')), ...str(1, 'k')]);
+    const record = [...fixed64(11, 1_700_000_000_000_000_001n), ...kv, ...fixed64(1, 1_700_000_000_000_000_002n), 15 << 3, 5, ...str(3, 'WARN'), ...str(3, 'INFO')];
+    const body = Uint8Array.from(msg(1, msg(2, msg(2, record))));
+    const fast = flattenProtobufLogs(body);
+    expect({ ok: true, events: fast }).toEqual(decodeProtobufjsLogs(body));
+    expect(JSON.parse(fast[0] as string)).toEqual({ timestamp: '2023-11-14T22:13:20.000000002Z', observed_timestamp: '2023-11-14T22:13:20.000000001Z', severity_text: 'INFO', k: 'v' });
+  });
+
+  it('reads an exporter-shaped request on the fast path', () => {
+    const r = {
+      resourceLogs: [{
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'edr' } }, { key: 'host.cpus', value: { intValue: 8 } }] },
+        scopeLogs: [{
+          scope: { name: 'sigmad-test', version: '1.0' },
+          logRecords: [1, 2, 3].map((i) => ({
+            timeUnixNano: `170000000000000000${i}`,
+            severityNumber: 9,
+            severityText: 'INFO',
+            body: { stringValue: `process ${i} "started"\n` },
+            traceId: Buffer.alloc(16, i),
+            spanId: Buffer.alloc(8, i),
+            attributes: [
+              { key: 'EventID', value: { intValue: i } },
+              { key: 'Image', value: { stringValue: 'C:\\Windows\\System32\\cmd.exe' } },
+              { key: 'User', value: { stringValue: 'DOMÄIN\\ü' } },
+              { key: 'Elevated', value: { boolValue: i === 2 } },
+              { key: 'Score', value: { doubleValue: i / 3 } },
+              { key: 'Args', value: { arrayValue: { values: [{ stringValue: '/c' }, { intValue: i }] } } },
+            ],
+          })),
+        }],
+      }],
+    };
+    const body = encode(r);
+    const events = flattenProtobufLogs(body);
+    expect({ ok: true, events }).toEqual(decodeProtobufjsLogs(body));
+    expect(JSON.parse(events[1] as string)).toMatchObject({ severity_number: 9, body: 'process 2 "started"\n', trace_id: '02'.repeat(16), EventID: 2, User: 'DOMÄIN\\ü', 'resource.service.name': 'edr', 'scope.version': '1.0' });
+  });
+});

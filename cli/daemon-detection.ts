@@ -13,11 +13,13 @@ export interface DetectionOptions {
   readonly filter?: Extractor | undefined;
   /** Schema routing's detector: one engine per pipeline set, on the main thread only. */
   readonly routing?: Detector | undefined;
+  /** The compiled-rule cache directory the workers read (`ruleCacheDir`). */
+  readonly ruleCache?: string | undefined;
 }
 
 export function startDetection(loaded: Extract<LoadedRules, { ok: true }>, settings: DaemonSettings, log: Logger, options: DetectionOptions = {}): Detector {
   const detectLog = log.child({ component: 'detect' });
-  const { crashAtBatch } = options;
+  const { crashAtBatch, ruleCache } = options;
   const workers = options.routing !== undefined ? 0 : settings.detectWorkers;
   detectLog.info({ workers }, 'detection ready');
   if (options.routing !== undefined) return options.routing;
@@ -30,6 +32,7 @@ export function startDetection(loaded: Extract<LoadedRules, { ok: true }>, setti
       log,
       signal,
       ...(crashAtBatch !== undefined ? { crashAtBatch } : {}),
+      ...(ruleCache !== undefined ? { ruleCache } : {}),
     });
   return handoverDetector(inline, start, { log: detectLog });
 }

@@ -1,5 +1,7 @@
 // The daemon's one way to turn its config into a rule set: rule files, file pipelines re-read from
 // disk, then the shared load path. Used at start-up and by every reload.
+import { join } from 'node:path';
+import type { Logger } from 'pino';
 import type { CorrelationRuntimeOptions } from '../actors/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS } from '../sigma/index.js';
@@ -10,16 +12,23 @@ import type { Pipeline } from '../sigma/index.js';
 import type { SourceValues } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
-import { buildRuleSetFrom, resolvePipelines } from '../streams/index.js';
-import type { PipelineInput, RuleInputs } from '../streams/index.js';
+import { buildRuleSetCached, resolvePipelines } from '../streams/index.js';
+import type { CachedBuild, PipelineInput, RuleInputs } from '../streams/index.js';
 import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
 /** Why a load failed: its pipelines (a bad `--pipeline`), or its rule files. */
 type LoadFailure = 'pipeline' | 'rules';
 
+/** How the build went: from the compiled-rule cache or not, and how long it took. */
+export interface RuleBuild {
+  readonly cache: CachedBuild['cache'];
+  readonly ms: number;
+  readonly storeError?: string;
+}
+
 export type LoadedRules =
-  | { readonly ok: true; readonly ruleSet: RuleSet; readonly inputs: RuleInputs }
+  | { readonly ok: true; readonly ruleSet: RuleSet; readonly inputs: RuleInputs; readonly build: RuleBuild }
   | { readonly ok: false; readonly failure: LoadFailure; readonly reason: string; readonly problems: readonly SigmaError[] };
 
 /** Correlation defaults from the `daemon.correlation` keys. */
@@ -33,6 +42,13 @@ function correlationDefaults(config: DaemonConfig): CorrelationDefaults {
     maxEvents: c.max_events,
     maxGroupEntries: c.max_group_entries ?? 0,
   };
+}
+
+/** Where the compiled-rule cache lives (`daemon.state.rule_cache`), or undefined when there is none. */
+export function ruleCacheDir(config: DaemonConfig): string | undefined {
+  const setting = config.state.rule_cache;
+  if (typeof setting === 'string') return setting;
+  return setting && config.state.db !== undefined ? join(config.state.db, 'rule-cache') : undefined;
 }
 
 /** Runtime options of the correlation groups (the journal hook is added by the caller). */
@@ -73,17 +89,30 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
  * Build what was read. A load with any parse or compile problem fails, as does one without a rule:
  * the contract makes such a reload fail (the previous rules keep serving) and the same texts must get
  * the same verdict at start-up (exit 2), or a restart would silently drop rules a reload refused.
- * `inputs` come along: workers build the same rule set.
+ * `inputs` come along: workers build the same rule set. With `cacheDir`, the build starts from the
+ * compiled-rule cache and stores what it compiled there.
  */
-export function buildDaemonRules(texts: RuleTexts): LoadedRules {
+export function buildDaemonRules(texts: RuleTexts, cacheDir?: string): LoadedRules {
   if (!texts.ok) return { ok: false, failure: 'pipeline', reason: texts.reason, problems: [] };
-  const ruleSet = buildRuleSetFrom(texts.inputs, texts.pipelines);
+  const started = performance.now();
+  const built = buildRuleSetCached(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines);
+  const { ruleSet } = built;
+  const build: RuleBuild = { cache: built.cache, ms: Math.round(performance.now() - started), ...(built.storeError !== undefined ? { storeError: built.storeError } : {}) };
   const problems = [...texts.readErrors, ...ruleSet.errors];
   if (problems.length > 0) return { ok: false, failure: 'rules', reason: problemSummary(problems), problems };
   if (ruleSet.engine.rules.length === 0 && ruleSet.correlations.correlations.length === 0) {
     return { ok: false, failure: 'rules', reason: 'no rule loaded', problems };
   }
-  return { ok: true, ruleSet, inputs: texts.inputs };
+  return { ok: true, ruleSet, inputs: texts.inputs, build };
+}
+
+/** Log how a build went: from the compiled-rule cache or compiled, and its time; a store that failed warns. */
+export function logRuleBuild(log: Logger, loaded: LoadedRules): LoadedRules {
+  if (!loaded.ok) return loaded;
+  const { cache, ms, storeError } = loaded.build;
+  log.info({ ruleCache: cache, ms }, 'rules built');
+  if (storeError !== undefined) log.warn({ error: storeError }, 'compiled-rule cache not written; the next start compiles again');
+  return loaded;
 }
 
 /** One line: how many problems, and the first in full (each is also logged on its own). */
@@ -103,5 +132,5 @@ interface ReloadSources {
 export async function loadDaemonRules(config: DaemonConfig, rulesPath: string, sources?: ReloadSources): Promise<LoadedRules> {
   const failure = await sources?.beforeLoad();
   if (failure !== undefined) return { ok: false, failure: 'pipeline', reason: failure, problems: [] };
-  return buildDaemonRules(await readDaemonRules(config, rulesPath, sources?.pipelineValues()));
+  return buildDaemonRules(await readDaemonRules(config, rulesPath, sources?.pipelineValues()), ruleCacheDir(config));
 }

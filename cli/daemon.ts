@@ -42,7 +42,7 @@ import type { ReloadController } from './daemon-reload.js';
 import { openOutputs, OutputError } from './daemon-outputs.js';
 import { loadDaemonWebhooks, webhookSinkNames } from './daemon-webhooks.js';
 import type { Outputs } from './daemon-outputs.js';
-import { buildDaemonRules, loadDaemonRules, readDaemonRules, runtimeOptions } from './daemon-rules.js';
+import { buildDaemonRules, loadDaemonRules, logRuleBuild, readDaemonRules, ruleCacheDir, runtimeOptions } from './daemon-rules.js';
 import { compileDaemonInputFilter, resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
@@ -140,7 +140,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     void sources?.stop();
     return new DaemonExit(message, code);
   };
-  const loaded = buildDaemonRules(texts);
+  const loaded = logRuleBuild(log, buildDaemonRules(texts, ruleCacheDir(config)));
   if (!loaded.ok) {
     logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
@@ -268,7 +268,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const observeLines = [...(tap !== undefined ? [(lines: readonly string[]) => tap.publish(lines)] : []), ...(observers !== undefined ? [observers.observe] : [])];
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const detector = startDetection(loaded, settings, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing: routing?.detector });
+  const detector = startDetection(loaded, settings, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing: routing?.detector, ruleCache: ruleCacheDir(config) });
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,
@@ -329,7 +329,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const reloadLog = log.child({ component: 'reload' });
   const reloadRules = createRulesReload({
-    load: () => loadDaemonRules(config, rulesPath, sources),
+    load: async () => logRuleBuild(reloadLog, await loadDaemonRules(config, rulesPath, sources)),
     detector,
     exclusive: (fn) => pipeline.exclusive(fn),
     swap: async (next) => {

@@ -241,6 +241,11 @@ export const DaemonConfig = Type.Object({
       snapshot_interval: count(60),
       /** An unreadable journal record stops start-up (`fail`) or is skipped and counted (`skip`). */
       recover: Type.Union([Type.Literal('fail'), Type.Literal('skip')], { default: 'fail' }),
+      /**
+       * The compiled-rule cache (issue 19 §2): `true` keeps it in `<db>/rule-cache` (none without `db`),
+       * `false` turns it off, a path keeps it in that directory (also without `db`).
+       */
+      rule_cache: Type.Union([Type.Boolean(), Type.String({ minLength: 1 })], { default: true }),
     },
     { default: {} },
   ),

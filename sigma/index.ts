@@ -10,7 +10,7 @@ export { isBuiltinPipeline, listBuiltinPipelines, resolvePipeline } from './pipe
 export type { Pipeline } from './pipeline/index.js';
 export type { SourceValues } from './pipeline/index.js';
 export { buildRuleSet } from './rule-set.js';
-export type { RuleSet } from './rule-set.js';
+export type { PreparedRules, RuleSet } from './rule-set.js';
 export { parseTimespan } from './rule/index.js';
 export type { RuleSource } from './rule/index.js';
 export { DEFAULT_CONVERT_OPTIONS,  InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS,  checkConvertOptions, convertRules, formatQuery,  } from './sql/index.js';

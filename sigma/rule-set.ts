@@ -8,7 +8,7 @@ import {
   type CompiledCorrelationSet,
   type CorrelationDefaults,
 } from './correlation/index.js';
-import { compileRules, type CompileOptions, type Engine } from './engine/index.js';
+import { compileRules, type CompileOptions, type Engine, type Witness } from './engine/index.js';
 import type { SigmaError, SigmaWarning } from './errors.js';
 import { applyPipelines, type Pipeline } from './pipeline/index.js';
 import { findRule, buildRuleIndex, loadRules, type RuleSource } from './rule/index.js';
@@ -19,6 +19,25 @@ export interface RuleSetOptions {
   readonly correlation?: CorrelationDefaults;
   /** `--emit-referenced`: rules referenced by correlations keep their stand-alone results. */
   readonly emitReferenced?: boolean;
+  /**
+   * What an earlier build of the same sources, pipelines and compile options prepared (`RuleSet.prepared`,
+   * e.g. read back from the compiled-rule cache): the sources are then neither parsed nor run through the
+   * pipelines again, and the witnesses are not chosen again.
+   */
+  readonly prepared?: PreparedRules;
+}
+
+/**
+ * What parsing, filters, pipelines and witness choice made of the sources: plain data that survives a
+ * structured clone (`v8.serialize`), the expensive half of a build that needs no re-doing for the same inputs.
+ */
+export interface PreparedRules {
+  readonly documents: readonly SigmaDocument[];
+  readonly detections: readonly DetectionRule[];
+  readonly correlations: readonly CorrelationRule[];
+  /** Warnings of loading and pipelines; the compile's own come again from every compile. */
+  readonly warnings: readonly SigmaWarning[];
+  readonly witnesses: readonly (readonly Witness[])[];
 }
 
 export interface RuleSet {
@@ -29,9 +48,12 @@ export interface RuleSet {
   readonly warnings: readonly SigmaWarning[];
   /** Documents that parsed (before compilation), for pipeline conditions and reporting. */
   readonly documents: readonly SigmaDocument[];
+  /** Set when the build found no error: what a later build of the same inputs may start from. */
+  readonly prepared?: PreparedRules;
 }
 
 export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOptions = {}): RuleSet {
+  if (options.prepared !== undefined) return compileRuleSet(options.prepared, [], options);
   const loaded = loadRules(sources);
   const errors: SigmaError[] = [...loaded.errors];
   const warnings: SigmaWarning[] = [...loaded.warnings];
@@ -57,8 +79,16 @@ export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOpt
     if (processed.doc.kind === 'detection') detections.push(processed.doc);
     else correlations.push(processed.doc);
   }
+  return compileRuleSet({ documents: loaded.documents, detections, correlations, warnings, witnesses: [] }, errors, options);
+}
 
-  const compiled = compileRules(detections, options.compile);
+/** Compile what was prepared; `witnesses: []` chooses them (a fresh build). */
+function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError[], options: RuleSetOptions): RuleSet {
+  const { detections, correlations } = prepared;
+  const errors: SigmaError[] = [...loadErrors];
+  const warnings: SigmaWarning[] = [...prepared.warnings];
+  const reuse = prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses } : {};
+  const compiled = compileRules(detections, { ...options.compile, ...reuse });
   errors.push(...compiled.errors);
   warnings.push(...compiled.warnings);
 
@@ -70,5 +100,6 @@ export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOpt
   errors.push(...correlationSet.errors);
   warnings.push(...correlationSet.warnings);
 
-  return { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: loaded.documents };
+  const ruleSet = { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: prepared.documents };
+  return errors.length > 0 ? ruleSet : { ...ruleSet, prepared: { ...prepared, witnesses: compiled.witnesses } };
 }

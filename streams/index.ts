@@ -50,6 +50,8 @@ export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';
 export type { PipelineInput, RuleInputs } from './detect/rule-inputs.js';
 export { startWorkerPool } from './detect/worker-pool.js';
+export { buildRuleSetCached } from './detect/rule-cache.js';
+export type { CachedBuild, RuleCacheUse } from './detect/rule-cache.js';
 export {  AlertStage, metricsObserver } from './alert-stage.js';
 export { unixSeconds } from './journaled-stage.js';
 export { classifyAddress, decideEgress } from './egress/egress-classifier.js';

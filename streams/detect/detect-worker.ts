@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileInputFilter, createBatchDetector, detectRules } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
-import { buildRuleSetFrom } from './rule-inputs.js';
+import { buildRuleSetCached } from './rule-cache.js';
 import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
 
 const data = workerData as DetectWorkerData;
@@ -12,14 +12,16 @@ if (port === null) throw new Error('detect-worker must run as a worker thread');
 const post = (m: FromWorker): void => port.postMessage(m);
 // Main compiled the same filter before starting the pool, so this does not fail. Messages wait on the port meanwhile.
 const detect = createBatchDetector(data.settings, await compileInputFilter(data.settings));
+const cache = data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined;
 const built = new Map<number, DetectRules>();
 let serving: DetectRules | undefined;
 let batches = 0;
 
 function load({ gen, inputs }: GenerationInputs): void {
   try {
-    built.set(gen, detectRules(buildRuleSetFrom(inputs)));
-    post({ type: 'loaded', gen });
+    const build = buildRuleSetCached(inputs, cache);
+    built.set(gen, detectRules(build.ruleSet));
+    post({ type: 'loaded', gen, cache: build.cache });
   } catch (error) {
     post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });
   }

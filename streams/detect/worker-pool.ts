@@ -24,6 +24,8 @@ export interface WorkerPoolOptions {
   readonly crashAtBatch?: number;
   /** The compiled worker entry; defaults to the sibling `detect-worker.js`. */
   readonly script?: URL;
+  /** The compiled-rule cache directory (`rule-cache.ts`): workers read what the main thread stored. */
+  readonly ruleCache?: string;
   /** Aborting while the workers build their rules terminates them and rejects the start. */
   readonly signal?: AbortSignal;
 }
@@ -88,6 +90,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       p.reject(new Error(`detect worker ${String(slot.index)}: ${m.error}`));
       return;
     }
+    log.info({ worker: slot.index, gen: m.gen, cache: m.cache }, 'detect worker built its rules');
     p.waiting.delete(slot.index);
     if (p.waiting.size === 0) p.resolve();
   };
@@ -97,6 +100,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       settings: options.settings,
       generations: pending === undefined || pending.gen.gen === current.gen ? [current] : [current, pending.gen],
       ...(crashAt !== undefined ? { crashAtBatch: crashAt } : {}),
+      ...(options.ruleCache !== undefined ? { ruleCache: options.ruleCache } : {}),
     };
     crashAt = undefined;
     const worker = new Worker(script, { workerData: data });

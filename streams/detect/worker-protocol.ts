@@ -12,6 +12,8 @@ export interface DetectWorkerData {
   readonly settings: DetectSettings;
   /** Serving rules, then (during a reload) the prepared ones. */
   readonly generations: readonly GenerationInputs[];
+  /** The compiled-rule cache directory the main thread stores in; workers only read it. */
+  readonly ruleCache?: string;
   /** Test hook: throw an uncaught error on this (1-based) batch. */
   readonly crashAtBatch?: number;
 }
@@ -23,7 +25,7 @@ export type ToWorker =
   | { readonly type: 'discard'; readonly gen: number };
 
 export type FromWorker =
-  | { readonly type: 'loaded'; readonly gen: number }
+  | { readonly type: 'loaded'; readonly gen: number; readonly cache: 'hit' | 'miss' | 'off' }
   | { readonly type: 'load_failed'; readonly gen: number; readonly error: string }
   | { readonly type: 'done'; readonly id: number; readonly batch: DetectedBatch }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };

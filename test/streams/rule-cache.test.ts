@@ -1,0 +1,157 @@
+// The compiled-rule cache (issue 19 §2): a second build of the same inputs starts from the stored entry
+// and matches exactly what a compile matches; any change of the inputs misses; damaged bytes never
+// yield other rules, only a compile.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serialize } from 'node:v8';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/index.js';
+import type { PreparedRules, RuleSet } from '../../sigma/index.js';
+import { buildRuleSetCached, buildRuleSetFrom } from '../../streams/index.js';
+import type { RuleInputs } from '../../streams/index.js';
+import { decodeCachedRules, encodeCachedRules, ruleCacheKey } from '../../streams/detect/rule-cache.js';
+
+const CORPUS = join(import.meta.dirname, '../../rules/sigmahq/rules/windows/process_creation');
+
+/** 120 process-creation rules of the bundled corpus, an example correlation, and the sysmon pipeline. */
+function corpusInputs(): RuleInputs {
+  const files = readdirSync(CORPUS).filter((f) => f.endsWith('.yml')).sort().slice(0, 120);
+  const sources = files.map((f) => ({ file: join(CORPUS, f), text: readFileSync(join(CORPUS, f), 'utf8') }));
+  const first = sources[0]?.text.match(/^id: (\S+)$/m)?.[1] ?? '';
+  const correlation = `title: Twice\nname: twice\ncorrelation:\n  type: event_count\n  rules: [${first}]\n  group-by: [Computer]\n  timespan: 5m\n  condition: {gte: 2}\n`;
+  return { sources: [...sources, { file: 'twice.yml', text: correlation }], pipelines: [{ ref: 'sysmon' }], correlation: DEFAULT_CORRELATION_SETTINGS, emitReferenced: false };
+}
+
+/** Per rule, an event that carries the first literal of each of its field items (many of them match). */
+function probeEvents(ruleSet: RuleSet): Record<string, unknown>[] {
+  return ruleSet.engine.rules.map(({ rule }) => {
+    const event: Record<string, unknown> = {};
+    for (const detection of rule.detections.values()) {
+      for (const child of detection.children) {
+        if (child.kind !== 'item' || child.field === null) continue;
+        const value = child.original[0];
+        if (typeof value === 'string' || typeof value === 'number') event[child.field] = typeof value === 'string' ? value.replaceAll('*', '') : value;
+      }
+    }
+    return event;
+  });
+}
+
+/** What a rule set does: its rules, correlations, warnings and what it matches on `events`. */
+function behaviour(ruleSet: RuleSet, events: readonly Record<string, unknown>[]) {
+  return {
+    rules: ruleSet.engine.rules.map((r) => [r.id, r.title, r.level, r.tags]),
+    correlations: ruleSet.correlations.correlations.map((c) => c.rule.id ?? c.rule.title),
+    warnings: ruleSet.warnings.map((w) => w.code),
+    errors: ruleSet.errors.length,
+    matches: events.map((e) => ruleSet.engine.evaluate(e).map((m) => [m.rule.index, m.matchedSelections, m.matchedFields])),
+  };
+}
+
+const SMALL: RuleInputs = {
+  sources: [{ file: 'r.yml', text: 'title: R\nid: 6f1a0c1e-0000-4000-8000-0000000000aa\nlogsource: {product: windows}\ndetection:\n  sel: {Image|endswith: \\x.exe, CommandLine|contains: [a, b]}\n  condition: sel\n' }],
+  pipelines: [],
+  correlation: DEFAULT_CORRELATION_SETTINGS,
+  emitReferenced: false,
+};
+
+/** What a build without errors prepared. */
+function preparedOf(ruleSet: RuleSet): PreparedRules {
+  if (ruleSet.prepared === undefined) throw new Error(`the build found errors: ${ruleSet.errors.map((e) => e.message).join('; ')}`);
+  return ruleSet.prepared;
+}
+
+const dirs: string[] = [];
+const cacheDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-rule-cache-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('compiled-rule cache', () => {
+  it('a second build of the same inputs starts from the stored entry and matches exactly what a compile matches', () => {
+    const inputs = corpusInputs();
+    const dir = cacheDir();
+    const fresh = buildRuleSetFrom(inputs);
+    const first = buildRuleSetCached(inputs, { dir, store: true });
+    const second = buildRuleSetCached(inputs, { dir, store: true });
+    const reader = buildRuleSetCached(inputs, { dir, store: false });
+    expect([first.cache, second.cache, reader.cache]).toEqual(['miss', 'hit', 'hit']);
+    const events = probeEvents(fresh);
+    const expected = behaviour(fresh, events);
+    expect(expected.matches.flat().length).toBeGreaterThan(20);
+    expect(expected.correlations).toEqual(['Twice']);
+    expect(behaviour(second.ruleSet, events)).toEqual(expected);
+    expect(behaviour(reader.ruleSet, events)).toEqual(expected);
+    expect(second.ruleSet.prepared?.witnesses).toEqual(fresh.prepared?.witnesses);
+  });
+
+  it('misses on any change of rule bytes, file names, pipelines or correlation settings', () => {
+    const dir = cacheDir();
+    expect(buildRuleSetCached(SMALL, { dir, store: true }).cache).toBe('miss');
+    const [source] = SMALL.sources;
+    if (source === undefined) throw new Error('no source');
+    const variants: RuleInputs[] = [
+      { ...SMALL, sources: [{ ...source, text: source.text.replace('a, b', 'a, c') }] },
+      { ...SMALL, sources: [{ ...source, file: 'other.yml' }] },
+      { ...SMALL, sources: [source, { file: 'x.yml', text: '' }] },
+      { ...SMALL, pipelines: [{ ref: 'sysmon' }] },
+      { ...SMALL, correlation: { ...SMALL.correlation, maxEvents: SMALL.correlation.maxEvents + 1 } },
+      { ...SMALL, emitReferenced: true },
+    ];
+    const keys = new Set([SMALL, ...variants].map((v) => ruleCacheKey(v).toString('hex')));
+    expect(keys.size).toBe(variants.length + 1);
+    for (const v of variants) expect(buildRuleSetCached(v, { dir, store: false }).cache).toBe('miss');
+    expect(buildRuleSetCached(SMALL, { dir, store: false }).cache).toBe('hit');
+  });
+
+  it('damaged entry bytes give back the stored rules intact or nothing, never other rules', () => {
+    const key = ruleCacheKey(SMALL);
+    const bytes = encodeCachedRules(key, preparedOf(buildRuleSetFrom(SMALL)));
+    const stored = serialize(decodeCachedRules(bytes, key));
+    const damage = fc.oneof(
+      fc.record({ kind: fc.constant('truncate' as const), at: fc.nat(bytes.length - 1) }),
+      fc.record({ kind: fc.constant('flip' as const), at: fc.nat(bytes.length - 1), mask: fc.integer({ min: 1, max: 255 }) }),
+      fc.record({ kind: fc.constant('append' as const), extra: fc.uint8Array({ minLength: 1, maxLength: 8 }) }),
+    );
+    fc.assert(
+      fc.property(damage, (d) => {
+        const copy = Buffer.from(bytes);
+        const damaged = d.kind === 'truncate' ? copy.subarray(0, d.at) : d.kind === 'append' ? Buffer.concat([copy, d.extra]) : (copy.writeUInt8((copy[d.at] ?? 0) ^ d.mask, d.at), copy);
+        const read = decodeCachedRules(damaged, key);
+        expect(read === undefined || serialize(read).equals(stored)).toBe(true);
+        // Stronger, as the header and checksum cover every byte: any damage is noticed.
+        expect(read).toBeUndefined();
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a damaged file in the cache directory or one stored under another key is compiled over, with the same result', () => {
+    const dir = cacheDir();
+    buildRuleSetCached(SMALL, { dir, store: true });
+    const [name] = readdirSync(dir);
+    if (name === undefined) throw new Error('nothing stored');
+    const file = join(dir, name);
+    const entry = readFileSync(file);
+    const events = [{ Image: 'c:\\x.exe', CommandLine: 'xa' }, { Image: 'c:\\x.exe', CommandLine: 'zz' }];
+    const expected = behaviour(buildRuleSetFrom(SMALL), events);
+    expect(expected.matches.flat()).toHaveLength(1);
+    writeFileSync(file, entry.subarray(0, entry.length - 10));
+    const truncated = buildRuleSetCached(SMALL, { dir, store: false });
+    expect(truncated.cache).toBe('miss');
+    expect(behaviour(truncated.ruleSet, events)).toEqual(expected);
+    // Another input's entry copied under this key's name: its header names the other key.
+    const other = { ...SMALL, emitReferenced: true };
+    writeFileSync(file, encodeCachedRules(ruleCacheKey(other), preparedOf(buildRuleSetFrom(other))));
+    expect(buildRuleSetCached(SMALL, { dir, store: false }).cache).toBe('miss');
+    // A miss that stores mends the entry.
+    expect(buildRuleSetCached(SMALL, { dir, store: true }).cache).toBe('miss');
+    expect(buildRuleSetCached(SMALL, { dir, store: false }).cache).toBe('hit');
+  });
+});

@@ -49,9 +49,14 @@ interface Shape {
 }
 
 const EMPTY: Shape = { nullable: true, first: 0n, last: 0n };
+const REPEATED_GROUP = /\)[*+{]/;
+/** Sample characters per atom and flags: the same few classes (`\d`, `.`, `[a-z]`) recur across rules. */
+const ATOMS = new Map<string, bigint>();
 
 /** Why `re` may backtrack exponentially, or undefined when none of the known shapes is in it. */
 export function catastrophicBacktracking(re: RegExp): string | undefined {
+  // Only a repeated group can hold a repetition or an alternation: most patterns have none.
+  if (!REPEATED_GROUP.test(re.source)) return undefined;
   const unicode = re.flags.includes('u');
   const unicodeSets = re.flags.includes('v');
   let pattern: AST.Pattern;
@@ -66,7 +71,6 @@ export function catastrophicBacktracking(re: RegExp): string | undefined {
 
 class Analysis {
   private readonly shapes = new Map<AST.Node, Shape>();
-  private readonly atoms = new Map<string, bigint>();
 
   constructor(private readonly flags: string) {}
 
@@ -171,11 +175,12 @@ class Analysis {
 
   /** The sample characters one character-matching atom matches, under the pattern's flags. */
   private atom(raw: string): bigint {
-    let set = this.atoms.get(raw);
+    const key = `${this.flags}/${raw}`;
+    let set = ATOMS.get(key);
     if (set === undefined) {
       const re = new RegExp(`^(?:${raw})$`, this.flags);
       set = ALPHABET.reduce((acc, c, i) => (re.test(c) ? acc | (1n << BigInt(i)) : acc), 0n);
-      this.atoms.set(raw, set);
+      ATOMS.set(key, set);
     }
     return set;
   }

@@ -70,7 +70,7 @@ export interface ModeResult {
   readonly cpuMicrosPerEvent: number;
   /** The main thread's share (HTTP, correlation, commits; all of it with --detect-workers 0). */
   readonly mainMicrosPerEvent: number;
-  /** Threads started after the daemon was ready: the detection workers. */
+  /** The detection workers (the `--detect-workers` busiest threads besides main). */
   readonly workersMicrosPerEvent: number;
   /** The other threads of the process: V8's GC and compiler helpers, libuv's pool, LMDB's writer. */
   readonly otherMicrosPerEvent: number;
@@ -104,7 +104,7 @@ export async function runMode(
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
   const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   // The listener is up before the rules load: post only once the daemon says it is ready.
-  let startupThreads: Set<string> | undefined;
+  let detectWorkers = 0;
   let workersReady: () => void = () => undefined;
   const handedOver = new Promise<void>((r) => (workersReady = r));
   const port = await new Promise<number>((done, fail) => {
@@ -112,11 +112,8 @@ export async function runMode(
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(buf);
-      if (m?.[1] !== undefined && buf.includes('"msg":"daemon ready"')) {
-        // Detection workers start after this: every thread there is now is main's or a helper.
-        startupThreads ??= new Set(threadCpuSeconds(child.pid as number).keys());
-        done(Number(m[1]));
-      }
+      if (m?.[1] !== undefined && buf.includes('"msg":"daemon ready"')) done(Number(m[1]));
+      detectWorkers = Number(/"workers":(\d+)[^\n]*"msg":"detection ready"/.exec(buf)?.[1] ?? detectWorkers);
       // Main evaluates until its workers have built their rules: measure the steady state after that.
       if (/"workers":0\b[^\n]*"msg":"detection ready"/.test(buf) || buf.includes('"msg":"detection workers ready') || buf.includes('"msg":"detection workers did not start')) workersReady();
     });
@@ -144,8 +141,9 @@ export async function runMode(
   const after = await processed(port);
   const cpu = cpuSeconds(child.pid as number) - cpu0;
   const main = cpuSeconds(child.pid as number, true) - main0;
-  let workers = 0;
-  for (const [tid, seconds] of threadCpuSeconds(child.pid as number)) if (startupThreads?.has(tid) === false) workers += seconds - (threads0.get(tid) ?? 0);
+  // Threads are not named: the detection workers are taken to be the busiest threads besides main.
+  const threadCpu = [...threadCpuSeconds(child.pid as number)].filter(([tid]) => tid !== String(child.pid)).map(([tid, seconds]) => seconds - (threads0.get(tid) ?? 0));
+  const workers = threadCpu.sort((a, b) => b - a).slice(0, detectWorkers).reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - t0) / 1000;
   stop = true;
   await Promise.all(posters);

@@ -2,8 +2,10 @@
 // pipeline, `--state-db`, default detection workers) from spawn to `/readyz` 200 and its RSS then, and
 // to the moment its detection workers have built their rules (main evaluates until then) and its RSS
 // then, against a node process that reads and hashes the same rule files. Each from a fresh process,
-// read-and-hash and daemon alternating, medians of RUNS.
-// Run after `npm run build`: `node dist/scripts/bench/startup.js`.
+// read-and-hash and daemon alternating, medians of RUNS. Every run starts twice on one state directory:
+// cold (the compiled-rule cache is empty) and warm (the second start reads it).
+// Run after `npm run build`: `node dist/scripts/bench/startup.js`. With SIGMAD_BENCH_BASELINE=<checkout>
+// (another build's package root, built), that build's cold start is measured in the same runs, interleaved.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -51,12 +53,12 @@ interface Startup {
   readonly workersRss: number;
 }
 
-/** `npm start`'s profile (state in a fresh directory) from spawn to ready and to its workers loaded. */
-async function daemonStartup(): Promise<Startup> {
-  const dir = mkdtempSync(join(tmpdir(), 'sigmad-startup-'));
+/** `npm start`'s profile of the build in `root`, state in `dir`, from spawn to ready and to its workers loaded. */
+async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN, 'daemon', '--config', 'config/bundled.yaml', '--api-addr', '127.0.0.1:0', '--state-db', dir], {
-    cwd: ROOT,
+  const main = root === ROOT ? MAIN : join(root, 'dist/cli/main.js');
+  const child = spawn(process.execPath, [main, 'daemon', '--config', 'config/bundled.yaml', '--api-addr', '127.0.0.1:0', '--state-db', dir], {
+    cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
@@ -82,32 +84,56 @@ async function daemonStartup(): Promise<Startup> {
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.on('exit', r));
+  }
+}
+
+/** A cold start on a fresh state directory, then (`warm`) a second start on it. */
+async function coldAndWarm(root = ROOT, warm = true): Promise<{ cold: Startup; warm?: Startup }> {
+  // No dot in the name: LMDB takes a path with an extension for a file.
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-startup-'));
+  try {
+    const cold = await daemonStartup(join(dir, 'state'), root);
+    return warm ? { cold, warm: await daemonStartup(join(dir, 'state'), root) } : { cold };
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export async function runStartupBench(): Promise<BenchRow[]> {
+function startupRows(prefix: string, runs: readonly Startup[], hash: number, hashCpu: number): BenchRow[] {
+  const of = (pick: (s: Startup) => number): number => Math.round(median(runs.map(pick)));
+  return [
+    { name: `${prefix}spawn_to_readyz_200`, value: of((s) => s.readyMs), unit: 'ms' },
+    { name: `${prefix}ready_over_read_and_hash`, value: Number((of((s) => s.readyMs) / hash).toFixed(1)), unit: 'ratio (target <= 3)' },
+    { name: `${prefix}rss_at_ready`, value: of((s) => s.readyRss), unit: 'MB' },
+    { name: `${prefix}cpu_to_ready_all_threads`, value: of((s) => s.readyCpuMs), unit: 'ms CPU' },
+    { name: `${prefix}cpu_to_ready_main_thread`, value: of((s) => s.readyMainCpuMs), unit: 'ms CPU' },
+    { name: `${prefix}main_thread_cpu_to_ready_over_read_and_hash_cpu`, value: Number((of((s) => s.readyMainCpuMs) / hashCpu).toFixed(1)), unit: 'ratio (idle-machine estimate)' },
+    { name: `${prefix}spawn_to_two_workers_detecting`, value: of((s) => s.workersMs), unit: 'ms' },
+    { name: `${prefix}workers_detecting_over_read_and_hash`, value: Number((of((s) => s.workersMs) / hash).toFixed(1)), unit: 'ratio' },
+    { name: `${prefix}rss_two_workers_detecting`, value: of((s) => s.workersRss), unit: 'MB (target <= 600)' },
+  ];
+}
+
+export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const hashes: Run[] = [];
-  const runs: Startup[] = [];
+  const cold: Startup[] = [];
+  const warm: Startup[] = [];
+  const before: Startup[] = [];
   for (let r = 0; r < RUNS; r++) {
     hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
-    runs.push(await daemonStartup());
+    const run = await coldAndWarm();
+    cold.push(run.cold);
+    if (run.warm !== undefined) warm.push(run.warm);
+    if (baseline !== undefined) before.push((await coldAndWarm(baseline, false)).cold);
   }
   const hash = median(hashes.map((h) => h.wallMs));
   const hashCpu = median(hashes.map((h) => h.cpuMs));
-  const of = (pick: (s: Startup) => number): number => Math.round(median(runs.map(pick)));
   return [
     { name: 'startup_read_and_hash_rules_node', value: Math.round(hash), unit: 'ms' },
-    { name: 'startup_spawn_to_readyz_200', value: of((s) => s.readyMs), unit: 'ms' },
-    { name: 'startup_ready_over_read_and_hash', value: Number((of((s) => s.readyMs) / hash).toFixed(1)), unit: 'ratio (target <= 3)' },
-    { name: 'startup_rss_at_ready', value: of((s) => s.readyRss), unit: 'MB' },
     { name: 'startup_cpu_read_and_hash_rules_node', value: Math.round(hashCpu), unit: 'ms CPU' },
-    { name: 'startup_cpu_to_ready_all_threads', value: of((s) => s.readyCpuMs), unit: 'ms CPU' },
-    { name: 'startup_cpu_to_ready_main_thread', value: of((s) => s.readyMainCpuMs), unit: 'ms CPU' },
-    { name: 'startup_main_thread_cpu_to_ready_over_read_and_hash_cpu', value: Number((of((s) => s.readyMainCpuMs) / hashCpu).toFixed(1)), unit: 'ratio (idle-machine estimate)' },
-    { name: 'startup_spawn_to_two_workers_detecting', value: of((s) => s.workersMs), unit: 'ms' },
-    { name: 'startup_workers_detecting_over_read_and_hash', value: Number((of((s) => s.workersMs) / hash).toFixed(1)), unit: 'ratio' },
-    { name: 'startup_rss_two_workers_detecting', value: of((s) => s.workersRss), unit: 'MB (target <= 600)' },
+    ...startupRows('startup_cold_', cold, hash, hashCpu),
+    ...startupRows('startup_warm_', warm, hash, hashCpu),
+    ...(before.length > 0 ? startupRows('startup_baseline_', before, hash, hashCpu) : []),
   ];
 }
 

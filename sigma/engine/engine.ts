@@ -38,6 +38,11 @@ export interface Engine {
   evaluate(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[];
   /** Same result without the candidate index (every rule evaluated): the index's oracle. */
   evaluateWithoutIndex(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[];
+  /**
+   * Drop what evaluating needs (matchers, candidate index and its automata, scope), keeping `rules` and
+   * `stats`: for a thread that holds a rule set but no longer evaluates it. Evaluating afterwards throws.
+   */
+  release(): void;
 }
 
 /** What the evaluator needs of one compiled rule. */
@@ -78,6 +83,12 @@ export class SigmaEngine implements Engine {
     private readonly router: LogsourceRouter,
   ) {
     this.bits = ruleBits(rules.length);
+  }
+
+  release(): void {
+    // The evaluating fields stay readonly for the hot path; only this one-way drop writes them.
+    const parts = this as unknown as Record<'programs' | 'scope' | 'index' | 'router', unknown>;
+    parts.programs = parts.scope = parts.index = parts.router = undefined;
   }
 
   evaluate(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[] {

@@ -19,9 +19,9 @@ let batches = 0;
 
 function load({ gen, inputs }: GenerationInputs): void {
   try {
-    const build = buildRuleSetCached(inputs, cache);
-    built.set(gen, detectRules(build.ruleSet));
-    post({ type: 'loaded', gen, cache: build.cache });
+    const { ruleSet, cache: outcome } = buildRuleSetCached(inputs, cache);
+    built.set(gen, detectRules(ruleSet));
+    post({ type: 'loaded', gen, cache: outcome });
   } catch (error) {
     post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });
   }

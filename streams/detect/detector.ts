@@ -15,6 +15,11 @@ export interface Detector {
   activate(): void;
   /** Forget what `prepare` built (a failed reload). */
   discard(): void;
+  /**
+   * Never evaluate again, and let go of what only evaluating needs (matchers, index automata) while the
+   * rule set itself stays: the main thread once detection workers serve (issue 19 §2, RSS).
+   */
+  release?(): void;
   close(): Promise<void>;
 }
 
@@ -44,6 +49,9 @@ export function inlineDetector(initial: RuleSet | DetectRules, detect: BatchDete
     },
     discard() {
       next = undefined;
+    },
+    release() {
+      for (const rs of current.sets ?? [current.ruleSet]) rs.engine.release();
     },
     close: () => Promise.resolve(),
   };

@@ -18,11 +18,17 @@ export function handoverDetector(inline: Detector, start: (signal: AbortSignal) 
   const closing = new AbortController();
   /** Batches handed to the pool and not settled yet. */
   let inPool = 0;
+  // Once the pool serves, a calling thread that never evaluates again drops its evaluators (about a
+  // third of a thread's rule set: the workers hold their own).
+  const releaseInline = (): void => {
+    if (pool !== undefined && options.shareWhenBusy !== true) inline.release?.();
+  };
   const settled = start(closing.signal).then(
     (p) => {
       if (closing.signal.aborted) return p.close();
       pool = p;
       options.log.info({ parallelism: p.parallelism }, 'detection workers ready; batches move to them');
+      releaseInline();
     },
     (error: unknown) => {
       if (closing.signal.aborted) return;
@@ -55,6 +61,7 @@ export function handoverDetector(inline: Detector, start: (signal: AbortSignal) 
     activate() {
       inline.activate();
       pool?.activate();
+      releaseInline();
     },
     discard() {
       inline.discard();

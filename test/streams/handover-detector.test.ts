@@ -1,6 +1,7 @@
 // The hand-over detector: the calling thread evaluates until the pool has started, then the pool does
 // (with `shareWhenBusy`, the calling thread takes what the full pool has no room for); reloads wait for
-// the pool; a pool that never starts leaves detection on the calling thread.
+// the pool; a pool that never starts leaves detection on the calling thread; once the pool serves, a
+// calling thread that no longer evaluates releases its evaluators.
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -31,6 +32,7 @@ function fake(name: string, parallelism: number, deferred: boolean) {
     },
     activate: () => void calls.push('activate'),
     discard: () => void calls.push('discard'),
+    release: () => void calls.push('release'),
     close() {
       calls.push('close');
       return Promise.resolve();
@@ -61,7 +63,8 @@ describe('handoverDetector', () => {
     expect(d.parallelism).toBe(4);
     expect((await d.detect(['b'], 0)).texts).toEqual(['pool:b']);
     await d.close();
-    expect(inline.calls).toEqual(['detect a', 'close']);
+    // Once the pool serves, the calling thread lets go of its evaluators.
+    expect(inline.calls).toEqual(['detect a', 'release', 'close']);
     expect(pool.calls).toEqual(['detect b', 'close']);
   });
 
@@ -77,7 +80,8 @@ describe('handoverDetector', () => {
     starting.resolve(pool.detector);
     await preparing;
     d.activate();
-    expect(inline.calls).toEqual(['prepare', 'activate']);
+    // The reloaded rules are released too: the calling thread never evaluates them.
+    expect(inline.calls).toEqual(['release', 'prepare', 'activate', 'release']);
     expect(pool.calls).toEqual(['prepare', 'activate']);
   });
 
@@ -89,6 +93,7 @@ describe('handoverDetector', () => {
     await d.prepare(RULES, INPUTS);
     expect((await d.detect(['a'], 0)).texts).toEqual(['main:a']);
     expect(d.parallelism).toBe(1);
+    expect(inline.calls).not.toContain('release');
   });
 
   it('aborts a start still running when closed, and closes a pool that starts anyway', async () => {
@@ -131,6 +136,8 @@ describe('handoverDetector', () => {
         }
         while (pool.pending() > 0) pool.settleOne();
         for (const b of await Promise.all(batches)) expect(b.texts).toHaveLength(1);
+        // The calling thread still evaluates: it keeps its evaluators.
+        expect(inline.calls).not.toContain('release');
       }),
       { numRuns: 100 },
     );

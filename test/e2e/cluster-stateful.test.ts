@@ -1,0 +1,120 @@
+// Issue 21, the alert pipeline and the risk layer partitioned: three cluster nodes with the same
+// alert pipeline (dedup, incidents by host) and risk config (entity: the host) as a single-node oracle;
+// one node is SIGKILLed mid-stream and restarted. The nodes publish what the oracle publishes (the
+// results that survive dedup, with their incident ids and risk annotations, the risk events and risk
+// incidents), none twice, and the partition owners hold the oracle's incidents and risk entities.
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useNatsServer } from './nats-fixture.js';
+import { killAndRestartMidLane, lane, publish, settled } from './cluster-lane.js';
+import { FIXTURES, startDaemon, tempDir } from './harness.js';
+import type { RunningDaemon } from './harness.js';
+
+const RULES = join(FIXTURES, 'crash-rules');
+const PARTITIONS = 8;
+
+const nats = useNatsServer();
+
+// A rule not referenced by a correlation, so detection results pass the stages too (under the key of no host).
+const SEEN = `
+title: Logon Failure Seen
+id: 7c0a0000-0000-4000-8000-000000000021
+level: low
+logsource:
+  product: windows
+  service: security
+detection:
+  selection:
+    EventID: 4625
+  condition: selection
+`;
+// Keyed by the host the correlation groups are: correlation results of one host come from the
+// partitions of several correlations and meet in the host's partition. Long timers: what passes,
+// how it groups and which result raises a risk incident depend only on the input order.
+const ALERTS = `
+dedup:
+  fingerprint: [correlation.group_key.Computer, rule]
+  resolve_timeout: 24h
+group:
+  by: [correlation.group_key.Computer]
+  group_wait: 24h
+  resolve_timeout: 24h
+`;
+const RISK = `
+score:
+  level_scores: { high: 30, medium: 10, low: 5, informational: 1 }
+objects:
+  - { type: host, selector: correlation.group_key.Computer }
+emit_risk_events: true
+incident:
+  window: 24h
+  score_threshold: 25
+  cooldown: 24h
+`;
+
+/** Keys whose values are wall-clock times or ids derived from result ids (which differ between a single node and a cluster). */
+const VARYING = new Set(['result_id', 'risk_incident_id', 'timestamp', 'window_start', 'window_end', 'first_seen', 'last_seen', 'last_fired']);
+
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalise);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !VARYING.has(k)).map(([k, v]) => [k, normalise(v)]));
+}
+
+const content = (text: string): string => JSON.stringify(normalise(JSON.parse(text)));
+const sorted = (records: readonly unknown[]): string[] => records.map((r) => JSON.stringify(normalise(r))).sort();
+
+function args(dir: string, input: string, output: string): string[] {
+  return [
+    '--rules', join(dir, 'rules'), '--input', `${nats.server.url}/${input}`, '--input-format', 'json', '--api-addr', '127.0.0.1:0', 
+    '--output', `${nats.server.url}/${output}`, '--detect-workers', '0', '--alert-pipeline', join(dir, 'alerts.yaml'), '--risk', join(dir, 'risk.yaml'),
+  ];
+}
+
+function node(i: number, dir: string): Promise<RunningDaemon> {
+  return startDaemon([
+    ...args(dir, 'cluster.in', 'cluster.out'), '--state-db', join(dir, `node-${i}`), '--nats-ack-wait', '1', '--batch-size', '32',
+    '--cluster', nats.server.url, '--cluster-node-id', `node-${i}`, '--cluster-partitions', String(PARTITIONS),
+    '--cluster-lease-ttl-ms', '3000', '--cluster-snapshot-interval-ms', '300',
+  ]);
+}
+
+describe('cluster mode with an alert pipeline and a risk layer', () => {
+  it('three nodes, one SIGKILLed and restarted, publish the single-node results and hold its incidents and risk entities', { timeout: 120_000 }, async () => {
+    const dir = tempDir('cluster-stateful');
+    cpSync(RULES, join(dir, 'rules'), { recursive: true });
+    writeFileSync(join(dir, 'rules', 'logon-failure-seen.yml'), SEEN);
+    writeFileSync(join(dir, 'alerts.yaml'), ALERTS);
+    writeFileSync(join(dir, 'risk.yaml'), RISK);
+    const daemons = await Promise.all([startDaemon(args(dir, 'oracle.in', 'oracle.out')), ...[0, 1, 2].map((i) => node(i, dir))]);
+    const oracle = daemons[0] as RunningDaemon;
+    const nodes = daemons.slice(1);
+    try {
+      await publish(nats.nc, 'oracle.in', lane());
+      await killAndRestartMidLane(nats.nc, nodes, PARTITIONS, 'cluster.in', 'svc-cluster-out', () => node(2, dir));
+      const expected = await settled(nats.nc, 'svc-oracle-out', 100, 30_000);
+      const parsed = expected.map((t) => JSON.parse(t) as Record<string, unknown>);
+      expect(parsed.some((r) => r['risk_incident_id'] !== undefined), 'the lane raises risk incidents').toBe(true);
+      expect(parsed.some((r) => r['correlation_type'] !== undefined), 'correlation results pass the stages').toBe(true);
+      expect(parsed.some((r) => r['rule_title'] === 'Logon Failure Seen'), 'detection results pass the stages').toBe(true);
+      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 40_000);
+      const ids = published.map((t) => (JSON.parse(t) as { result_id: string }).result_id);
+      expect(new Set(ids).size, 'no result twice').toBe(ids.length);
+      expect(published.map(content).sort()).toEqual(expected.map(content).sort());
+      const views = await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body as { incidents: unknown[]; risk: unknown[] }));
+      const incidents = (await oracle.json({ method: 'GET', url: '/api/v1/incidents' })).body['incidents'] as unknown[];
+      expect(incidents.length).toBeGreaterThan(0);
+      expect(sorted(views.flatMap((v) => v.incidents))).toEqual(sorted(incidents));
+      const entities = (await oracle.json({ method: 'GET', url: '/api/v1/risk' })).body['entities'] as unknown[];
+      expect(entities.length).toBeGreaterThan(0);
+      expect(sorted(views.flatMap((v) => v.risk))).toEqual(sorted(entities));
+    } catch (error) {
+      for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+      throw error;
+    } finally {
+      for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
+      await Promise.all([oracle, ...nodes].map((d) => d.exited));
+    }
+  });
+});

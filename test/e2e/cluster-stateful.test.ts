@@ -3,7 +3,7 @@
 // one node is SIGKILLed mid-stream and restarted. The nodes publish what the oracle publishes (the
 // results that survive dedup, with their incident ids and risk annotations, the risk events and risk
 // incidents), none twice, and the partition owners hold the oracle's incidents and risk entities.
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
@@ -28,6 +28,21 @@ detection:
   selection:
     EventID: 4625
   condition: selection
+`;
+// A correlation over a correlation: its groups would need the parent's results routed by its own key.
+const CHAINED = `
+title: Bursts On One Host
+id: 7c0a0000-0000-4000-8000-000000000031
+level: critical
+correlation:
+  type: event_count
+  rules:
+    - 7c0a0000-0000-4000-8000-000000000011
+  group-by:
+    - Computer
+  timespan: 10m
+  condition:
+    gte: 2
 `;
 // Keyed by the host the correlation groups are: correlation results of one host come from the
 // partitions of several correlations and meet in the host's partition. Long timers: what passes,
@@ -116,5 +131,26 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
       await Promise.all([oracle, ...nodes].map((d) => d.exited));
     }
+  });
+
+  it('refuses at start-up, exit 3 naming why, what it cannot partition: chained correlations, entity-graph incidents', { timeout: 60_000 }, async () => {
+    const dir = tempDir('cluster-refused');
+    cpSync(RULES, join(dir, 'rules'), { recursive: true });
+    writeFileSync(join(dir, 'rules', 'chained.yml'), CHAINED);
+    mkdirSync(join(dir, 'plain'));
+    cpSync(RULES, join(dir, 'plain', 'rules'), { recursive: true });
+    writeFileSync(join(dir, 'plain', 'alerts.yaml'), 'group:\n  mode: entity_graph\n  entities: [event.Computer]\n');
+    writeFileSync(join(dir, 'plain', 'risk.yaml'), RISK);
+    writeFileSync(join(dir, 'alerts.yaml'), ALERTS);
+    writeFileSync(join(dir, 'risk.yaml'), RISK);
+    const cluster = ['--cluster', nats.server.url, '--cluster-node-id', 'refused'];
+    const [chained, entityGraph] = await Promise.all([
+      startDaemon([...args(dir, 'refused.in', 'refused.out'), ...cluster], { noWait: true }),
+      startDaemon([...args(join(dir, 'plain'), 'refused.in', 'refused.out'), ...cluster], { noWait: true }),
+    ]);
+    expect(await chained.exited).toBe(3);
+    expect(chained.logs.join('\n')).toMatch(/daemon\.cluster\.url.*chained correlations are not supported in cluster mode: 'Bursts On One Host' correlates a correlation/);
+    expect(await entityGraph.exited).toBe(3);
+    expect(entityGraph.logs.join('\n')).toMatch(/daemon\.cluster\.url.*cannot partition this alert pipeline or risk state: alert pipeline group\.mode entity_graph/);
   });
 });

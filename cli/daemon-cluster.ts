@@ -12,6 +12,7 @@ import type { BatchProcessorDeps, CommittedResult, SinkWorker, StageContext, Sta
 import { streamSequenceOf } from '../state/index.js';
 import { ConfigError } from './config.js';
 import type { DaemonSettings } from './daemon-settings.js';
+import type { LoadedRules } from './daemon-rules.js';
 
 export interface DaemonCluster {
   /** The batch processor's `hits` hook. */
@@ -20,6 +21,8 @@ export interface DaemonCluster {
   readonly stateful: BatchProcessorDeps['stateful'];
   start(path: { commit: (results: readonly CommittedResult[]) => Promise<number>; sinks: readonly SinkWorker[] }): void;
   status(): ClusterRecord;
+  /** A reload's rules as cluster mode takes them: a chained correlation fails the reload. */
+  admit(loaded: LoadedRules): LoadedRules;
   /** After a reload pass: the owned partitions take the rules and files now in force. */
   reload(): void;
   /** Hands every owned partition back (after a final snapshot), then closes the connection. */
@@ -34,6 +37,12 @@ function stateKeyOf(files: StatefulFiles): StateKeyDecision {
   return decideStateKey(files.alert === undefined ? undefined : compileAlertConfig(files.alert), files.risk === undefined ? undefined : compileRiskConfig(files.risk));
 }
 
+/** Why cluster mode cannot run these correlations: a correlation over a correlation would need its parent's results routed again by its own group key. */
+function chainedReason(defs: readonly CompiledCorrelation[]): string | undefined {
+  const chained = defs.find((d) => d.depth > 1);
+  return chained === undefined ? undefined : `chained correlations are not supported in cluster mode: '${chained.rule.title}' correlates a correlation`;
+}
+
 /** The node's id: the configured one, else host name and API address (stable across restarts). */
 function nodeIdOf(config: DaemonConfig): string {
   return config.cluster.node_id ?? `${hostname()}-${config.api.addr}`.replace(/[^A-Za-z0-9_.-]/g, '_');
@@ -43,9 +52,8 @@ function nodeIdOf(config: DaemonConfig): string {
 export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSettings, ctx: StageContext, store: StateStore, rules: ClusterRules, files: () => StatefulFiles): Promise<DaemonCluster | undefined> {
   const c = config.cluster;
   if (c.url === undefined) return undefined;
-  // A correlation over a correlation would need its parent's results routed again by its own group key.
-  const chained = rules().defs.find((d) => d.depth > 1);
-  if (chained !== undefined) throw new ConfigError(`chained correlations are not supported in cluster mode: '${chained.rule.title}' correlates a correlation`, 'daemon.cluster.url');
+  const chained = chainedReason(rules().defs);
+  if (chained !== undefined) throw new ConfigError(chained, 'daemon.cluster.url');
   const initial = files();
   const decided = stateKeyOf(initial);
   if (!decided.ok) throw new ConfigError(`cluster mode cannot partition this alert pipeline or risk state: ${decided.reason}`, 'daemon.cluster.url');
@@ -94,6 +102,10 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
         ...(stateful ? { stateful: { files: () => partitioned, selectors: () => selectors } } : {}),
       });
       void node.start().catch((error: unknown) => log.error({ err: error }, 'cluster node failed to start'));
+    },
+    admit(loaded) {
+      const reason = loaded.ok ? chainedReason(loaded.ruleSet.correlations.correlations) : undefined;
+      return reason === undefined ? loaded : { ok: false, failure: 'rules', reason, problems: [] };
     },
     reload() {
       if (stateful) {

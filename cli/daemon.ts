@@ -331,7 +331,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const reloadLog = log.child({ component: 'reload' });
   const reloadRules = createRulesReload({
-    load: () => loadDaemonRules(config, rulesPath, sources),
+    load: () => loadDaemonRules(config, rulesPath, sources).then((loaded) => cluster?.admit(loaded) ?? loaded),
     detector,
     exclusive: (fn) => pipeline.exclusive(fn),
     swap: async (next) => {

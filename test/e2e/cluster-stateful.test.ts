@@ -3,12 +3,12 @@
 // one node is SIGKILLed mid-stream and restarted. The nodes publish what the oracle publishes (the
 // results that survive dedup, with their incident ids and risk annotations, the risk events and risk
 // incidents), none twice, and the partition owners hold the oracle's incidents and risk entities.
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
-import { killAndRestartMidLane, lane, publish, settled } from './cluster-lane.js';
-import { FIXTURES, startDaemon, tempDir } from './harness.js';
+import { killAndRestartMidLane, lane, owned, publish, settled } from './cluster-lane.js';
+import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const RULES = join(FIXTURES, 'crash-rules');
@@ -130,6 +130,46 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
     } finally {
       for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
       await Promise.all([oracle, ...nodes].map((d) => d.exited));
+    }
+  });
+
+  it('a reload reaches the partitions already owned: rules and alert pipeline; a chained correlation fails the reload', { timeout: 90_000 }, async () => {
+    const dir = tempDir('cluster-reload');
+    cpSync(RULES, join(dir, 'rules'), { recursive: true });
+    writeFileSync(join(dir, 'alerts.yaml'), ALERTS);
+    writeFileSync(join(dir, 'risk.yaml'), RISK);
+    const d = await startDaemon([...args(dir, 'reload.in', 'reload.out'), '--state-db', join(dir, 'node'), '--batch-size', '8', '--cluster', nats.server.url, '--cluster-name', 'reload', '--cluster-node-id', 'solo', '--cluster-partitions', '4']);
+    const at = (n: number): string => new Date(Date.parse('2024-03-02T00:00:00Z') + n * 1000).toISOString();
+    const failed = (host: string, n: number) => JSON.stringify({ '@timestamp': at(n), Computer: host, EventID: 4625, TargetUserName: 'u' });
+    const logon = (host: string, n: number, user: string) => JSON.stringify({ '@timestamp': at(n), Computer: host, EventID: 4624, TargetUserName: user });
+    const reloaded = async (count: number): Promise<void> => {
+      expect((await d.json({ method: 'POST', url: '/api/v1/reload' })).status).toBe(200);
+      await waitFor(async () => (d.logs.filter((l) => l.includes('"msg":"rules reloaded"') || l.includes('"msg":"reload failed')).length >= count ? true : undefined), 30_000, 'the reload');
+    };
+    // The rules of the results that passed the pipeline (risk events bypass it).
+    const rules = (lines: readonly string[]): string[] =>
+      lines.map((t) => JSON.parse(t) as Record<string, unknown>).filter((r) => r['risk_event'] === undefined && r['risk_incident_id'] === undefined).map((r) => String(r['rule_title']));
+    try {
+      await waitFor(async () => ((await owned([d]))[0] === 4 ? true : undefined), 30_000, 'every partition owned');
+      // Before: three failed logons on h1 fire the burst; two users on h2 are below the threshold of three.
+      await publish(nats.nc, 'reload.in', [failed('h1', 0), failed('h1', 1), failed('h1', 2), logon('h2', 3, 'a'), logon('h2', 4, 'b')]);
+      const before = await settled(nats.nc, 'svc-reload-out', 1, 30_000);
+      expect(rules(before).filter((r) => r === 'Logon Failures Burst')).toHaveLength(1);
+      expect(rules(before)).not.toContain('Many Users On One Host');
+      // The value_count threshold drops to two, and the alert pipeline silences the burst.
+      writeFileSync(join(dir, 'rules', 'corr-value-count.yml'), readFileSync(join(RULES, 'corr-value-count.yml'), 'utf8').replace('gte: 3', 'gte: 2'));
+      writeFileSync(join(dir, 'alerts.yaml'), `${ALERTS}silences:\n  - matchers: [{ selector: rule, value: 7c0a0000-0000-4000-8000-000000000011 }]\n`);
+      await reloaded(1);
+      await publish(nats.nc, 'reload.in', [failed('h3', 10), failed('h3', 11), failed('h3', 12), logon('h4', 13, 'a'), logon('h4', 14, 'b')]);
+      const after = await settled(nats.nc, 'svc-reload-out', before.length + 1, 30_000);
+      expect(rules(after.slice(before.length))).toContain('Many Users On One Host');
+      expect(rules(after.slice(before.length))).not.toContain('Logon Failures Burst');
+      writeFileSync(join(dir, 'rules', 'chained.yml'), CHAINED);
+      await reloaded(2);
+      expect(d.logs.some((l) => l.includes('chained correlations are not supported in cluster mode'))).toBe(true);
+    } finally {
+      d.kill('SIGTERM');
+      await d.exited;
     }
   });
 

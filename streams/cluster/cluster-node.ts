@@ -120,7 +120,8 @@ export class ClusterNode {
       this.held = leaseWritten(this.held, action, rev);
       if (rev === undefined && action.kind !== 'acquire') this.log.info({ partition: action.partition, action: action.kind }, 'partition lease write refused');
     }
-    for (const p of [...this.owners.keys()]) if (!this.leased(p)) await this.dropOwner(p, false, 0);
+    // An owner whose loop saw its lease stop counting (a late renewal) ended: replaced from the snapshot, since it skipped what it fetched then.
+    for (const [p, o] of [...this.owners]) if (!this.leased(p) || o.ended) await this.dropOwner(p, false, 0);
     if (leaving) return;
     for (const p of this.held.keys()) if (this.leased(p) && !this.owners.has(p)) await this.takeOver(p);
     ctx.metrics.svc_cluster_partitions_owned.set(this.owners.size);

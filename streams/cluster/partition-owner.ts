@@ -91,6 +91,8 @@ export class PartitionOwner {
   private tickedAt = -1;
   private lag = 0;
   private stopped = false;
+  /** The hit loop ended by itself (its lease stopped counting): the node replaces this owner. */
+  ended = false;
   private loop: Promise<void> = Promise.resolve();
   private feed: HitFeed | undefined;
   private lastSnapshotAt = 0;
@@ -159,7 +161,9 @@ export class PartitionOwner {
     this.lastSnapshotAt = this.deps.ctx.clock.now();
     this.feed = await bus.hitFeed(partition, this.seq, node);
     this.log.info({ fromSeq: this.seq + 1, groups: this.runtime.stateEntries }, 'partition taken over; replaying its hits');
-    this.loop = this.run(this.feed);
+    this.loop = this.run(this.feed).finally(() => {
+      this.ended = true;
+    });
   }
 
   /**

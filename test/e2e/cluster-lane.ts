@@ -85,3 +85,16 @@ export async function killAndRestartMidLane(nc: NatsConnection, nodes: RunningDa
   await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 30_000, "the dead node's partitions taken over");
   nodes[2] = await restart();
 }
+
+/** Runs `body`; on a failure shows each node's last log lines; stops the oracle and every node (`nodes` as it is by then). */
+export async function runCluster(oracle: RunningDaemon, nodes: RunningDaemon[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+    throw error;
+  } finally {
+    for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
+    await Promise.all([oracle, ...nodes].map((d) => d.exited));
+  }
+}

@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
-import { killAndRestartMidLane, lane, owned, publish, settled } from './cluster-lane.js';
+import { killAndRestartMidLane, lane, owned, runCluster, publish, settled } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -105,7 +105,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
     const daemons = await Promise.all([startDaemon(args(dir, 'oracle.in', 'oracle.out')), ...[0, 1, 2].map((i) => node(i, dir))]);
     const oracle = daemons[0] as RunningDaemon;
     const nodes = daemons.slice(1);
-    try {
+    await runCluster(oracle, nodes, async () => {
       await publish(nats.nc, 'oracle.in', lane());
       await killAndRestartMidLane(nats.nc, nodes, PARTITIONS, 'cluster.in', 'svc-cluster-out', () => node(2, dir));
       const expected = await settled(nats.nc, 'svc-oracle-out', 100, 30_000);
@@ -113,7 +113,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       expect(parsed.some((r) => r['risk_incident_id'] !== undefined), 'the lane raises risk incidents').toBe(true);
       expect(parsed.some((r) => r['correlation_type'] !== undefined), 'correlation results pass the stages').toBe(true);
       expect(parsed.some((r) => r['rule_title'] === 'Logon Failure Seen'), 'detection results pass the stages').toBe(true);
-      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 40_000);
+      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 60_000);
       const ids = published.map((t) => (JSON.parse(t) as { result_id: string }).result_id);
       expect(new Set(ids).size, 'no result twice').toBe(ids.length);
       expect(published.map(content).sort()).toEqual(expected.map(content).sort());
@@ -124,13 +124,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       const entities = (await oracle.json({ method: 'GET', url: '/api/v1/risk' })).body['entities'] as unknown[];
       expect(entities.length).toBeGreaterThan(0);
       expect(sorted(views.flatMap((v) => v.risk))).toEqual(sorted(entities));
-    } catch (error) {
-      for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
-      throw error;
-    } finally {
-      for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
-      await Promise.all([oracle, ...nodes].map((d) => d.exited));
-    }
+    });
   });
 
   it('a reload reaches the partitions already owned: rules and alert pipeline; a chained correlation fails the reload', { timeout: 90_000 }, async () => {

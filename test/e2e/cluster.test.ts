@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
-import { killAndRestartMidLane, lane, publish, settled } from './cluster-lane.js';
+import { killAndRestartMidLane, lane, runCluster, publish, settled } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -50,24 +50,18 @@ describe('cluster mode on NATS JetStream', () => {
     ]);
     const oracle = daemons[0] as RunningDaemon;
     const nodes = daemons.slice(1);
-    try {
+    await runCluster(oracle, nodes, async () => {
       await publish(nats.nc, 'oracle.in', lane());
       await killAndRestartMidLane(nats.nc, nodes, 8, 'cluster.in', 'svc-cluster-out', () => node(2, dir));
       const expected = await settled(nats.nc, 'svc-oracle-out', 100, 30_000);
       expect(expected.some((t) => (JSON.parse(t) as { correlation_type?: string }).correlation_type !== undefined)).toBe(true);
-      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 40_000);
+      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 60_000);
       const ids = published.map((t) => (JSON.parse(t) as { result_id: string }).result_id);
       expect(new Set(ids).size, 'no result twice').toBe(ids.length);
       expect(published.map(content).sort()).toEqual(expected.map(content).sort());
       const oracleGroups = (await oracle.json({ method: 'GET', url: '/api/v1/correlations/state' })).body['groups'] as Group[];
       const clusterGroups = (await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['groups'] as Group[]))).flat();
       expect(sortGroups(clusterGroups)).toEqual(sortGroups(oracleGroups));
-    } catch (error) {
-      for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
-      throw error;
-    } finally {
-      for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
-      await Promise.all([oracle, ...nodes].map((d) => d.exited));
-    }
+    });
   });
 });

@@ -9,7 +9,6 @@ import type { StageContext } from '../stage-context.js';
 import type { ClusterBus, FloorWatch } from './cluster-bus.js';
 import { PartitionOwner } from './partition-owner.js';
 import type { PartitionOwnerDeps, StatefulRouting } from './partition-owner.js';
-import type { StatefulFiles } from './stateful-partition.js';
 
 export interface ClusterNodeSettings {
   readonly node: string;
@@ -30,7 +29,6 @@ export interface ClusterNodeDeps {
   readonly stateful?: Pick<StatefulRouting, 'files' | 'selectors'>;
 }
 
-export type { StatefulFiles };
 
 /** Clock difference tolerated between nodes: a tenth of the ttl, at most a second. */
 function timingOf(ttlMs: number): LeaseTiming {
@@ -120,7 +118,7 @@ export class ClusterNode {
       this.held = leaseWritten(this.held, action, rev);
       if (rev === undefined && action.kind !== 'acquire') this.log.info({ partition: action.partition, action: action.kind }, 'partition lease write refused');
     }
-    // An owner whose loop saw its lease stop counting (a late renewal) ended: replaced from the snapshot, since it skipped what it fetched then.
+    // An owner whose hit loop failed is replaced from the snapshot: it may have dropped what it fetched.
     for (const [p, o] of [...this.owners]) if (!this.leased(p) || o.ended) await this.dropOwner(p, false, 0);
     if (leaving) return;
     for (const p of this.held.keys()) if (this.leased(p) && !this.owners.has(p)) await this.takeOver(p);

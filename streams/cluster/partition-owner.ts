@@ -24,6 +24,8 @@ import type { StatefulFiles, StatefulSnapshot } from './stateful-partition.js';
 /** Hits applied per fetch. */
 const FETCH_MAX = 256;
 const FETCH_EXPIRES_MS = 1_000;
+/** How often a partition whose lease does not count re-checks it. */
+const LEASE_WAIT_MS = 50;
 /** 3: the alert pipeline and risk state (`st`); version-2 snapshots (correlation groups only) still load. */
 const SNAPSHOT_VERSION = 3;
 
@@ -91,7 +93,7 @@ export class PartitionOwner {
   private tickedAt = -1;
   private lag = 0;
   private stopped = false;
-  /** The hit loop ended by itself (its lease stopped counting): the node replaces this owner. */
+  /** The hit loop ended by itself (a failure): the node replaces this owner from its snapshot. */
   ended = false;
   private loop: Promise<void> = Promise.resolve();
   private feed: HitFeed | undefined;
@@ -183,7 +185,13 @@ export class PartitionOwner {
   private async run(feed: HitFeed): Promise<void> {
     const { ctx } = this.deps;
     let failures = 0;
-    while (!this.stopped && this.deps.leased()) {
+    while (!this.stopped) {
+      // A lease that stopped counting (a late renewal under load) is waited for: the node renews it
+      // (revision-checked, so nobody owned the partition meanwhile) or lets the partition go.
+      if (!this.deps.leased()) {
+        await sleep(ctx.clock, LEASE_WAIT_MS);
+        continue;
+      }
       let msgs;
       let floor;
       let correlated = 0;
@@ -199,8 +207,9 @@ export class PartitionOwner {
         await sleep(ctx.clock, Math.min(2_000, 100 * 2 ** Math.min(5, failures++)), ctx.signal);
         continue;
       }
-      // A lease that lapsed while fetching: what was fetched is the next owner's.
-      if (this.stopped || !this.deps.leased()) return;
+      // The lease stopped counting while fetching: what was fetched waits for it (or is the next owner's).
+      while (!this.stopped && !this.deps.leased()) await sleep(ctx.clock, LEASE_WAIT_MS);
+      if (this.stopped) return;
       for (const m of msgs) {
         if (m.seq <= this.seq) continue;
         const hit = m.json<HitBody>();

@@ -22,5 +22,5 @@ export { compileRiskConfig, quietRiskObserver,   RiskLayer } from './risk/index.
 export type { Contribution, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';
-export { counts, decideLeases, fairShare, leaseWritten, partitionOf } from './cluster/index.js';
-export type { HeldLease, LeaseAction, LeaseRecord, LeaseTiming, LeaseView } from './cluster/index.js';
+export { counts, decideLeases, decideStateKey, fairShare, leaseWritten, partitionOf, stateKeyOf } from './cluster/index.js';
+export type { HeldLease, LeaseAction, LeaseRecord, LeaseTiming, LeaseView, StateKeyDecision, StateKeySelectors } from './cluster/index.js';

@@ -255,7 +255,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     await store.close();
     throw new DaemonExit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
-  const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) })).catch(async (error: unknown) => {
+  const clusterFiles = () => ({ alert: alerts.stage.pipeline.configFile ?? alertFile, risk: risk.stage.layer.configFile ?? riskFile });
+  const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) }), clusterFiles).catch(async (error: unknown) => {
     await natsInput?.close();
     await outputs.close();
     await store.close();
@@ -287,6 +288,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,
     ...(cluster !== undefined ? { hits: cluster.hits } : {}),
+    ...(cluster?.stateful !== undefined ? { stateful: cluster.stateful } : {}),
   });
   const pipeline = new EventPipeline(ctx, {
     queue,
@@ -329,7 +331,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
 
   const reloadLog = log.child({ component: 'reload' });
   const reloadRules = createRulesReload({
-    load: async () => logRuleBuild(reloadLog, await loadDaemonRules(config, rulesPath, sources)),
+    load: async () => {
+      const loaded = logRuleBuild(reloadLog, await loadDaemonRules(config, rulesPath, sources));
+      return cluster?.admit(loaded) ?? loaded;
+    },
     detector,
     exclusive: (fn) => pipeline.exclusive(fn),
     swap: async (next) => {
@@ -361,6 +366,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     const riskReloaded = await risk.reload();
     const enrichersReloaded = (await enrichment?.reload()) ?? true;
     const rulesReloaded = await reloadRules();
+    cluster?.reload();
     return (await (deps.onReload?.() ?? Promise.resolve(true))) && rulesReloaded && alertsReloaded && riskReloaded && enrichersReloaded;
   };
   const controller = createReloadController(clock, runReload, reloadLog);

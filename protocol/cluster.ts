@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { IncidentRecord, RiskEntity } from './api-records.js';
 import { CorrelationGroupSnapshotSchema } from './correlation-result.js';
 
 /** One partition this node owns (stage 2 of cluster mode, issue 21). */
@@ -21,5 +22,9 @@ export const ClusterResponse = Type.Object({
   owned: Type.Array(ClusterPartitionRecord),
   /** The correlation groups of the owned partitions. */
   groups: Type.Array(CorrelationGroupSnapshotSchema),
+  /** The open incidents of the owned partitions' alert pipelines (empty without `--alert-pipeline`). */
+  incidents: Type.Array(IncidentRecord),
+  /** The risk entities of the owned partitions (empty without `--risk`). */
+  risk: Type.Array(RiskEntity),
 });
 export type ClusterRecord = Type.Static<typeof ClusterResponse>;

@@ -20,7 +20,7 @@ export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover, snapshotKinds } from './recover.js';
 export type { Recovered } from './recover.js';
 export type { RecoverProgress } from './replay-slices.js';
-export { resultIdForHit, resultIdForInput, resultIdForStream, resultIdForTimer } from './result-id.js';
+export { resultIdForHit, resultIdForInput, resultIdForStream, resultIdForTimer, streamSequenceOf } from './result-id.js';
 export { decideSnapshot } from './snapshot-policy.js';
 export type { SnapshotPolicy } from './snapshot-policy.js';
 export { StateCorruptionError } from './state-errors.js';

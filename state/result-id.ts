@@ -27,6 +27,11 @@ export function resultIdForStream(sequence: number, index: number): string {
   return `s${sequence.toString(16).padStart(12, '0')}-${index.toString(16)}`;
 }
 
+/** The stream sequence a stream-driven id names; -1 for any other id. */
+export function streamSequenceOf(resultId: string): number {
+  return resultId.startsWith('s') ? Number.parseInt(resultId.slice(1, 13), 16) : -1;
+}
+
 export function resultIdForHit(partition: number, sequence: number, index: number, of: 'input' | 'hit' = 'input'): string {
   return `${of === 'input' ? 'h' : 'g'}${partition.toString(16)}-${sequence.toString(16).padStart(12, '0')}-${index.toString(16)}`;
 }

@@ -83,6 +83,12 @@ export interface BatchProcessorDeps {
    * resolves once the hit stream has them, before the batch commits and its input is acknowledged.
    */
   readonly hits?: (correlate: readonly CorrelationInput[], sequences: readonly number[]) => Promise<void>;
+  /**
+   * Cluster mode with an alert pipeline or risk layer: instead of `risk` and `alerts`, publishes the
+   * batch's results (at batch time `now`) to the partitions that hold their state, whose owners run
+   * those stages and emit them; resolves with the results this node emits itself.
+   */
+  readonly stateful?: (lines: readonly CommittedResult[], now: number) => Promise<readonly CommittedResult[]>;
 }
 
 /** A batch taken off the queue whose detection is under way. */
@@ -188,7 +194,7 @@ export class BatchProcessor {
       throw failure;
     }
     deps.observe?.(texts);
-    // From here to commitBatch nothing awaits but enrichment: ordinals and journal order belong to this batch.
+    // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();
     deps.journal.at = now;
@@ -229,8 +235,12 @@ export class BatchProcessor {
     // What the alert pipeline lets through is delivered; match counters count every result.
     const enriching = deps.enrich?.apply(lines) ?? lines;
     const enriched = enriching instanceof Promise ? await enriching : enriching;
-    const scored = deps.risk?.apply(enriched) ?? enriched;
-    const delivered = deps.alerts?.apply(scored) ?? scored;
+    let delivered: readonly CommittedResult[];
+    if (deps.stateful !== undefined) delivered = await deps.stateful(enriched, now);
+    else {
+      const scored = deps.risk?.apply(enriched) ?? enriched;
+      delivered = deps.alerts?.apply(scored) ?? scored;
+    }
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;

@@ -76,5 +76,5 @@ export {  DispositionStage } from './disposition-stage.js';
 export { FieldObserver, ObserveStage, SchemaObserver } from './observe/index.js';
 export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, listenResolveControl, MAX_SOURCE_BYTES, parseSourceText, RESOLVE_CONTROL_SUBJECT, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
 export type { ResolveAllOutcome, SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
-export { ClusterNode, HitRouter, openClusterBus } from './cluster/index.js';
-export type { ClusterBus } from './cluster/index.js';
+export { ClusterNode, HitRouter, openClusterBus, resultHits } from './cluster/index.js';
+export type { ClusterBus, StatefulFiles } from './cluster/index.js';

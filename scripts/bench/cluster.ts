@@ -1,10 +1,13 @@
 // Cluster mode (issue 21): throughput of 1, 2 and 3 nodes sharing one input on a private nats-server,
 // with daemon CPU per event per node (the machine has 2 cores, so wall-clock scaling is bounded; CPU per
-// event shows what each node pays), and the takeover time of a partition holding 10k correlation groups.
+// event shows what each node pays), the same with an alert pipeline and a risk layer partitioned by host
+// (correlation results then travel on to the partition of their host), and the takeover time of a
+// partition holding 10k correlation groups.
 // `npm run bench:cluster`.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -87,9 +90,19 @@ async function owned(nodes: readonly Node[]): Promise<number> {
   return sum;
 }
 
-async function throughput(url: string, nc: NatsConnection, count: number): Promise<BenchRow[]> {
-  const name = `bench${count}`;
-  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => startNode(clusterArgs(url, name, `n${i}`))));
+/** An alert pipeline (dedup and incidents by host) and a risk layer (entity: the host) for the stateful lane. */
+function statefulArgs(dir: string): string[] {
+  const alerts = join(dir, 'alerts.yaml');
+  const risk = join(dir, 'risk.yaml');
+  writeFileSync(alerts, 'dedup:\n  fingerprint: [correlation.group_key.Computer, rule]\ngroup:\n  by: [correlation.group_key.Computer]\n');
+  writeFileSync(risk, 'score:\n  default_score: 10\nobjects:\n  - { type: host, selector: correlation.group_key.Computer }\nincident:\n  window: 1h\n  score_threshold: 50\n');
+  return ['--alert-pipeline', alerts, '--risk', risk];
+}
+
+async function throughput(url: string, nc: NatsConnection, count: number, extra: readonly string[] = []): Promise<BenchRow[]> {
+  const name = `bench${count}${extra.length > 0 ? 's' : ''}`;
+  const lane = extra.length > 0 ? ' with alert pipeline and risk' : '';
+  const nodes = await Promise.all(Array.from({ length: count }, (_, i) => startNode(clusterArgs(url, name, `n${i}`, extra))));
   try {
     await until(async () => (await owned(nodes)) === 16, 30_000, 'partitions owned');
     const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid as number));
@@ -102,9 +115,9 @@ async function throughput(url: string, nc: NatsConnection, count: number): Promi
     const cpu = nodes.map((n, i) => cpuSeconds(n.proc.pid as number) - (cpu0[i] as number));
     const totalCpu = cpu.reduce((a, b) => a + b, 0);
     return [
-      { name: `${count} node(s): events/s (all nodes)`, value: Math.round(EVENTS / seconds), unit: 'events/s' },
-      { name: `${count} node(s): CPU per event (all nodes, both stages)`, value: Math.round((totalCpu / EVENTS) * 1e6), unit: 'µs' },
-      ...nodes.map((_, i) => ({ name: `${count} node(s): node ${i} events / CPU per own event`, value: Math.round(((cpu[i] as number) / Math.max(1, per[i] as number)) * 1e6), unit: `µs (${per[i]} events)` })),
+      { name: `${count} node(s)${lane}: events/s (all nodes)`, value: Math.round(EVENTS / seconds), unit: 'events/s' },
+      { name: `${count} node(s)${lane}: CPU per event (all nodes, both stages)`, value: Math.round((totalCpu / EVENTS) * 1e6), unit: 'µs' },
+      ...nodes.map((_, i) => ({ name: `${count} node(s)${lane}: node ${i} events / CPU per own event`, value: Math.round(((cpu[i] as number) / Math.max(1, per[i] as number)) * 1e6), unit: `µs (${per[i]} events)` })),
     ];
   } finally {
     await Promise.all(nodes.map(stopNode));
@@ -144,7 +157,10 @@ const server = await startNatsServer();
 const nc = await connect({ servers: server.url });
 try {
   const rows: BenchRow[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cluster-'));
   for (const count of [1, 2, 3]) rows.push(...(await throughput(server.url, nc, count)));
+  for (const count of [1, 3]) rows.push(...(await throughput(server.url, nc, count, statefulArgs(dir))));
+  rmSync(dir, { recursive: true, force: true });
   rows.push(...(await takeover(server.url, nc)));
   printRows('cluster mode (issue 21)', rows);
 } finally {

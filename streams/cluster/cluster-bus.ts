@@ -32,6 +32,12 @@ export interface HitFeed {
   close(): Promise<void>;
 }
 
+/** The correlation floors of every partition, as the bucket's watch last reported them. */
+export interface FloorWatch {
+  floor(partition: number): number;
+  stop(): void;
+}
+
 export interface ClusterBus {
   publishHits(hits: readonly Hit[]): Promise<void>;
   /** Leases by partition (`p.<n>` keys). */
@@ -46,6 +52,13 @@ export interface ClusterBus {
   saveSnapshot(partition: number, data: Uint8Array): Promise<void>;
   /** The acknowledgement floor (stream sequence) of the input stream's shared consumer. */
   inputFloor(stream: string, consumer: string): Promise<number>;
+  /**
+   * Records that partition `partition`'s owner has published the forwarded results of every input
+   * at or below `floor` (key `f.<n>`): owners of the alert pipeline and risk state wait for it.
+   */
+  writeFloor(partition: number, floor: number): Promise<void>;
+  /** Follows every partition's `f.<n>` floor; `floor(n)` is the newest seen (0 before any). */
+  watchFloors(): Promise<FloorWatch>;
   /** A consumer of the partition's hits starting after `afterSeq`. */
   hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
   close(): Promise<void>;
@@ -104,6 +117,17 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
         } catch {
           return undefined;
         }
+      },
+      async writeFloor(p, floor) {
+        await kv.put(`f.${p}`, String(floor));
+      },
+      async watchFloors() {
+        const floors = new Map<number, number>();
+        const watch = await kv.watch({ key: 'f.*' });
+        void (async () => {
+          for await (const e of watch) if (e.operation === 'PUT') floors.set(Number(e.key.slice(2)), Number(decoder.decode(e.value)));
+        })().catch(() => undefined);
+        return { floor: (p) => floors.get(p) ?? 0, stop: () => watch.stop() };
       },
       inputFloor: async (inputStream, consumer) => (await jsm.consumers.info(inputStream, consumer)).ack_floor.stream_seq,
       loadSnapshot: (p) => snapshots.getBlob(`p-${p}`),

@@ -3,12 +3,12 @@
 // every partition it gains or loses. Stage 1 (detection, hit publishing) runs in the daemon's pipeline.
 import { counts, decideLeases, leaseWritten } from '../../actors/index.js';
 import type { CorrelationRuntimeOptions, HeldLease, LeaseTiming } from '../../actors/index.js';
-import type { ClusterRecord } from '../../protocol/index.js';
+import type { ClusterRecord, IncidentRecord } from '../../protocol/index.js';
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import type { StageContext } from '../stage-context.js';
-import type { ClusterBus } from './cluster-bus.js';
+import type { ClusterBus, FloorWatch } from './cluster-bus.js';
 import { PartitionOwner } from './partition-owner.js';
-import type { PartitionOwnerDeps } from './partition-owner.js';
+import type { PartitionOwnerDeps, StatefulRouting } from './partition-owner.js';
 
 export interface ClusterNodeSettings {
   readonly node: string;
@@ -25,7 +25,10 @@ export interface ClusterNodeDeps {
   readonly delivered: PartitionOwnerDeps['delivered'];
   readonly inputFloor: PartitionOwnerDeps['inputFloor'];
   readonly ctx: StageContext;
+  /** With an alert pipeline or risk layer: the files the partitions run and the selectors of their state keys. */
+  readonly stateful?: Pick<StatefulRouting, 'files' | 'selectors'>;
 }
+
 
 /** Clock difference tolerated between nodes: a tenth of the ttl, at most a second. */
 function timingOf(ttlMs: number): LeaseTiming {
@@ -41,6 +44,7 @@ export class ClusterNode {
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
   private readonly log: StageContext['log'];
+  private floors: FloorWatch | undefined;
 
   constructor(
     private readonly settings: ClusterNodeSettings,
@@ -50,7 +54,8 @@ export class ClusterNode {
     this.log = deps.ctx.log.child({ component: 'cluster', node: settings.node });
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    if (this.deps.stateful !== undefined) this.floors = await this.deps.bus.watchFloors();
     const every = Math.max(50, Math.floor(this.settings.leaseTtlMs / 4));
     const next = (): void => {
       if (this.stopped) return;
@@ -71,6 +76,13 @@ export class ClusterNode {
     await Promise.all([...this.owners.values()].map((o) => o.stop(false, 0)));
     this.owners.clear();
     await this.deps.bus.leave(this.settings.node).catch(() => undefined);
+    this.floors?.stop();
+  }
+
+  /** A reload reaches the partitions already owned: the rules and files now in force, from their next hit on. */
+  reload(): void {
+    const { defs, options } = this.deps.rules();
+    for (const owner of this.owners.values()) owner.reload(defs, options);
   }
 
   status(): ClusterRecord {
@@ -81,6 +93,8 @@ export class ClusterNode {
       members: this.members,
       owned: owners.map((o) => o.status).sort((a, b) => a.partition - b.partition),
       groups: owners.flatMap((o) => o.groups()),
+      incidents: owners.flatMap((o) => o.incidents()) as IncidentRecord[],
+      risk: owners.flatMap((o) => o.riskEntities()),
     };
   }
 
@@ -104,7 +118,8 @@ export class ClusterNode {
       this.held = leaseWritten(this.held, action, rev);
       if (rev === undefined && action.kind !== 'acquire') this.log.info({ partition: action.partition, action: action.kind }, 'partition lease write refused');
     }
-    for (const p of [...this.owners.keys()]) if (!this.leased(p)) await this.dropOwner(p, false, 0);
+    // An owner whose hit loop failed is replaced from the snapshot: it may have dropped what it fetched.
+    for (const [p, o] of [...this.owners]) if (!this.leased(p) || o.ended) await this.dropOwner(p, false, 0);
     if (leaving) return;
     for (const p of this.held.keys()) if (this.leased(p) && !this.owners.has(p)) await this.takeOver(p);
     ctx.metrics.svc_cluster_partitions_owned.set(this.owners.size);
@@ -126,12 +141,28 @@ export class ClusterNode {
       leased: () => this.leased(partition),
       snapshotIntervalMs: this.settings.snapshotIntervalMs,
       ctx: this.deps.ctx,
+      ...(this.deps.stateful !== undefined ? { stateful: this.routing(partition, this.deps.stateful) } : {}),
     });
     this.owners.set(partition, owner);
     const started = performance.now();
     await owner.start();
     this.deps.ctx.metrics.svc_cluster_takeovers_total.inc();
     this.log.info({ partition, ms: Math.round(performance.now() - started) }, 'partition owned');
+  }
+
+  private routing(partition: number, stateful: Pick<StatefulRouting, 'files' | 'selectors'>): StatefulRouting {
+    const { bus } = this.deps;
+    const { partitions } = this.settings;
+    return {
+      ...stateful,
+      publish: (hits) => bus.publishHits(hits),
+      writeFloor: (floor) => bus.writeFloor(partition, floor),
+      correlationFloor: () => {
+        let min = Infinity;
+        for (let p = 0; p < partitions; p++) min = Math.min(min, this.floors?.floor(p) ?? 0);
+        return min;
+      },
+    };
   }
 
   private async dropOwner(partition: number, handBack: boolean, deadlineMs: number): Promise<void> {

@@ -1,9 +1,17 @@
-import { CorrelationRuntime, partitionOf } from '../../actors/index.js';
-import type { CorrelationRuntimeOptions } from '../../actors/index.js';
+import { CorrelationRuntime, partitionOf, stateKeyOf } from '../../actors/index.js';
+import type { AlertResult, CorrelationRuntimeOptions, StateKeySelectors } from '../../actors/index.js';
 import { createFieldReader, DEFAULT_TIMESTAMP_FIELDS, extractEventTime } from '../../sigma/index.js';
 import type { CompiledCorrelation, GroupId } from '../../sigma/index.js';
-import type { CorrelationInput } from '../detect/detect-batch.js';
+import type { CommittedResult } from '../batch-processor.js';
+import type { CorrelationInput, ResultHead } from '../detect/detect-batch.js';
 import type { Hit } from './cluster-bus.js';
+
+/** A result on its way to the owner of its alert-pipeline and risk state: id, head and text. */
+export interface RoutedResult {
+  readonly i: string;
+  readonly h: ResultHead;
+  readonly x: string;
+}
 
 /** A hit's body: the input stream sequence (-1: none), the matched rules, the event, and the stage-1 clock (the timestamp fallback). */
 export interface HitBody {
@@ -16,6 +24,49 @@ export interface HitBody {
   readonly m: CorrelationInput['matched'];
   readonly e: CorrelationInput['event'];
   readonly t: number;
+  /**
+   * Results for the partition's alert pipeline and risk layer instead of a correlation hit: detection
+   * results of input `s` from stage 1, or (`o` set) the correlation results partition `o`'s owner made of it.
+   */
+  readonly r?: readonly RoutedResult[];
+  readonly o?: number;
+}
+
+/** A result with the input sequence it came from and the stage-1 clock of that input's batch. */
+export interface SequencedResult {
+  readonly s: number;
+  readonly t: number;
+  readonly line: CommittedResult;
+}
+
+/** The partition holding a result's alert-pipeline and risk state. */
+function statePartition(selectors: StateKeySelectors, text: string, partitions: number): number {
+  return partitionOf('', stateKeyOf(selectors, JSON.parse(text) as AlertResult), partitions);
+}
+
+/**
+ * Results as hits to the partitions of their state keys: one hit per input sequence and partition,
+ * results in their order, its id `<seq>-<partition>-r` (stage 1) or `-c<origin>` (forwarded by the
+ * owner of partition `origin`), so a re-publish after a retry or a takeover is dropped as a duplicate.
+ */
+export function resultHits(results: readonly SequencedResult[], selectors: StateKeySelectors, partitions: number, origin?: number): Hit[] {
+  const hits: Hit[] = [];
+  for (let i = 0; i < results.length; ) {
+    const { s, t } = results[i] as SequencedResult;
+    const byPartition = new Map<number, RoutedResult[]>();
+    for (; i < results.length && (results[i] as SequencedResult).s === s; i++) {
+      const { line } = results[i] as SequencedResult;
+      const q = statePartition(selectors, line.text, partitions);
+      let list = byPartition.get(q);
+      if (list === undefined) byPartition.set(q, (list = []));
+      list.push({ i: line.result_id, h: line.head, x: line.text });
+    }
+    for (const [partition, r] of byPartition) {
+      const body = JSON.stringify({ s, m: [], e: {}, t, r, ...(origin !== undefined ? { o: origin } : {}) } satisfies HitBody);
+      hits.push({ partition, id: s >= 0 ? `${s}-${partition}-${origin === undefined ? 'r' : `c${origin}`}` : undefined, body });
+    }
+  }
+  return hits;
 }
 
 /** The name a correlation's groups are partitioned under (the same on every node). */
@@ -39,9 +90,14 @@ export class HitRouter {
   private readonly touched = new Set<number>();
   private readonly read = createFieldReader();
 
+  /**
+   * @param everyBatch Every batch ticks every partition (with stage 1's clock, -1 as event time when it
+   *   reached none): the partitions' alert pipeline and risk layer time out on those ticks.
+   */
   constructor(
     private readonly partitions: number,
     private readonly options: (defs: readonly CompiledCorrelation[]) => CorrelationRuntimeOptions,
+    private readonly everyBatch: () => boolean,
   ) {}
 
   /** One hit per (line, partition): its id is the line's stream sequence and the partition. */
@@ -62,7 +118,8 @@ export class HitRouter {
       const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now } satisfies HitBody);
       for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
     }
-    if (frontier >= 0 && last >= 0) {
+    if (this.everyBatch()) for (const seq of sequences) if (seq > last) last = seq;
+    if ((frontier >= 0 || this.everyBatch()) && last >= 0) {
       const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now } satisfies HitBody);
       for (let partition = 0; partition < this.partitions; partition++) hits.push({ partition, id: `${last}-${partition}-t`, body });
     }

@@ -1,4 +1,6 @@
 export { openClusterBus } from './cluster-bus.js';
 export type { ClusterBus } from './cluster-bus.js';
+export { StatefulPartition } from './stateful-partition.js';
+export type { StatefulFiles, StatefulSnapshot } from './stateful-partition.js';
 export { ClusterNode } from './cluster-node.js';
-export { HitRouter } from './hit-router.js';
+export { HitRouter, resultHits } from './hit-router.js';

@@ -6,21 +6,28 @@
 // single node would, and results carry ids derived from input sequences: a replay after a takeover
 // re-emits exactly the ids the previous owner did (sinks deduplicate by id; NATS sinks use it as
 // `Nats-Msg-Id`).
+import { carryOver } from '../correlation-state.js';
 import { CorrelationRuntime, decode, encode } from '../../actors/index.js';
-import type { CorrelationRuntimeOptions } from '../../actors/index.js';
+import type { CorrelationRuntimeOptions, StateKeySelectors } from '../../actors/index.js';
 import { resultIdForHit } from '../../state/index.js';
 import type { CommittedResult } from '../batch-processor.js';
 import { TICK_EVERY_MS } from '../batch-processor.js';
 import { sleep } from '../stage-context.js';
 import type { StageContext } from '../stage-context.js';
 import type { ClusterBus, HitFeed } from './cluster-bus.js';
-import type { HitBody } from './hit-router.js';
-import { groupPartition } from './hit-router.js';
+import type { Hit } from './cluster-bus.js';
+import type { HitBody, SequencedResult } from './hit-router.js';
+import { groupPartition, resultHits } from './hit-router.js';
+import { StatefulPartition } from './stateful-partition.js';
+import type { StatefulFiles, StatefulSnapshot } from './stateful-partition.js';
 
 /** Hits applied per fetch. */
 const FETCH_MAX = 256;
 const FETCH_EXPIRES_MS = 1_000;
-const SNAPSHOT_VERSION = 2;
+/** How often a partition whose lease does not count re-checks it. */
+const LEASE_WAIT_MS = 50;
+/** 3: the alert pipeline and risk state (`st`); version-2 snapshots (correlation groups only) still load. */
+const SNAPSHOT_VERSION = 3;
 
 /**
  * A partition snapshot: the groups once every hit of input sequence ≤ `floor` was applied; hits are
@@ -32,6 +39,22 @@ interface PartitionSnapshot {
   readonly floor: number;
   readonly tickedAt: number;
   readonly groups: unknown;
+  readonly st?: StatefulSnapshot;
+}
+
+/**
+ * Cluster mode with an alert pipeline or risk layer: results go to the partition of their state key
+ * (`actors/cluster/state-key.ts`) and its owner runs those stages.
+ */
+export interface StatefulRouting {
+  readonly files: () => StatefulFiles;
+  readonly selectors: () => StateKeySelectors;
+  /** Publishes correlation results to the partitions of their state keys. */
+  readonly publish: (hits: readonly Hit[]) => Promise<void>;
+  /** Records this partition's correlation floor: its forwarded results up to it are published. */
+  readonly writeFloor: (floor: number) => Promise<void>;
+  /** The lowest correlation floor over all partitions (every correlation result of input ≤ it is published). */
+  readonly correlationFloor: () => number;
 }
 
 export interface PartitionOwnerDeps {
@@ -52,10 +75,14 @@ export interface PartitionOwnerDeps {
   readonly leased: () => boolean;
   readonly snapshotIntervalMs: number;
   readonly ctx: StageContext;
+  readonly stateful?: StatefulRouting;
 }
 
 export class PartitionOwner {
-  private readonly runtime: CorrelationRuntime;
+  private runtime: CorrelationRuntime;
+  private readonly stateful: StatefulPartition | undefined;
+  /** The correlation floor last written to the bucket. */
+  private floorWritten = -1;
   /** Hit sequence of the last hit fetched. */
   private seq = 0;
   /** Every hit of input sequence ≤ floor is applied. */
@@ -66,6 +93,8 @@ export class PartitionOwner {
   private tickedAt = -1;
   private lag = 0;
   private stopped = false;
+  /** The hit loop ended by itself (a failure): the node replaces this owner from its snapshot. */
+  ended = false;
   private loop: Promise<void> = Promise.resolve();
   private feed: HitFeed | undefined;
   private lastSnapshotAt = 0;
@@ -76,10 +105,35 @@ export class PartitionOwner {
   constructor(private readonly deps: PartitionOwnerDeps) {
     const { partition, partitions } = deps;
     this.log = deps.ctx.log.child({ component: 'cluster', partition });
-    this.runtime = new CorrelationRuntime(deps.defs, {
-      ...deps.options,
+    this.runtime = new CorrelationRuntime(deps.defs, this.runtimeOptions(deps.options));
+    this.stateful = deps.stateful === undefined ? undefined : new StatefulPartition(deps.stateful.files(), deps.ctx.metrics);
+  }
+
+  /** The rules' options for this partition: its own groups only, and its share of the state cap. */
+  private runtimeOptions(options: CorrelationRuntimeOptions): CorrelationRuntimeOptions {
+    const { partition, partitions } = this.deps;
+    return {
+      ...options,
+      ...(options.maxStateEntries !== undefined ? { maxStateEntries: Math.ceil(options.maxStateEntries / partitions) } : {}),
       owns: (def, id) => groupPartition(def, id, partitions) === partition,
-    });
+    };
+  }
+
+  /**
+   * A reload: groups of unchanged correlations carry over (changed ones are dropped, as on a single
+   * node), and the alert pipeline and risk files in force are put in force. Takes effect at the next hit.
+   */
+  reload(defs: CorrelationRuntime['definitions'], options: CorrelationRuntimeOptions): void {
+    this.runtime = carryOver(this.runtime, defs, this.runtimeOptions(options)).runtime;
+    if (this.stateful !== undefined && this.deps.stateful !== undefined) this.stateful.load(this.deps.stateful.files());
+  }
+
+  incidents(): ReturnType<StatefulPartition['incidents']> {
+    return this.stateful?.incidents() ?? [];
+  }
+
+  riskEntities(): ReturnType<StatefulPartition['riskEntities']> {
+    return this.stateful?.riskEntities(this.deps.ctx.clock.now()) ?? [];
   }
 
   get status(): { partition: number; hit_seq: number; lag: number; snapshot_seq: number; groups: number } {
@@ -96,18 +150,22 @@ export class PartitionOwner {
     const data = await bus.loadSnapshot(partition);
     if (data !== null) {
       const snap = JSON.parse(new TextDecoder().decode(data)) as PartitionSnapshot;
-      if (snap.v === SNAPSHOT_VERSION) {
+      if (snap.v === SNAPSHOT_VERSION || snap.v === 2) {
         this.runtime.restore(decode(snap.groups, (h) => this.runtime.definitionByHash(h)).groups);
         this.seq = snap.seq;
         this.floor = snap.floor;
         this.snapshotSeq = snap.seq;
         this.tickedAt = snap.tickedAt;
+        // A version-2 snapshot had no such state: the stages start from the floor it covers.
+        if (this.stateful !== undefined && this.deps.stateful !== undefined) this.stateful.restore(snap.st ?? { floor: snap.floor, alert: [], risk: [] }, this.deps.stateful.files());
       } else this.log.warn({ version: snap.v }, 'partition snapshot of an unknown version; starting the partition empty');
     }
     this.lastSnapshotAt = this.deps.ctx.clock.now();
     this.feed = await bus.hitFeed(partition, this.seq, node);
     this.log.info({ fromSeq: this.seq + 1, groups: this.runtime.stateEntries }, 'partition taken over; replaying its hits');
-    this.loop = this.run(this.feed);
+    this.loop = this.run(this.feed).finally(() => {
+      this.ended = true;
+    });
   }
 
   /**
@@ -127,11 +185,19 @@ export class PartitionOwner {
   private async run(feed: HitFeed): Promise<void> {
     const { ctx } = this.deps;
     let failures = 0;
-    while (!this.stopped && this.deps.leased()) {
+    while (!this.stopped) {
+      // A lease that stopped counting (a late renewal under load) is waited for: the node renews it
+      // (revision-checked, so nobody owned the partition meanwhile) or lets the partition go.
+      if (!this.deps.leased()) {
+        await sleep(ctx.clock, LEASE_WAIT_MS);
+        continue;
+      }
       let msgs;
       let floor;
+      let correlated = 0;
       try {
         // Read before the fetch: every hit at or below it was published before, so a fetch that drains the feed has them all.
+        correlated = this.deps.stateful?.correlationFloor() ?? 0;
         floor = await this.deps.inputFloor();
         msgs = await feed.fetch(FETCH_MAX, FETCH_EXPIRES_MS);
         failures = 0;
@@ -141,33 +207,47 @@ export class PartitionOwner {
         await sleep(ctx.clock, Math.min(2_000, 100 * 2 ** Math.min(5, failures++)), ctx.signal);
         continue;
       }
-      // A lease that lapsed while fetching: what was fetched is the next owner's.
-      if (this.stopped || !this.deps.leased()) return;
+      // The lease stopped counting while fetching: what was fetched waits for it (or is the next owner's).
+      while (!this.stopped && !this.deps.leased()) await sleep(ctx.clock, LEASE_WAIT_MS);
+      if (this.stopped) return;
       for (const m of msgs) {
         if (m.seq <= this.seq) continue;
         const hit = m.json<HitBody>();
         this.seq = m.seq;
         this.lag = m.info.pending;
-        if (hit.s < 0 || hit.s > this.floor) this.pending.push({ hitSeq: m.seq, hit });
+        // A tick feeds both the correlations and the stateful stages; results only the latter.
+        if (hit.k !== undefined || hit.r !== undefined) this.stateful?.push(m.seq, hit);
+        if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) this.pending.push({ hitSeq: m.seq, hit });
       }
       const drained = msgs.length === 0 || this.lag === 0;
       if (msgs.length === 0) this.lag = 0;
       const results = this.applyUpTo(drained ? floor : this.floor);
-      if (results.length > 0) this.lastOseq = await this.deps.deliver(results);
+      const routing = this.deps.stateful;
+      if (routing === undefined || this.stateful === undefined) {
+        if (results.length > 0) this.lastOseq = await this.deps.deliver(results.map((r) => r.line));
+      } else {
+        if (results.length > 0) await routing.publish(resultHits(results, routing.selectors(), this.deps.partitions, this.deps.partition));
+        if (this.floor !== this.floorWritten) {
+          await routing.writeFloor(this.floor);
+          this.floorWritten = this.floor;
+        }
+        const emitted = drained ? this.stateful.applyUpTo(Math.min(floor, correlated)) : [];
+        if (emitted.length > 0) this.lastOseq = await this.deps.deliver(emitted);
+      }
       if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
     }
   }
 
   /** Hit sequence a next owner reads on from: before the oldest hit still waiting. */
   private get resumeSeq(): number {
-    let min = this.seq;
+    let min = Math.min(this.seq, this.stateful?.resumeSeq ?? Infinity);
     for (const p of this.pending) if (p.hitSeq - 1 < min) min = p.hitSeq - 1;
     return min;
   }
 
   /** Applies the waiting hits of input sequence ≤ `floor` in input order (hits without one at once). */
-  private applyUpTo(floor: number): CommittedResult[] {
-    const out: CommittedResult[] = [];
+  private applyUpTo(floor: number): SequencedResult[] {
+    const out: SequencedResult[] = [];
     if (floor > this.floor) this.floor = floor;
     // Input order; a batch's tick after the hits of its last line.
     const ready = this.pending.filter((p) => p.hit.s <= this.floor).sort((a, b) => a.hit.s - b.hit.s || (a.hit.k === undefined ? 0 : 1) - (b.hit.k === undefined ? 0 : 1));
@@ -178,7 +258,7 @@ export class PartitionOwner {
   }
 
   /** One hit, or a tick at the same event-time steps as a single node. */
-  private apply(hitSeq: number, hit: HitBody, out: CommittedResult[]): void {
+  private apply(hitSeq: number, hit: HitBody, out: SequencedResult[]): void {
     if (hit.k !== undefined) {
       if (hit.k - this.tickedAt >= TICK_EVERY_MS) {
         this.tickedAt = hit.k;
@@ -189,13 +269,13 @@ export class PartitionOwner {
     let n = 0;
     for (const result of this.runtime.onEvent(hit.m, hit.e, hit.t)) {
       const result_id = hit.s >= 0 ? resultIdForHit(this.deps.partition, hit.s, n++) : resultIdForHit(this.deps.partition, hitSeq, n++, 'hit');
-      out.push({ result_id, head: result, text: JSON.stringify({ result_id, ...result }) });
+      out.push({ s: hit.s, t: hit.t, line: { result_id, head: result, text: JSON.stringify({ result_id, ...result }) } });
     }
   }
 
   private async snapshot(): Promise<void> {
     const seq = this.resumeSeq;
-    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()) };
+    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()), ...(this.stateful !== undefined ? { st: this.stateful.snapshot() } : {}) };
     try {
       await this.deps.bus.saveSnapshot(this.deps.partition, new TextEncoder().encode(JSON.stringify(snap)));
       this.snapshotSeq = seq;

@@ -1,0 +1,100 @@
+// What the cluster e2e tests share (issue 21): the correlation-heavy lane, publishing it, reading a
+// result stream once it settled, and how many partitions each node owns.
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { rng as prng } from '../../scripts/bench/lanes.js';
+import { waitFor } from './harness.js';
+import type { RunningDaemon } from './harness.js';
+
+export const EVENTS = 1_200;
+const HOSTS = 40;
+const T0 = Date.parse('2024-03-01T00:00:00Z');
+
+/** Correlation-heavy: one event per second of event time over many hosts, every kind feeding a correlation. */
+export function lane(): string[] {
+  const rand = prng(21);
+  const out: string[] = [];
+  for (let n = 0; n < EVENTS; n++) {
+    const base = { '@timestamp': new Date(T0 + n * 1000).toISOString(), Computer: `host-${Math.floor(rand() * HOSTS)}`, seq: n };
+    const pick = Math.floor(rand() * 5);
+    if (pick === 0) out.push(JSON.stringify({ ...base, EventID: 4625, TargetUserName: `u${Math.floor(rand() * 4)}` }));
+    else if (pick === 1) out.push(JSON.stringify({ ...base, EventID: 4624, TargetUserName: `u${Math.floor(rand() * 5)}` }));
+    else if (pick === 2) out.push(JSON.stringify({ ...base, EventID: 1, CommandLine: 'cmd /c whoami' }));
+    else if (pick === 3) out.push(JSON.stringify({ ...base, EventID: 1, CommandLine: 'net view \\\\dc01' }));
+    else out.push(JSON.stringify({ ...base, EventID: 3, Bytes: Math.floor(rand() * 2000) }));
+  }
+  return out;
+}
+
+export async function publish(nc: NatsConnection, subject: string, payloads: readonly string[]): Promise<void> {
+  const js = jetstream(nc);
+  for (let i = 0; i < payloads.length; i += 200) await Promise.all(payloads.slice(i, i + 200).map((p) => js.publish(subject, p)));
+}
+
+/** Every message of a stream, in order. */
+export async function streamTexts(nc: NatsConnection, stream: string): Promise<string[]> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(stream).catch(() => undefined);
+  if (info === undefined || info.state.messages === 0) return [];
+  const out: string[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (m !== null) out.push(m.string());
+  }
+  return out;
+}
+
+/** The stream's messages once it stopped growing for a while (and holds at least `min`). */
+export async function settled(nc: NatsConnection, stream: string, min: number, timeoutMs: number): Promise<string[]> {
+  let last = -1;
+  let since = Date.now();
+  return waitFor(async () => {
+    const jsm = await jetstreamManager(nc);
+    const n = (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
+    if (n !== last) {
+      last = n;
+      since = Date.now();
+      return undefined;
+    }
+    return n >= min && Date.now() - since > 3_000 ? streamTexts(nc, stream) : undefined;
+  }, timeoutMs, `${stream} to settle`);
+}
+
+/** How many partitions each node owns. */
+export function owned(ds: readonly RunningDaemon[]): Promise<number[]> {
+  return Promise.all(ds.map(async (d) => ((await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['owned'] as unknown[]).length));
+}
+
+/**
+ * Runs the lane through the cluster: waits until all `partitions` are owned by the three nodes,
+ * publishes half, SIGKILLs the third node once results flow, publishes the rest, waits for the
+ * survivors to take its partitions over and starts it again (`restart` replaces it in `nodes`).
+ */
+export async function killAndRestartMidLane(nc: NatsConnection, nodes: RunningDaemon[], partitions: number, subject: string, outStream: string, restart: () => Promise<RunningDaemon>): Promise<void> {
+  const events = lane();
+  await waitFor(async () => {
+    const n = await owned(nodes);
+    return n.reduce((a, b) => a + b, 0) === partitions && n.every((x) => x > 0) ? true : undefined;
+  }, 30_000, 'every partition owned');
+  await publish(nc, subject, events.slice(0, EVENTS / 2));
+  await waitFor(async () => ((await streamTexts(nc, outStream)).length > 20 ? true : undefined), 20_000, 'first results');
+  const killed = nodes[2] as RunningDaemon;
+  killed.kill('SIGKILL');
+  await killed.exited;
+  await publish(nc, subject, events.slice(EVENTS / 2));
+  await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 30_000, "the dead node's partitions taken over");
+  nodes[2] = await restart();
+}
+
+/** Runs `body`; on a failure shows each node's last log lines; stops the oracle and every node (`nodes` as it is by then). */
+export async function runCluster(oracle: RunningDaemon, nodes: RunningDaemon[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+    throw error;
+  } finally {
+    for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
+    await Promise.all([oracle, ...nodes].map((d) => d.exited));
+  }
+}

@@ -150,7 +150,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   }
   const observe = await observeSettings(config, log);
   const detect = observe === undefined ? settings.detect : { ...settings.detect, observe };
-  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), metrics, log }).catch((error: unknown) => {
+  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { metrics, log }).catch((error: unknown) => {
     throw exit(error instanceof Error ? error.message : String(error), 3);
   });
   readiness.send({ type: 'rules_loaded', at: clock.now() });
@@ -269,7 +269,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const tap = createDaemonTap(config, ctx, settings.detect);
   const observers = createDaemonObservers(config, observe, { clock, metrics, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const detector = startDetection(loaded, { ...settings, detect }, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing: routing?.detector });
+  const detector = startDetection(loaded, { ...settings, detect }, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing });
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,

@@ -43,8 +43,8 @@ export { compileInputFilter, createBatchDetector, detectRules } from './detect/d
 export type { BatchDetector, DetectedBatch, DetectRules, DetectSettings } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';
 export type { PrepareRules } from './detect/detector.js';
-export { schemaRoutedRules } from './detect/schema-routed.js';
-export type { SchemaRouting } from './detect/schema-routed.js';
+export { routedRuleSets, schemaRoutedRules, schemaRouter } from './detect/schema-routed.js';
+export type { RoutingInputs, SchemaRouting } from './detect/schema-routed.js';
 export { handoverDetector } from './detect/handover-detector.js';
 export type { Detector } from './detect/detector.js';
 export { buildRuleSetFrom, resolvePipelines } from './detect/rule-inputs.js';

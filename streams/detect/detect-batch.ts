@@ -65,6 +65,8 @@ export interface DetectedBatch {
   readonly seconds: number;
   /** What the field and schema observers learn from the decoded lines (before any input filter); absent when they are off. */
   readonly observed?: ObservedBatch;
+  /** Schema routing: events no schema claimed (skipped, or evaluated by the default set); absent without routing. */
+  readonly unknownSchema?: number;
 }
 
 /** A rule set ready for `detectBatch`: which matched rules the correlation runtime consumes. */
@@ -72,7 +74,7 @@ export interface DetectRules {
   readonly ruleSet: RuleSet;
   readonly feedsCorrelation: (rule: MatchedRule) => boolean;
   readonly indexOf: ReadonlyMap<CompiledRule, number>;
-  /** Schema routing: the rules that evaluate `event` (null: it is skipped); absent without routing. */
+  /** Schema routing: the rules that evaluate `event` (null: it is unknown and skipped); absent without routing. */
   readonly route?: (event: JsonEvent) => RoutedEvent | null;
   /** Schema routing: every pipeline set's rule set, whose engines' routing counters the batch sums. */
   readonly sets?: readonly RuleSet[];
@@ -82,6 +84,8 @@ export interface DetectRules {
 export interface RoutedEvent {
   readonly rules: DetectRules;
   readonly implied?: EvalContext;
+  /** The classifier named no schema (sent to the default set under `warn` / `passthrough`). */
+  readonly unknown?: boolean;
 }
 
 export function detectRules(ruleSet: RuleSet): DetectRules {
@@ -150,6 +154,7 @@ function detectBatch(
   const textRules: number[] = [];
   const correlate: CorrelationInput[] = [];
   let line = 0;
+  let unknownSchema = 0;
   const emit = (text: string, rule: number): void => {
     texts.push(text);
     textLines.push(line);
@@ -158,6 +163,7 @@ function detectBatch(
   /** One event of the current line, through its schema's rules when routing is on (null: skipped). */
   const detectOne = (event: JsonEvent): void => {
     const routed = rules.route?.(event);
+    if (routed === null || routed?.unknown === true) unknownSchema++;
     if (routed === null) return;
     const matched = detector.detect(routed?.rules ?? rules, event, emit, routed?.implied);
     if (matched !== undefined) correlate.push({ line, matched, event });
@@ -186,6 +192,7 @@ function detectBatch(
     eventsWithoutLogsource: detector.routes ? sumOf(engines, 'eventsWithoutLogsource') - without0 : 0,
     seconds: (performance.now() - started) / 1000,
     ...(observation !== undefined ? { observed: observation.result() } : {}),
+    ...(rules.route !== undefined ? { unknownSchema } : {}),
   };
 }
 

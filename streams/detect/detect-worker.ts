@@ -1,9 +1,9 @@
 // A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
 // the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileInputFilter, createBatchDetector, detectRules } from './detect-batch.js';
+import { compileInputFilter, createBatchDetector } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
-import { buildRuleSetFrom } from './rule-inputs.js';
+import { buildDetectRules } from './schema-routed.js';
 import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
 
 const data = workerData as DetectWorkerData;
@@ -18,7 +18,7 @@ let batches = 0;
 
 function load({ gen, inputs }: GenerationInputs): void {
   try {
-    built.set(gen, detectRules(buildRuleSetFrom(inputs)));
+    built.set(gen, buildDetectRules(inputs));
     post({ type: 'loaded', gen });
   } catch (error) {
     post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });

@@ -1,13 +1,13 @@
 // Schema routing and the field/schema observers on detection workers (issue 16): the same events give
 // the same detections (bytes), the same observer reports and discovery suggestions, and the same
 // unknown-event accounting on a daemon whose batches all run on workers as on one evaluating inline.
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
+import { writeRoutingConfig } from './schema-routing-fixture.js';
 
-const ECS_PIPELINE = 'name: ecs-fields\npriority: 10\ntransformations:\n  - type: field_name_mapping\n    mapping: {CommandLine: process.command_line}\n';
 const SYSMON = { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: 1 };
 const ECS = { ecs: { version: '8.11.0' }, host: { os: { type: 'linux' } } };
 /** Per round: each schema's hit and miss, the default set, a shape only the catch-all claims, an unknown event and a plain line. */
@@ -32,14 +32,7 @@ it('gives the same detections, observer reports and suggestions with routing on 
   const dir = tempDir('workers-routing');
   const rules = join(dir, 'rules');
   cpSync(join(FIXTURES, 'rules'), rules, { recursive: true });
-  const pipeline = join(dir, 'ecs.yml');
-  writeFileSync(pipeline, ECS_PIPELINE);
-  const config = join(dir, 'schemas.yaml');
-  writeFileSync(
-    config,
-    'schemas:\n  - {name: acme_proc, match: [{field_present: acme.tenant}]}\n' +
-      `routing:\n  default_pipelines: [${pipeline}]\n  bindings:\n    - {schema: sysmon, pipelines: []}\n    - {schema: ecs, pipelines: [${pipeline}], logsource: {product: windows}}\n  aliases: {acme_proc: sysmon}\n`,
-  );
+  const { config } = writeRoutingConfig(dir);
   const start = (workers: number) =>
     startDaemon([
       '--rules', rules, '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${join(dir, `out-${workers}.ndjson`)}`, '--include-event',

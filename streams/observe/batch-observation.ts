@@ -68,6 +68,12 @@ export function shapeOf(keys: readonly string[]): { readonly id: string; readonl
   return { id: sorted.join('\n'), keys: sorted };
 }
 
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Which observers run and how lines decode: `batch()` starts gathering one batch's observations. */
 export class BatchObserver {
   private readonly classifier: SchemaClassifier | undefined;
@@ -88,6 +94,9 @@ export class BatchObserver {
 export class BatchObservation {
   private events = 0;
   private readonly fields: Map<string, number> | undefined;
+  /** The keys of the last events, all of one shape, and how many they are: tallied into `fields` when the shape changes. */
+  private runKeys: readonly string[] = [];
+  private run = 0;
   private readonly bySchema = new Map<string, number>();
   private unknown = 0;
   private ambiguous = 0;
@@ -111,17 +120,20 @@ export class BatchObservation {
     // A plain-text event (`{_raw: line}`) has no field keys.
     const plain = format === 'plain' || (format === 'auto' && event['_raw'] === line && Object.keys(event).length === 1);
     const keys = plain ? [] : fieldKeys(event);
-    const fields = this.fields;
-    if (fields !== undefined) {
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        fields.set(key, (fields.get(key) ?? 0) + 1);
+    // A stream mostly repeats a few shapes: comparing keys (interned strings) is cheaper than counting each.
+    if (this.fields !== undefined) {
+      if (this.run > 0 && sameKeys(this.runKeys, keys)) this.run++;
+      else {
+        this.tallyRun(this.fields);
+        this.runKeys = keys;
+        this.run = 1;
       }
     }
     if (this.classifier !== undefined) this.classify(this.classifier, event, keys);
   }
 
   result(): ObservedBatch {
+    if (this.fields !== undefined) this.tallyRun(this.fields);
     const fields = this.fields === undefined ? undefined : { items: [...this.fields.keys()], counts: [...this.fields.values()] };
     return {
       events: this.events,
@@ -138,6 +150,15 @@ export class BatchObservation {
           }
         : {}),
     };
+  }
+
+  private tallyRun(fields: Map<string, number>): void {
+    const keys = this.runKeys;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      fields.set(key, (fields.get(key) ?? 0) + this.run);
+    }
+    this.run = 0;
   }
 
   private classify(classifier: SchemaClassifier, event: JsonEvent, keys: readonly string[]): void {

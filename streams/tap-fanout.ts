@@ -43,7 +43,6 @@ function rawLine(line: string, redact: Redactor | undefined): string | undefined
 }
 
 interface TapSession {
-  readonly stage: TapRequest['stage'];
   /** True while a line offered now would be dropped. */
   readonly full: boolean;
   offer(line: string, decoded: () => JsonEvent | undefined): void;
@@ -84,7 +83,6 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       let finished = false;
       let cancelTimer: (() => void) | undefined;
       const session: TapSession = {
-        stage: request.stage,
         get full() {
           return sink.full;
         },

@@ -63,7 +63,7 @@ class Tallier<T> {
 }
 
 /** The sampled form of an event's keys and its identity in a sample. */
-export function shapeOf(keys: readonly string[]): { readonly id: string; readonly keys: readonly string[] } {
+function shapeOf(keys: readonly string[]): { readonly id: string; readonly keys: readonly string[] } {
   const sorted = [...keys].sort().slice(0, MAX_SHAPE_KEYS);
   return { id: sorted.join('\n'), keys: sorted };
 }

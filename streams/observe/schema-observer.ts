@@ -11,7 +11,7 @@ const MAX_SHAPES = 200;
 class ShapeSample {
   private readonly shapes = new Map<string, { keys: readonly string[]; count: number }>();
 
-  /** Shapes as `shapeOf` made them, in the order first seen. */
+  /** Shapes as a batch observation sampled them (sorted, truncated keys), in the order first seen. */
   merge(shapes: Tally<readonly string[]>): void {
     for (let i = 0; i < shapes.items.length; i++) {
       const keys = shapes.items[i] as readonly string[];

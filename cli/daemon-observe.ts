@@ -1,17 +1,19 @@
 // The field and schema observers of `sigmad daemon` (daemon-semantics §13.1–13.4), wired from the
-// config: nothing is built when both are off, so the data path does no work for them.
+// config: nothing is built when both are off, so the data path does no work for them. Events are
+// observed where detection decodes them (`ObserveSettings` travel in the detection settings); the
+// observers here merge each batch's observations.
 import type { Logger } from 'pino';
 import type { FieldObserver as FieldObserverApi, SchemaObserver as SchemaObserverApi } from '../http/index.js';
-import type { DaemonConfig, MetricHandles, SchemaReport, SchemaSuggestions } from '../protocol/index.js';
-import { ruleFieldSet, SchemaClassifier, suggestSignatures } from '../sigma/index.js';
+import type { DaemonConfig, MetricHandles, SchemaReport, SchemaSignature, SchemaSuggestions } from '../protocol/index.js';
+import { ruleFieldSet, suggestSignatures } from '../sigma/index.js';
 import type { RuleFieldSet, RuleSet } from '../sigma/index.js';
 import { FieldObserver, ObserveStage, SchemaObserver } from '../streams/index.js';
-import type { Clock, DetectSettings } from '../streams/index.js';
+import type { Clock, ObservedBatch, ObserveSettings } from '../streams/index.js';
 import { readSchemaConfig } from './schema-config-file.js';
 
 export interface DaemonObservers {
-  /** Offer a batch's input lines (the batch processor's `observe` hook). */
-  readonly observe: (lines: readonly string[]) => void;
+  /** Merge a batch's observations (the batch processor's `observed` hook). */
+  readonly observed: (batch: ObservedBatch) => void;
   /** Advance the observer metrics (before each scrape). */
   readonly refreshMetrics: () => void;
   readonly fieldObserver?: FieldObserverApi;
@@ -20,31 +22,36 @@ export interface DaemonObservers {
 }
 
 export interface ObserverDeps {
-  readonly detect: DetectSettings;
   readonly clock: Clock;
   readonly metrics: MetricHandles;
-  readonly log: Logger;
   /** The rule set in force (its field set is recomputed after each reload). */
   readonly ruleSet: () => RuleSet;
   /** Schema routing's per-schema pruning, with schema and logsource routing both on. */
   readonly routingPruning?: () => SchemaReport['routing_pruning'];
 }
 
-/** The observer classifier: built-ins plus `--schema-config` signatures; a file that does not load only logs (§13.3). */
-async function observerClassifier(path: string | undefined, log: Logger): Promise<SchemaClassifier> {
-  if (path === undefined) return new SchemaClassifier();
+/** The observer's `--schema-config` signatures; a file that does not load only logs: the built-ins classify alone (§13.3). */
+async function observerSignatures(path: string | undefined, log: Logger): Promise<readonly SchemaSignature[]> {
+  if (path === undefined) return [];
   try {
-    return (await readSchemaConfig(path)).classifier;
+    return (await readSchemaConfig(path)).file.schemas ?? [];
   } catch (error) {
     log.warn({ error: error instanceof Error ? error.message : String(error) }, 'schema config not loaded: the schema observer uses the built-in signatures');
-    return new SchemaClassifier();
+    return [];
   }
 }
 
-export async function createDaemonObservers(config: DaemonConfig, deps: ObserverDeps): Promise<DaemonObservers | undefined> {
-  const observeFields = config.engine.observe_fields;
-  const observeSchemas = config.schema.observe || config.schema.discover;
-  if (!observeFields && !observeSchemas) return undefined;
+/** What detection observes for the observers; undefined when both are off. */
+export async function observeSettings(config: DaemonConfig, log: Logger): Promise<ObserveSettings | undefined> {
+  const fields = config.engine.observe_fields;
+  const discover = config.schema.discover;
+  if (!fields && !config.schema.observe && !discover) return undefined;
+  if (!config.schema.observe && !discover) return { fields };
+  return { fields, schemas: { signatures: await observerSignatures(config.schema.config, log.child({ component: 'schemas' })), discover } };
+}
+
+export function createDaemonObservers(config: DaemonConfig, observe: ObserveSettings | undefined, deps: ObserverDeps): DaemonObservers | undefined {
+  if (observe === undefined) return undefined;
   const now = () => deps.clock.now();
   let fieldsOf: { ruleSet: RuleSet; fields: RuleFieldSet } | undefined;
   const ruleFields = (): RuleFieldSet => {
@@ -52,14 +59,9 @@ export async function createDaemonObservers(config: DaemonConfig, deps: Observer
     if (fieldsOf?.ruleSet !== ruleSet) fieldsOf = { ruleSet, fields: ruleFieldSet(ruleSet) };
     return fieldsOf.fields;
   };
-  const fields = observeFields ? new FieldObserver(config.engine.observe_fields_max_keys, ruleFields, now) : undefined;
-  const schemas = observeSchemas
-    ? new SchemaObserver(await observerClassifier(config.schema.config, deps.log.child({ component: 'schemas' })), config.schema.discover, now)
-    : undefined;
+  const fields = observe.fields ? new FieldObserver(config.engine.observe_fields_max_keys, ruleFields, now) : undefined;
+  const schemas = observe.schemas !== undefined ? new SchemaObserver(observe.schemas.discover, now) : undefined;
   const stage = new ObserveStage({
-    format: deps.detect.format,
-    syslogTzMinutes: deps.detect.syslogTzMinutes,
-    now,
     metrics: deps.metrics,
     ...(fields !== undefined ? { fields } : {}),
     ...(schemas !== undefined ? { schemas } : {}),
@@ -70,7 +72,7 @@ export async function createDaemonObservers(config: DaemonConfig, deps: Observer
     return value;
   };
   return {
-    observe: (lines) => stage.observe(lines),
+    observed: (batch) => stage.merge(batch),
     refreshMetrics: () => stage.refreshMetrics(),
     ...(fields !== undefined
       ? {

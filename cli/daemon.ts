@@ -46,7 +46,7 @@ import { buildDaemonRules, loadDaemonRules, logRuleBuild, readDaemonRules, ruleC
 import { compileDaemonInputFilter, resolveDaemonSettings } from './daemon-settings.js';
 import { createDaemonAlerts, readConfiguredPipeline } from './daemon-alerts.js';
 import { createDaemonTap } from './daemon-tap.js';
-import { createDaemonObservers } from './daemon-observe.js';
+import { createDaemonObservers, observeSettings } from './daemon-observe.js';
 import { createDaemonRouting } from './daemon-routing.js';
 import { startDetection } from './daemon-detection.js';
 import { openNatsInput } from './daemon-nats.js';
@@ -148,7 +148,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     if (loaded.failure === 'pipeline') throw new DaemonExit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
     throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
   }
-  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { detect: settings.detect, ...(inputFilter !== undefined ? { filter: inputFilter } : {}), ...(sources !== undefined ? { sources } : {}), metrics, log }).catch((error: unknown) => {
+  const observe = await observeSettings(config, log);
+  const detect = observe === undefined ? settings.detect : { ...settings.detect, observe };
+  const routing = await createDaemonRouting(config, loaded.ruleSet, loaded.inputs, { ...(sources !== undefined ? { sources } : {}), metrics, log }).catch((error: unknown) => {
     throw exit(error instanceof Error ? error.message : String(error), 3);
   });
   readiness.send({ type: 'rules_loaded', at: clock.now() });
@@ -266,10 +268,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const capacity = settings.capacity;
   const tail = config.tail.enabled ? createTailFanout({ max_sessions: config.tail.max_sessions, buffer_events: config.tail.buffer_events }, ctx) : undefined;
   const tap = createDaemonTap(config, ctx, settings.detect);
-  const observers = await createDaemonObservers(config, { detect: settings.detect, clock, metrics, log, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
-  const observeLines = [...(tap !== undefined ? [(lines: readonly string[]) => tap.publish(lines)] : []), ...(observers !== undefined ? [observers.observe] : [])];
+  const observers = createDaemonObservers(config, observe, { clock, metrics, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const detector = startDetection(loaded, settings, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing: routing?.detector, ruleCache: ruleCacheDir(config) });
+  const detector = startDetection(loaded, { ...settings, detect }, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing, ruleCache: ruleCacheDir(config) });
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,
@@ -284,7 +285,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.publish(results);
     },
     alerts: alerts.stage,
-    ...(observeLines.length > 0 ? { observe: (lines: readonly string[]) => observeLines.forEach((o) => o(lines)) } : {}),
+    ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
+    ...(observers !== undefined ? { observed: observers.observed } : {}),
     ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,
     ...(cluster !== undefined ? { hits: cluster.hits } : {}),

@@ -15,7 +15,8 @@ export const CorrelationStateQuery = Type.Object({
 export type CorrelationStateQuery = Type.Static<typeof CorrelationStateQuery>;
 
 export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  // A page of 0 items would never advance a paginating client: limit=0 is a 400 naming `limit`.
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type PageQuery = Type.Static<typeof PageQuery>;

@@ -11,6 +11,7 @@ import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
 import type { StageContext } from './stage-context.js';
+import type { ObservedBatch } from './observe/index.js';
 
 /** The rules in force; swapped as a whole by a reload, between batches. */
 export interface ActiveRules {
@@ -67,6 +68,8 @@ export interface BatchProcessorDeps {
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
   /** Sees each batch's input lines once detection is done (the event tap); must not wait. */
   readonly observe?: (lines: readonly string[]) => void;
+  /** Takes each batch's observations for the field and schema observers (when detection made them); must not wait. */
+  readonly observed?: (batch: ObservedBatch) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
   readonly alerts?: { apply(lines: readonly CommittedResult[]): readonly CommittedResult[] };
   /**
@@ -194,6 +197,7 @@ export class BatchProcessor {
       throw failure;
     }
     deps.observe?.(texts);
+    if (detected.observed !== undefined) deps.observed?.(detected.observed);
     // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();

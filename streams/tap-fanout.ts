@@ -42,6 +42,22 @@ function rawLine(line: string, redact: Redactor | undefined): string | undefined
   return JSON.stringify(redact(parsed));
 }
 
+interface TapSession {
+  /** True while a line offered now would be dropped. */
+  readonly full: boolean;
+  offer(line: string, decoded: () => JsonEvent | undefined): void;
+  /** `n` lines dropped unseen (offered while the session was full). */
+  drop(n: number): void;
+  finish(): void;
+}
+
+/** Blank lines are not events: no session sees or drops them. */
+function blanks(lines: readonly string[]): number {
+  let n = 0;
+  for (const line of lines) if (line.trim() === '') n++;
+  return n;
+}
+
 /**
  * The live event tap (daemon-semantics §14.1): each batch's input lines (`raw`) or decoded events
  * (`decoded`) fan out to the sessions, redacted per session. Lossy by design: a session whose buffer
@@ -50,9 +66,11 @@ function rawLine(line: string, redact: Redactor | undefined): string | undefined
  * reads nothing costs the engine next to nothing, also while its buffer fills.
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
-  const sessions = new Set<{ readonly stage: TapRequest['stage']; offer(line: string, decoded: () => JsonEvent | undefined): void; finish(): void }>();
+  const sessions = new Set<TapSession>();
   const m = ctx.metrics;
   const salt = deps.salt ?? (() => randomBytes(16));
+  /** Sessions with room for the batch being published (reused between batches). */
+  const open: TapSession[] = [];
   return {
     maxDurationMs: config.max_duration_ms,
     bufferEvents: config.buffer_events,
@@ -64,8 +82,10 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       let dropped = 0;
       let finished = false;
       let cancelTimer: (() => void) | undefined;
-      const session = {
-        stage: request.stage,
+      const session: TapSession = {
+        get full() {
+          return sink.full;
+        },
         offer(line: string, decoded: () => JsonEvent | undefined): void {
           if (sink.full) {
             dropped++;
@@ -93,6 +113,9 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
           };
           if (!sink.push(build)) dropped++;
         },
+        drop(n: number): void {
+          if (!finished) dropped += n;
+        },
         finish(): void {
           if (finished) return;
           finished = true;
@@ -113,13 +136,32 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
     },
     publish(lines) {
       if (sessions.size === 0) return;
-      for (const line of lines) {
+      // A full session costs one check per batch: nothing drains it while this loop runs, so every
+      // line of the batch is dropped for it, counted at once. The others see each line; one that
+      // fills up meanwhile leaves the loop and counts the rest the same way.
+      open.length = 0;
+      let blank = -1;
+      for (const s of sessions) {
+        if (!s.full) open.push(s);
+        else s.drop(lines.length - (blank === -1 ? (blank = blanks(lines)) : blank));
+      }
+      let seen = 0;
+      for (let i = 0; i < lines.length && open.length > 0; i++) {
+        const line = lines[i] as string;
         if (line.trim() === '') continue;
+        seen++;
         // Decoded once per line, and only when a decoded session has room for it.
         let event: JsonEvent | undefined | null = null;
         const decoded = (): JsonEvent | undefined => (event === null ? (event = deps.decode(line)) : event);
-        for (const s of sessions) s.offer(line, decoded);
+        for (let k = 0; k < open.length; k++) {
+          const s = open[k] as TapSession;
+          s.offer(line, decoded);
+          if (!s.full) continue;
+          open.splice(k--, 1);
+          s.drop(lines.length - (blank === -1 ? (blank = blanks(lines)) : blank) - seen);
+        }
       }
+      open.length = 0;
     },
     closeAll() {
       for (const s of [...sessions]) s.finish();

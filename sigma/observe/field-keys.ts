@@ -7,20 +7,26 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function collect(obj: Record<string, unknown>, prefix: string, depth: number, out: string[]): void {
-  for (const k in obj) {
-    if (!Object.hasOwn(obj, k)) continue;
+/** Returns whether a key holds a dot: only then can two leaves share a path (`{"a.b":1,"a":{"b":2}}`). */
+function collect(obj: Record<string, unknown>, prefix: string, depth: number, out: string[]): boolean {
+  let dotted = false;
+  // Own enumerable keys in document order; `Object.keys` reads V8's enum cache, much cheaper than `for in`.
+  const own = Object.keys(obj);
+  for (let i = 0; i < own.length; i++) {
+    const k = own[i] as string;
     const v = obj[k];
     const path = prefix === '' ? k : `${prefix}.${k}`;
+    if (k.includes('.')) dotted = true;
     if (isRecord(v)) {
-      if (depth < MAX_DEPTH) collect(v, path, depth + 1, out);
+      if (depth < MAX_DEPTH && collect(v, path, depth + 1, out)) dotted = true;
     } else out.push(path);
   }
+  return dotted;
 }
 
-/** The leaf paths of a JSON event, in document order (a path written twice, flat and nested, appears twice). */
+/** The leaf paths of a JSON event, in document order; a path written twice (flat and nested) appears once, where first written. */
 export function fieldKeys(event: unknown): string[] {
   const out: string[] = [];
-  if (isRecord(event)) collect(event, '', 1, out);
+  if (isRecord(event) && collect(event, '', 1, out)) return [...new Set(out)];
   return out;
 }

@@ -10,6 +10,8 @@ import type { RuleSet } from '../../sigma/index.js';
 import { EventDetector } from '../event-results.js';
 import { createExtractCompiler } from '../extract/index.js';
 import type { ExtractCompiler, Extractor } from '../extract/index.js';
+import { BatchObserver } from '../observe/index.js';
+import type { ObservedBatch, ObserveSettings } from '../observe/index.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -21,6 +23,8 @@ export interface DetectSettings {
   readonly routing?: { readonly fieldMap: LogsourceMap; readonly fixed?: LogsourceMap };
   /** `--jq` / `--jsonpath` (§3.3), compiled where detection runs with `compileInputFilter`. */
   readonly filter?: { readonly language: 'jq' | 'jsonpath'; readonly expression: string };
+  /** `--observe-fields` / `--observe-schemas`: observed where the lines are decoded; absent when both are off. */
+  readonly observe?: ObserveSettings;
 }
 
 /** What metrics and tail filters read of a result, without parsing its text. */
@@ -59,6 +63,10 @@ export interface DetectedBatch {
   readonly eventsWithoutLogsource: number;
   /** Seconds spent decoding and evaluating. */
   readonly seconds: number;
+  /** What the field and schema observers learn from the decoded lines (before any input filter); absent when they are off. */
+  readonly observed?: ObservedBatch;
+  /** Schema routing: events no schema claimed (skipped, or evaluated by the default set); absent without routing. */
+  readonly unknownSchema?: number;
 }
 
 /** A rule set ready for `detectBatch`: which matched rules the correlation runtime consumes. */
@@ -66,7 +74,7 @@ export interface DetectRules {
   readonly ruleSet: RuleSet;
   readonly feedsCorrelation: (rule: MatchedRule) => boolean;
   readonly indexOf: ReadonlyMap<CompiledRule, number>;
-  /** Schema routing: the rules that evaluate `event` (null: it is skipped); absent without routing. */
+  /** Schema routing: the rules that evaluate `event` (null: it is unknown and skipped); absent without routing. */
   readonly route?: (event: JsonEvent) => RoutedEvent | null;
   /** Schema routing: every pipeline set's rule set, whose engines' routing counters the batch sums. */
   readonly sets?: readonly RuleSet[];
@@ -76,6 +84,8 @@ export interface DetectRules {
 export interface RoutedEvent {
   readonly rules: DetectRules;
   readonly implied?: EvalContext;
+  /** The classifier named no schema (sent to the default set under `warn` / `passthrough`). */
+  readonly unknown?: boolean;
 }
 
 export function detectRules(ruleSet: RuleSet): DetectRules {
@@ -100,7 +110,8 @@ export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: 
 /** `filter`: the compiled `settings.filter`, when there is one. */
 export function createBatchDetector(settings: DetectSettings, filter?: Extractor): BatchDetector {
   const detector = new EventDetector(settings);
-  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now, filter);
+  const observer = settings.observe === undefined ? undefined : new BatchObserver(settings.observe, settings.format);
+  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now, filter, observer);
 }
 
 /** Compiles the input filter of `settings` (throws ExtractCompileError naming the expression). */
@@ -122,8 +133,17 @@ function filtered(event: JsonEvent, line: string, format: InputFormat, filter: E
   }
 }
 
-function detectBatch(rules: DetectRules, settings: DetectSettings, detector: EventDetector, lines: readonly string[], now: number, filter: Extractor | undefined): DetectedBatch {
+function detectBatch(
+  rules: DetectRules,
+  settings: DetectSettings,
+  detector: EventDetector,
+  lines: readonly string[],
+  now: number,
+  filter: Extractor | undefined,
+  observer: BatchObserver | undefined,
+): DetectedBatch {
   const started = performance.now();
+  const observation = observer?.batch();
   const engines = (rules.sets ?? [rules.ruleSet]).map((r) => r.engine.stats);
   const pruned0 = sumOf(engines, 'rulesPrunedByLogsource');
   const without0 = sumOf(engines, 'eventsWithoutLogsource');
@@ -134,6 +154,7 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
   const textRules: number[] = [];
   const correlate: CorrelationInput[] = [];
   let line = 0;
+  let unknownSchema = 0;
   const emit = (text: string, rule: number): void => {
     texts.push(text);
     textLines.push(line);
@@ -142,6 +163,7 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
   /** One event of the current line, through its schema's rules when routing is on (null: skipped). */
   const detectOne = (event: JsonEvent): void => {
     const routed = rules.route?.(event);
+    if (routed === null || routed?.unknown === true) unknownSchema++;
     if (routed === null) return;
     const matched = detector.detect(routed?.rules ?? rules, event, emit, routed?.implied);
     if (matched !== undefined) correlate.push({ line, matched, event });
@@ -152,6 +174,7 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
       parseErrors.push(line);
       continue;
     }
+    observation?.observe(decoded.event, lines[line] as string);
     if (filter === undefined) {
       detectOne(decoded.event);
       continue;
@@ -168,6 +191,8 @@ function detectBatch(rules: DetectRules, settings: DetectSettings, detector: Eve
     rulesPrunedByLogsource: detector.routes ? sumOf(engines, 'rulesPrunedByLogsource') - pruned0 : 0,
     eventsWithoutLogsource: detector.routes ? sumOf(engines, 'eventsWithoutLogsource') - without0 : 0,
     seconds: (performance.now() - started) / 1000,
+    ...(observation !== undefined ? { observed: observation.result() } : {}),
+    ...(rules.route !== undefined ? { unknownSchema } : {}),
   };
 }
 

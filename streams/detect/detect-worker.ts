@@ -1,9 +1,10 @@
 // A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
 // the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileInputFilter, createBatchDetector, detectRules } from './detect-batch.js';
+import { compileInputFilter, createBatchDetector } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
 import { buildRuleSetCached } from './rule-cache.js';
+import { buildDetectRules } from './schema-routed.js';
 import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
 
 const data = workerData as DetectWorkerData;
@@ -20,7 +21,7 @@ let batches = 0;
 function load({ gen, inputs }: GenerationInputs): void {
   try {
     const { ruleSet, cache: outcome } = buildRuleSetCached(inputs, cache);
-    built.set(gen, detectRules(ruleSet));
+    built.set(gen, buildDetectRules(inputs, ruleSet));
     post({ type: 'loaded', gen, cache: outcome });
   } catch (error) {
     post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });

@@ -8,6 +8,7 @@ import { buildRuleSet } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import type { RuleSource } from '../../sigma/index.js';
 import type { SourceValues } from '../../sigma/index.js';
+import type { RoutingInputs } from './schema-routed.js';
 
 /** A `--pipeline` reference: a builtin name (no text) or a YAML file's path and text. */
 export interface PipelineInput {
@@ -22,6 +23,8 @@ export interface RuleInputs {
   readonly pipelines: readonly PipelineInput[];
   readonly correlation: CorrelationDefaults;
   readonly emitReferenced: boolean;
+  /** `--schema-routing`: the router and the pipeline sets, built beside the main set (schema-routed.ts). */
+  readonly routing?: RoutingInputs;
 }
 
 /** Resolve pipeline references; throws with the pipeline's problems when one does not load. */

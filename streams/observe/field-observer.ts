@@ -2,6 +2,7 @@
 // joins them, when read, against the field set of the loaded rules.
 import type { FieldsReport, FieldsReset, MissingField, MissingFieldPage, PageQuery, UnknownField, UnknownFieldPage } from '../../protocol/index.js';
 import type { FieldOrigin, RuleFieldSet } from '../../sigma/index.js';
+import type { Tally } from './batch-observation.js';
 import { paginate } from './page.js';
 
 /** Rule titles listed per missing field; more set `truncated`. */
@@ -32,19 +33,20 @@ export class FieldObserver {
     this.since = now();
   }
 
-  /** One decoded event's keys (none for plain-text events: it still counts as observed). */
-  observe(keys: readonly string[]): void {
-    this.events++;
-    this.lifetimeEvents++;
+  /** A batch's events and their keys in the order first seen (under the key cap, as one event at a time would be). */
+  merge(events: number, keys: Tally<string>): void {
+    this.events += events;
+    this.lifetimeEvents += events;
     const counts = this.counts;
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string;
+    for (let i = 0; i < keys.items.length; i++) {
+      const key = keys.items[i] as string;
+      const add = keys.counts[i] as number;
       const n = counts.get(key);
-      if (n !== undefined) counts.set(key, n + 1);
-      else if (counts.size < this.maxKeys) counts.set(key, 1);
+      if (n !== undefined) counts.set(key, n + add);
+      else if (counts.size < this.maxKeys) counts.set(key, add);
       else {
-        this.overflow++;
-        this.lifetimeOverflow++;
+        this.overflow += add;
+        this.lifetimeOverflow += add;
       }
     }
   }

@@ -1,17 +1,14 @@
-// The observer stage (daemon-semantics §13.1, §13.3): every decoded line of a batch goes to the field
-// observer and the schema observer. Built only when one of them is on, so a daemon without observers
-// does no per-event work for them. Their Prometheus families advance by deltas when scraped or read,
-// from lifetime counts, so they stay monotonic across resets.
-import { decodeLine } from '../../protocol/index.js';
-import type { InputFormat, MetricHandles } from '../../protocol/index.js';
-import { clusterShapes, fieldKeys } from '../../sigma/index.js';
+// The observer stage (daemon-semantics §13.1, §13.3): each batch's observations, gathered where its
+// lines were decoded, merge into the field observer and the schema observer. Built only when one of
+// them is on, so a daemon without observers does no per-event work for them. Their Prometheus
+// families advance by deltas when scraped or read, from lifetime counts, so they stay monotonic across resets.
+import type { MetricHandles } from '../../protocol/index.js';
+import { clusterShapes } from '../../sigma/index.js';
+import type { ObservedBatch } from './batch-observation.js';
 import type { FieldObserver } from './field-observer.js';
 import type { SchemaObserver } from './schema-observer.js';
 
 export interface ObserveStageDeps {
-  readonly format: InputFormat;
-  readonly syslogTzMinutes: number;
-  readonly now: () => number;
   readonly metrics: MetricHandles;
   readonly fields?: FieldObserver;
   readonly schemas?: SchemaObserver;
@@ -22,22 +19,10 @@ export class ObserveStage {
 
   constructor(private readonly deps: ObserveStageDeps) {}
 
-  /** A batch's input lines, decoded as the engine decodes them; lines that do not decode are skipped. */
-  observe(lines: readonly string[]): void {
-    const { format, fields, schemas } = this.deps;
-    const syslog = { now: this.deps.now(), tzOffsetMinutes: this.deps.syslogTzMinutes };
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
-      if (line.trim() === '') continue;
-      const decoded = decodeLine(line, format, syslog);
-      if (!decoded.ok) continue;
-      const event = decoded.event;
-      // A plain-text event (`{_raw: line}`) has no field keys.
-      const plain = format === 'plain' || (format === 'auto' && event['_raw'] === line && Object.keys(event).length === 1);
-      const keys = plain ? [] : fieldKeys(event);
-      fields?.observe(keys);
-      schemas?.observe(event, keys);
-    }
+  /** A batch's observations. */
+  merge(batch: ObservedBatch): void {
+    if (batch.fields !== undefined) this.deps.fields?.merge(batch.events, batch.fields);
+    if (batch.schemas !== undefined) this.deps.schemas?.merge(batch.schemas);
   }
 
   /** Advances the observer families to the observers' lifetime counts (at each scrape and observer call). */

@@ -1,24 +1,26 @@
-// The schema observer (daemon-semantics §13.3): classifies every decoded event, counts per schema,
-// samples the key shapes of unknown events and, with discovery, of the events only the catch-all
-// claimed. Counts are kept since reset and for the observer's lifetime (the metrics follow lifetime).
-import { GENERIC_JSON } from '../../sigma/index.js';
+// The schema observer (daemon-semantics §13.3): counts the events of each schema, samples the key
+// shapes of unknown events and, with discovery, of the events only the catch-all claimed, from the
+// batches' observations (the events are classified where they were decoded, see batch-observation.ts).
+// Counts are kept since reset and for the observer's lifetime (the metrics follow lifetime).
 import type { KeyShape, SchemaReport, SchemasReset } from '../../protocol/index.js';
-import type { SchemaClassifier } from '../../sigma/index.js';
+import type { ObservedSchemas, Tally } from './batch-observation.js';
 
 /** Distinct shapes a sample holds; new shapes beyond are ignored, known ones keep counting. */
 const MAX_SHAPES = 200;
-/** Keys kept per shape (sorted, de-duplicated, then truncated). */
-const MAX_SHAPE_KEYS = 64;
 
 class ShapeSample {
-  private readonly shapes = new Map<string, { keys: string[]; count: number }>();
+  private readonly shapes = new Map<string, { keys: readonly string[]; count: number }>();
 
-  record(keys: readonly string[]): void {
-    const sorted = [...new Set(keys)].sort().slice(0, MAX_SHAPE_KEYS);
-    const id = sorted.join('\n');
-    const known = this.shapes.get(id);
-    if (known !== undefined) known.count++;
-    else if (this.shapes.size < MAX_SHAPES) this.shapes.set(id, { keys: sorted, count: 1 });
+  /** Shapes as a batch observation sampled them (sorted, truncated keys), in the order first seen. */
+  merge(shapes: Tally<readonly string[]>): void {
+    for (let i = 0; i < shapes.items.length; i++) {
+      const keys = shapes.items[i] as readonly string[];
+      const count = shapes.counts[i] as number;
+      const id = keys.join('\n');
+      const known = this.shapes.get(id);
+      if (known !== undefined) known.count += count;
+      else if (this.shapes.size < MAX_SHAPES) this.shapes.set(id, { keys, count });
+    }
   }
 
   list(): KeyShape[] {
@@ -51,7 +53,6 @@ export class SchemaObserver {
   private since: number;
 
   constructor(
-    private readonly classifier: SchemaClassifier,
     discover: boolean,
     private readonly now: () => number,
   ) {
@@ -63,24 +64,21 @@ export class SchemaObserver {
     return this.discovery !== undefined;
   }
 
-  /** One decoded event and its field keys (none for plain text); returns the schema it was classified as. */
-  observe(event: Readonly<Record<string, unknown>>, keys: readonly string[]): string | undefined {
-    const c = keys.length === 0 ? undefined : this.classifier.classify(event);
-    const schema = c?.schema;
-    if (c?.ambiguous === true) {
-      this.ambiguous++;
-      this.lifetimeAmbiguous++;
+  /** A batch's classifications. */
+  merge(batch: ObservedSchemas): void {
+    const { items, counts } = batch.bySchema;
+    for (let i = 0; i < items.length; i++) {
+      const schema = items[i] as string;
+      const n = counts[i] as number;
+      this.bySchema.set(schema, (this.bySchema.get(schema) ?? 0) + n);
+      this.lifetimeBySchema.set(schema, (this.lifetimeBySchema.get(schema) ?? 0) + n);
     }
-    if (this.discovery !== undefined && (schema === undefined || schema === GENERIC_JSON) && keys.length > 0) this.discovery.record(keys);
-    if (schema !== undefined) {
-      this.bySchema.set(schema, (this.bySchema.get(schema) ?? 0) + 1);
-      this.lifetimeBySchema.set(schema, (this.lifetimeBySchema.get(schema) ?? 0) + 1);
-    } else {
-      this.unknown++;
-      this.lifetimeUnknown++;
-      this.unknownShapes.record(keys);
-    }
-    return schema;
+    this.unknown += batch.unknown;
+    this.lifetimeUnknown += batch.unknown;
+    this.ambiguous += batch.ambiguous;
+    this.lifetimeAmbiguous += batch.ambiguous;
+    this.unknownShapes.merge(batch.unknownShapes);
+    if (batch.discoveryShapes !== undefined) this.discovery?.merge(batch.discoveryShapes);
   }
 
   lifetime(): SchemaTotals {

@@ -84,6 +84,8 @@ describe('field and schema observers', () => {
     ['/api/v1/fields?limit=x', 'limit'],
     ['/api/v1/fields/unknown?offset=-1', 'offset'],
     ['/api/v1/fields/missing?limit=ten', 'limit'],
+    // A page of 0 items would never advance a paginating client.
+    ['/api/v1/fields/unknown?limit=0', 'limit'],
   ])('answers 400 naming the parameter for %s', async (url, param) => {
     const res = await get(url);
     expect(res.status).toBe(400);

@@ -5,8 +5,8 @@ import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
+import { ECS_PIPELINE, writeRoutingConfig } from './schema-routing-fixture.js';
 
-const ECS_PIPELINE = 'name: ecs-fields\npriority: 10\ntransformations:\n  - type: field_name_mapping\n    mapping: {CommandLine: process.command_line}\n';
 const LINUX_RULE = `title: Id Execution
 id: 6f1a0c1e-0000-4000-8000-0000000000a1
 level: low
@@ -52,14 +52,7 @@ it('evaluates each schema with its own pipeline set, all feeding one correlation
   cpSync(join(FIXTURES, 'rules', 'whoami.yml'), join(rules, 'whoami.yml'));
   writeFileSync(join(rules, 'linux-id.yml'), LINUX_RULE);
   writeFileSync(join(rules, 'whoami-burst.yml'), BURST_RULE);
-  const pipeline = join(dir, 'ecs.yml');
-  writeFileSync(pipeline, ECS_PIPELINE);
-  const config = join(dir, 'schemas.yaml');
-  writeFileSync(
-    config,
-    'schemas:\n  - {name: acme_proc, match: [{field_present: acme.tenant}]}\n' +
-      `routing:\n  on_unknown: warn\n  default_pipelines: [${pipeline}]\n  bindings:\n    - {schema: sysmon, pipelines: []}\n    - {schema: ecs, pipelines: [${pipeline}], logsource: {product: windows}}\n  aliases: {acme_proc: sysmon}\n`,
-  );
+  const { pipeline, config } = writeRoutingConfig(dir, '  on_unknown: warn\n');
   const out = join(dir, 'out.ndjson');
   const daemon = await startDaemon([
     '--rules', rules, '--input', 'http', '--api-addr', '127.0.0.1:0', '--output', `file://${out}`, '--include-event',

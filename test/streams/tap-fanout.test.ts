@@ -134,4 +134,25 @@ describe('event tap', () => {
       }),
     );
   });
+
+  it('counts per session what publishing line by line counts, when whole batches meet full sessions (property)', () => {
+    const lines = fc.array(fc.constantFrom('{"a":1}', 'x', '  ', ''), { maxLength: 8 });
+    fc.assert(
+      fc.property(fc.array(lines, { maxLength: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), (batches, roomA, roomB) => {
+        const summaries = (publish: (t: ReturnType<typeof tap>['tap'], batch: string[]) => void) => {
+          const { tap: t } = tap();
+          const sinks = [sink(roomA), sink(roomB)];
+          t.open(request({}), sinks[0] as LiveSink);
+          t.open(request({ stage: 'raw' }), sinks[1] as LiveSink);
+          for (const batch of batches) publish(t, batch);
+          t.closeAll();
+          return sinks.map((k) => ({ lines: k.lines, summary: k.summary }));
+        };
+        const batched = summaries((t, batch) => t.publish(batch));
+        expect(batched).toEqual(summaries((t, batch) => batch.forEach((l) => t.publish([l]))));
+        const events = batches.flat().filter((l) => l.trim() !== '').length;
+        expect(batched[1]?.summary).toMatchObject({ captured: Math.min(roomB, events), dropped: events - Math.min(roomB, events) });
+      }),
+    );
+  });
 });

@@ -8,6 +8,10 @@ describe('fieldKeys', () => {
     expect(fieldKeys({ a: 1, b: { c: 'x', d: { e: null } }, f: [{ g: 1 }], h: {} })).toEqual(['a', 'b.c', 'b.d.e', 'f']);
   });
 
+  it('gives a path written both flat and nested once per event, where first written', () => {
+    expect(fieldKeys({ 'a.b': 1, a: { b: 2, c: 3 }, d: { 'e.f': 1, e: { f: 2 } } })).toEqual(['a.b', 'a.c', 'd.e.f']);
+  });
+
   it('gives nothing for non-object roots', () => {
     for (const v of [null, 1, 'x', [1, 2], true]) expect(fieldKeys(v)).toEqual([]);
   });

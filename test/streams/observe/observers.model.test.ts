@@ -5,9 +5,10 @@ import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../protocol/index.js';
-import { SchemaClassifier } from '../../../sigma/index.js';
 import type { RuleFieldSet } from '../../../sigma/index.js';
 import { FieldObserver, ObserveStage, SchemaObserver } from '../../../streams/index.js';
+import type { ObserveSettings } from '../../../streams/index.js';
+import { observeLines } from './observe-lines.js';
 import { command } from '../../actors/alert/support.js';
 
 const KEYS = ['a', 'b', 'c', 'd', 'e'];
@@ -57,7 +58,7 @@ function check(m: Model, r: Real): void {
 
 const observe = (keys: string[]): fc.Command<Model, Real> =>
   command(`observe(${keys.join(',')})`, (m: Model, r: Real) => {
-    r.observer.observe(keys);
+    r.observer.merge(1, { items: keys, counts: keys.map(() => 1) });
     m.events++;
     m.lifetimeEvents++;
     for (const k of keys) {
@@ -96,7 +97,7 @@ describe('FieldObserver (model)', () => {
           const clock = { now: 0 };
           const metrics = createMetrics(new Registry());
           const observer = new FieldObserver(MAX_KEYS, () => RULE_FIELDS, () => clock.now);
-          const stage = new ObserveStage({ format: 'json', syslogTzMinutes: 0, now: () => clock.now, metrics: metrics.handles, fields: observer });
+          const stage = new ObserveStage({ metrics: metrics.handles, fields: observer });
           const model: Model = { now: 0, counts: new Map(), events: 0, overflow: 0, lifetimeEvents: 0, lifetimeOverflow: 0, since: 0 };
           const real: Real = { observer, stage, metrics, clock };
           fc.modelRun(() => ({ model, real }), cmds);
@@ -122,13 +123,14 @@ describe('FieldObserver (model)', () => {
 
 describe('SchemaObserver', () => {
   const lines = (events: unknown[]): string[] => events.map((e) => JSON.stringify(e));
+  const discovering: ObserveSettings = { fields: false, schemas: { signatures: [], discover: true } };
 
   it('counts per schema since reset, samples shapes, and bridges per-schema counters from lifetime counts', async () => {
     const metrics = createMetrics(new Registry());
-    const observer = new SchemaObserver(new SchemaClassifier(), true, () => 0);
-    const stage = new ObserveStage({ format: 'auto', syslogTzMinutes: 0, now: () => 0, metrics: metrics.handles, schemas: observer });
+    const observer = new SchemaObserver(true, () => 0);
+    const stage = new ObserveStage({ metrics: metrics.handles, schemas: observer });
     const sysmon = { Channel: 'Microsoft-Windows-Sysmon/Operational', EventID: 1 };
-    stage.observe([...lines([sysmon, sysmon, { x: 1, y: 2 }, {}]), 'plain text', '   ']);
+    stage.merge(observeLines(discovering, [...lines([sysmon, sysmon, { x: 1, y: 2 }, {}]), 'plain text', '   ']));
     expect(observer.report()).toEqual({
       summary: { events_observed: 5, classified: 3, unknown: 2, ambiguous: 0, uptime_seconds: 0 },
       by_schema: [
@@ -143,7 +145,7 @@ describe('SchemaObserver', () => {
     stage.refreshMetrics();
     expect(await counter()).toBe(2);
     expect(observer.reset()).toEqual({ status: 'reset', previous_classified: 3, previous_unknown: 2 });
-    stage.observe(lines([sysmon]));
+    stage.merge(observeLines(discovering, lines([sysmon])));
     stage.refreshMetrics();
     // Bridged from the lifetime count: one more event is one more, although the since-reset count is 1.
     expect(await counter()).toBe(3);
@@ -152,9 +154,10 @@ describe('SchemaObserver', () => {
   });
 
   it('keeps at most 200 distinct shapes; known shapes keep counting', () => {
-    const observer = new SchemaObserver(new SchemaClassifier(), true, () => 0);
-    for (let i = 0; i < 250; i++) observer.observe({ [`k${i}`]: 1 }, [`k${i}`]);
-    observer.observe({ k0: 1 }, ['k0']);
+    const observer = new SchemaObserver(true, () => 0);
+    const stage = new ObserveStage({ metrics: createMetrics(new Registry()).handles, schemas: observer });
+    stage.merge(observeLines(discovering, lines(Array.from({ length: 250 }, (_, i) => ({ [`k${i}`]: 1 })))));
+    stage.merge(observeLines(discovering, lines([{ k0: 1 }])));
     const sample = observer.discoverySample();
     expect(sample).toHaveLength(200);
     expect(sample[0]).toEqual({ keys: ['k0'], count: 2 });

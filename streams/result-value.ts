@@ -14,10 +14,12 @@ export function resultValue(line: CommittedResult): Readonly<ResultValue> {
 
 /**
  * The line of the result with `added` merged into its `enrichments` (enrich, risk and the alert
- * pipeline each add theirs). A result without `enrichments` (the usual case) has the object appended
- * to its text rather than the whole result re-serialised. The value moves to the new line and gains
- * the key in place (copying a parsed result costs a good part of parsing it); the old line keeps its
- * text only, so no line's value disagrees with its text.
+ * pipeline each add theirs), with the bytes of re-serialising the merged result but, where it can,
+ * without doing so: a result without `enrichments` (the first stage to add some) has the object
+ * appended to its text; a result whose text ends with its `enrichments` (a stage before appended them)
+ * has the new keys appended inside that object. The value moves to the new line and gets the merged
+ * `enrichments` in place (copying a parsed result costs a good part of parsing it); the old line keeps
+ * its text only, so no line's value disagrees with its text.
  */
 export function withEnrichments(line: CommittedResult, added: Readonly<Record<string, unknown>>): CommittedResult {
   const value = resultValue(line) as ResultValue;
@@ -28,6 +30,32 @@ export function withEnrichments(line: CommittedResult, added: Readonly<Record<st
     value['enrichments'] = added;
     return { result_id, head, text: `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(added)}}`, value };
   }
-  value['enrichments'] = { ...(typeof existing === 'object' && existing !== null ? existing : {}), ...added };
-  return { result_id, head, text: JSON.stringify(value), value };
+  const own = typeof existing === 'object' && existing !== null ? (existing as Record<string, unknown>) : undefined;
+  value['enrichments'] = { ...own, ...added };
+  const text = own !== undefined && appendsInside(line.text, value, own, added) ? insideLast(line.text, added) : JSON.stringify(value);
+  return { result_id, head, text, value };
+}
+
+/** An array index as a key: objects list these first, not in insertion order. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
+/**
+ * Whether `added` can be appended inside the `enrichments` object at the end of the text and give the
+ * bytes of re-serialising: `enrichments` is the result's last key and a plain object, and every added
+ * key is new to it and not an array index (either would move where the key serialises).
+ */
+function appendsInside(text: string, value: ResultValue, own: Record<string, unknown>, added: Readonly<Record<string, unknown>>): boolean {
+  if (Array.isArray(own) || !text.endsWith('}}')) return false;
+  let last: string | undefined;
+  for (const k in value) last = k;
+  if (last !== 'enrichments') return false;
+  for (const k in added) if (k in own || INDEX_KEY.test(k)) return false;
+  return true;
+}
+
+/** The text with `added`'s keys appended inside its trailing `enrichments` object (`{}}` at the end: an empty one, whatever undefined-valued keys the value holds). */
+function insideLast(text: string, added: Readonly<Record<string, unknown>>): string {
+  const keys = JSON.stringify(added).slice(1, -1);
+  if (keys === '') return text;
+  return `${text.slice(0, -2)}${text.endsWith('{}}') ? '' : ','}${keys}}}`;
 }

@@ -83,11 +83,13 @@ const TACTIC_LISTS = new InternTable<readonly string[]>();
 
 /** The contribution as an entity keeps it: its repeating parts shared (live and at replay alike). */
 function shared(c: Contribution): Contribution {
-  const { rule, level, tactics } = c;
-  const out: Mutable<Contribution> = { ts: c.ts, score: c.score, tactics: TACTIC_LISTS.get(tactics.join('\u0000'), () => Object.freeze([...tactics])), rule: TEXTS.get(rule, () => rule) };
-  if (level !== undefined) out.level = TEXTS.get(level, () => level);
-  if (c.result !== undefined) out.result = c.result;
-  return out;
+  const { ts, score, level, result } = c;
+  const tactics = TACTIC_LISTS.get(c.tactics.join('\u0000'), () => Object.freeze([...c.tactics]));
+  const rule = TEXTS.get(c.rule, () => c.rule);
+  // Whole literals, not keys added later: an entity holds many contributions, and an added key costs a property store each.
+  if (level === undefined) return result === undefined ? { ts, score, tactics, rule } : { ts, score, tactics, rule, result };
+  const lvl = TEXTS.get(level, () => level);
+  return result === undefined ? { ts, score, tactics, rule, level: lvl } : { ts, score, tactics, rule, level: lvl, result };
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

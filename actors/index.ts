@@ -18,7 +18,7 @@ export type { AlertDecision } from './alert/pipeline.js';
 export type { AlertObserver } from './alert/pipeline.js';
 export type { AlertStatePiece } from './alert/pipeline.js';
 export type { SilenceCreation } from './alert/pipeline.js';
-export { compileRiskConfig, quietRiskObserver,   RiskLayer } from './risk/index.js';
+export { annotatedResult, compileRiskConfig, quietRiskObserver,   RiskLayer } from './risk/index.js';
 export type { Contribution, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';

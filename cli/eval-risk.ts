@@ -1,6 +1,6 @@
 // `sigmad eval --risk PATH` (issue 14): the risk layer over a one-shot run, the events' own time
 // driving the windows, so a log file shows the risk incidents it would raise.
-import { AlertConfigError, quietRiskObserver, RiskLayer } from '../actors/index.js';
+import { AlertConfigError, annotatedResult, quietRiskObserver, RiskLayer } from '../actors/index.js';
 import type { AlertResult } from '../actors/index.js';
 import { eventClock } from './eval-alerts.js';
 import { UsageError } from './load-pipelines.js';
@@ -31,7 +31,7 @@ export async function evalRisk(path: string | undefined, timestampFields: readon
       const annotated = results.map((r, i) => {
         const o = layer.process(r as AlertResult, now, `e${ordinal}-${i}`, quietRiskObserver);
         raised.push(...o.before);
-        return o.result;
+        return annotatedResult(r as AlertResult, o);
       });
       return { raised, annotated };
     },

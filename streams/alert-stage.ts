@@ -8,6 +8,7 @@ import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
 import { JournaledStage, unixSeconds } from './journaled-stage.js';
+import { withEnrichments } from './result-value.js';
 
 /** Journal and snapshot `kind` of the alert pipeline (issue 13). */
 const ALERT_KIND = 'alert';
@@ -74,10 +75,23 @@ export function metricsObserver(m: MetricHandles): AlertObserver {
 
 const INCIDENT_HEAD = { rule_title: 'incident', rule_id: null, level: null } as const;
 
-/** The line of a result that only gained `incident_id`: the text spliced, not re-serialised, when it has no `enrichments` yet. */
-function joinedLine(line: CommittedResult, r: AlertResult, id: string): CommittedResult {
-  const text = 'enrichments' in r || !line.text.endsWith('}') ? JSON.stringify(withIncident(r, id)) : `${line.text.slice(0, -1)},"enrichments":{"incident_id":${JSON.stringify(id)}}}`;
-  return { result_id: line.result_id, head: line.head, text };
+/** The journal event of a decision: `{t, now, src?, dedup?, group?}`, absent parts left out (the keys a spread gives, without its cost). */
+function decisionEvent(now: number, d: AlertDecision): AlertEvent {
+  const e: { t: 'd'; now: number } & { -readonly [K in keyof AlertDecision]: AlertDecision[K] } = { t: 'd', now };
+  if (d.src !== undefined) e.src = d.src;
+  if (d.dedup !== undefined) e.dedup = d.dedup;
+  if (d.group !== undefined) e.group = d.group;
+  return e;
+}
+
+/**
+ * The line of a result the pipeline kept: the same line when it is unchanged, with `incident_id`
+ * added (`withEnrichments`) when only that changed, else re-serialised (event payloads stripped).
+ */
+function keptLine(line: CommittedResult, r: AlertResult, kept: AlertResult, incident: string | undefined): CommittedResult {
+  if (kept === r) return incident === undefined ? line : withEnrichments(line, { incident_id: incident });
+  const value = { result_id: line.result_id, ...(incident === undefined ? kept : withIncident(kept, incident)) };
+  return { result_id: line.result_id, head: line.head, text: JSON.stringify(value), value };
 }
 
 /**
@@ -105,11 +119,8 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
     const out: CommittedResult[] = [];
     const now = this.forEachResult(lines, out, (line, r, now) => {
       const step = this.pipeline.step(r, now, line.result_id, this.observer);
-      if (step.decision !== undefined) this.record({ t: 'd', now, ...step.decision });
-      const { kept, incident } = step;
-      if (kept === undefined) return;
-      if (incident !== undefined) out.push(kept === r ? joinedLine(line, r, incident) : { result_id: line.result_id, head: line.head, text: JSON.stringify({ result_id: line.result_id, ...withIncident(kept, incident) }) });
-      else out.push(kept === r ? line : { result_id: line.result_id, head: line.head, text: JSON.stringify({ result_id: line.result_id, ...kept }) });
+      if (step.decision !== undefined) this.record(decisionEvent(now, step.decision));
+      if (step.kept !== undefined) out.push(keptLine(line, r, step.kept, step.incident));
     });
     this.observe(now, started);
     return out;

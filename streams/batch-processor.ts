@@ -10,6 +10,7 @@ import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detec
 import type { Detector } from './detect/detector.js';
 import type { SigmaResult } from './event-results.js';
 import type { InputUnit } from './input-queue.js';
+import type { ResultValue } from './result-value.js';
 import type { StageContext } from './stage-context.js';
 import type { ObservedBatch } from './observe/index.js';
 
@@ -46,6 +47,12 @@ export interface CommittedResult {
   readonly text: string;
   /** Made by the risk layer (a risk event or incident): later stages pass it on untouched (§6). */
   readonly bypass?: true;
+  /**
+   * The text parsed, once a stage needed it (`resultValue`): the stages of a batch share it instead of
+   * each parsing the text again. A stage that changes a result makes a new line whose value matches
+   * its new text; sinks and the tail read only `text`.
+   */
+  value?: ResultValue;
 }
 
 export interface BatchProcessorDeps {

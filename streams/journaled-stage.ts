@@ -1,5 +1,6 @@
 import type { AlertResult } from '../actors/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
+import { resultValue } from './result-value.js';
 
 /** UNIX seconds of a clock reading in ms (alert-pipeline and risk time, daemon-semantics §0). */
 export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
@@ -23,7 +24,7 @@ export interface ConfigEvent<File> {
 /**
  * What the journaled stages of the batch order (risk, alert pipeline) share: a config file whose
  * changes are journaled, records pushed into the batch's journal buffer under one kind, and the head
- * of the apply loop (bypassed lines pass, every other line parsed once). `Other` are the stage's
+ * of the apply loop (bypassed lines pass, every other line's result read). `Other` are the stage's
  * events besides its config.
  */
 export abstract class JournaledStage<File, Other> {
@@ -49,14 +50,15 @@ export abstract class JournaledStage<File, Other> {
   }
 
   /**
-   * The apply loop's head: `each` sees every line not marked `bypass` with its parsed result and
-   * pushes what goes on into `out`; bypassed lines go on as they are. Returns the batch time (UNIX s).
+   * The apply loop's head: `each` sees every line not marked `bypass` with its result (parsed once
+   * across the stages, `resultValue`) and pushes what goes on into `out`; bypassed lines go on as they
+   * are. Returns the batch time (UNIX s).
    */
   protected forEachResult(lines: readonly CommittedResult[], out: CommittedResult[], each: (line: CommittedResult, r: StageInput, now: number) => void): number {
     const now = unixSeconds(this.journal.at);
     for (const line of lines) {
       if (line.bypass === true) out.push(line);
-      else each(line, JSON.parse(line.text) as StageInput, now);
+      else each(line, resultValue(line) as StageInput, now);
     }
     return now;
   }

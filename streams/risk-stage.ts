@@ -1,12 +1,13 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
-import { quietRiskObserver, RiskLayer } from '../actors/index.js';
+import { annotatedResult, quietRiskObserver, RiskLayer } from '../actors/index.js';
 import type { AlertResult, Contribution, RiskObserver, RiskOutcome, RiskStatePiece } from '../actors/index.js';
 import type { MetricHandles, RiskFile } from '../protocol/index.js';
 import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
 import { JournaledStage } from './journaled-stage.js';
+import { withEnrichments } from './result-value.js';
 
 /** Journal and snapshot `kind` of the risk layer (issue 14). */
 const RISK_KIND = 'risk';
@@ -57,14 +58,14 @@ function emitted(seed: string, record: AlertResult, k: number): CommittedResult 
 }
 
 /**
- * The result's line after the layer: unchanged, or with the `risk.*` enrichments spliced into its text
- * when it had none (no re-serialisation of the whole result), else re-serialised.
+ * The result's line after the layer: unchanged, or with the `risk.*` enrichments (`withEnrichments`),
+ * or re-serialised without its event payloads (`strip_event`).
  */
 function annotatedLine(line: CommittedResult, r: AlertResult, o: RiskOutcome): CommittedResult {
-  if (o.result === r) return line;
-  const added = o.annotation;
-  const text = added !== undefined && !('enrichments' in r) && line.text.endsWith('}') ? `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(added)}}` : JSON.stringify({ result_id: line.result_id, ...o.result });
-  return { result_id: line.result_id, head: line.head, text };
+  if (o.annotation === undefined) return line;
+  if (!o.strip) return withEnrichments(line, o.annotation);
+  const value = { result_id: line.result_id, ...annotatedResult(r, o) };
+  return { result_id: line.result_id, head: line.head, text: JSON.stringify(value), value };
 }
 
 /**
@@ -93,7 +94,7 @@ export class RiskStage extends JournaledStage<RiskFile, Exclude<RiskEvent, { rea
     this.forEachResult(lines, out, (line, r, now) => {
       const o = this.layer.process(r, now, line.result_id, this.observer);
       if (o.accumulated !== undefined) this.record({ t: 'add', now, seed: line.result_id, objects: o.accumulated.objects, c: o.accumulated.c });
-      o.before.forEach((rec, k) => out.push(emitted(line.result_id, rec, k)));
+      for (let k = 0; k < o.before.length; k++) out.push(emitted(line.result_id, o.before[k] as AlertResult, k));
       out.push(annotatedLine(line, r, o));
     });
     this.metrics?.svc_risk_layer_duration_seconds.observe((performance.now() - started) / 1000);

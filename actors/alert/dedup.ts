@@ -25,9 +25,14 @@ function fingerprint(config: DedupConfig, result: AlertResult): string {
   return fnv1a64(text);
 }
 
+/** The resolved fingerprint fields (`dedup_fields`, §9.5): `[selector, value]`, null when absent. */
+function fieldsOf(config: DedupConfig, result: AlertResult): [string, unknown][] {
+  return config.fingerprint.map((sel) => [sel.text, resolveSelector(sel, result) ?? null]);
+}
+
 /** The fingerprint of §9.5 and the resolved fields it hashed. */
 export function fingerprintOf(config: DedupConfig, result: AlertResult): { readonly fingerprint: string; readonly fields: [string, unknown][] } {
-  return { fingerprint: fingerprint(config, result), fields: config.fingerprint.map((sel) => [sel.text, resolveSelector(sel, result) ?? null]) };
+  return { fingerprint: fingerprint(config, result), fields: fieldsOf(config, result) };
 }
 
 export type DedupFire = 'emitted' | 'folded';
@@ -56,7 +61,7 @@ export class DedupStore {
     const fp = fingerprint(config, result);
     if (this.alerts.has(fp)) return { fire: 'folded', decision: { fp } };
     if (this.alerts.size >= config.maxActiveAlerts) return { fire: 'emitted' };
-    const fields = JSON.stringify(Object.fromEntries(fingerprintOf(config, result).fields));
+    const fields = JSON.stringify(Object.fromEntries(fieldsOf(config, result)));
     return { fire: 'emitted', decision: { fp, add: { fields, sample: JSON.stringify(sample()) } } };
   }
 

@@ -67,8 +67,8 @@ export function resolveSelector(sel: Selector, result: AlertResult): unknown {
       const fields = result['matched_fields'];
       if (!Array.isArray(fields)) return undefined;
       const field = sel.path[0];
-      const hit = (fields as unknown[]).find((f) => isObject(f) && f['field'] === field);
-      return isObject(hit) ? hit['value'] : undefined;
+      for (const f of fields as unknown[]) if (isObject(f) && f['field'] === field) return f['value'];
+      return undefined;
     }
     case 'correlation.group_key': {
       const key = result['group_key'];
@@ -84,28 +84,42 @@ export function valueText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const TWO32 = 0x1_0000_0000;
 const utf8 = new TextEncoder();
 const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**
  * 64-bit FNV-1a over the UTF-8 bytes, 16 lower-case hex digits (§9.5: stable across restarts). The
- * 64-bit state is two 32-bit halves in locals (prime = 2^40 + 0x1b3): no BigInt and no boxed
- * numbers per byte. ASCII text (the usual case) is hashed from its code units without encoding it;
- * other text through TextEncoder (a lone surrogate becomes U+FFFD).
+ * 64-bit state is four 16-bit limbs in locals (prime = 2^40 + 0x1b3: each limb times 0x1b3, plus the
+ * state shifted 40 bits, carries propagated), so every step is small-integer arithmetic: no BigInt,
+ * no floating point, no boxed numbers. ASCII text (the usual case) is hashed from its code units
+ * without encoding it; other text through TextEncoder (a lone surrogate becomes U+FFFD).
  */
 export function fnv1a64(text: string): string {
   const bytes = NON_ASCII.test(text) ? utf8.encode(text) : undefined;
   const n = bytes === undefined ? text.length : bytes.length;
-  let hi = 0xcbf29ce4;
-  let lo = 0x84222325;
+  let h0 = 0x2325;
+  let h1 = 0x8422;
+  let h2 = 0x9ce4;
+  let h3 = 0xcbf2;
   for (let i = 0; i < n; i++) {
-    lo = (lo ^ (bytes === undefined ? text.charCodeAt(i) : (bytes[i] as number))) >>> 0;
-    const low = lo * 0x1b3;
-    hi = (Math.imul(hi, 0x1b3) + lo * 256 + Math.floor(low / TWO32)) >>> 0;
-    lo = low >>> 0;
+    h0 ^= bytes === undefined ? text.charCodeAt(i) : (bytes[i] as number);
+    const t0 = Math.imul(h0, 0x1b3);
+    const t1 = Math.imul(h1, 0x1b3) + (t0 >>> 16);
+    const t2 = Math.imul(h2, 0x1b3) + (h0 << 8) + (t1 >>> 16);
+    h3 = (Math.imul(h3, 0x1b3) + (h1 << 8) + (t2 >>> 16)) & 0xffff;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
   }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+  return hex16(h3, h2, h1, h0);
+}
+
+const DIGITS = '0123456789abcdef';
+
+/** Four 16-bit limbs, most significant first, as 16 hex digits in one string (no number formatting, no padding). */
+function hex16(a: number, b: number, c: number, d: number): string {
+  const x = (v: number, shift: number): number => DIGITS.charCodeAt((v >>> shift) & 15);
+  return String.fromCharCode(x(a, 12), x(a, 8), x(a, 4), x(a, 0), x(b, 12), x(b, 8), x(b, 4), x(b, 0), x(c, 12), x(c, 8), x(c, 4), x(c, 0), x(d, 12), x(d, 8), x(d, 4), x(d, 0));
 }
 
 /** Parses every selector of a list, naming the list and the selector when one is bad. */

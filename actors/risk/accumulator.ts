@@ -37,6 +37,9 @@ export interface RiskStats {
 /** What recording one object did. */
 export type RecordOutcome = { readonly t: 'evicted' } | { readonly t: 'kept' } | { readonly t: 'fired'; readonly trigger: RiskTrigger; readonly record: AlertResult };
 
+const KEPT: RecordOutcome = { t: 'kept' };
+const EVICTED: RecordOutcome = { t: 'evicted' };
+
 const keyOf = (type: string, value: string): string => `${type}\u0000${value}`;
 
 export function statsOf(entity: RiskEntityState, maxSources: number): RiskStats {
@@ -61,9 +64,21 @@ export function statsOf(entity: RiskEntityState, maxSources: number): RiskStats 
   };
 }
 
-function triggerOf(config: RiskIncidentConfig, stats: RiskStats): RiskTrigger | undefined {
-  if (config.scoreThreshold !== undefined && stats.score >= config.scoreThreshold) return 'score';
-  if (config.tacticThreshold !== undefined && stats.tactics.length >= config.tacticThreshold) return 'tactic_count';
+/** Distinct tactics of the window, counted without building the statistics. */
+function tacticCount(entity: RiskEntityState): number {
+  const seen: string[] = [];
+  for (const c of entity.contributions) for (const t of c.tactics) if (!seen.includes(t)) seen.push(t);
+  return seen.length;
+}
+
+/** The threshold the window crosses (score first), computing only what the thresholds ask for: most results cross none. */
+function triggerOf(config: RiskIncidentConfig, entity: RiskEntityState): RiskTrigger | undefined {
+  if (config.scoreThreshold !== undefined) {
+    let score = 0;
+    for (const c of entity.contributions) score += c.score;
+    if (score >= config.scoreThreshold) return 'score';
+  }
+  if (config.tacticThreshold !== undefined && tacticCount(entity) >= config.tacticThreshold) return 'tactic_count';
   return undefined;
 }
 
@@ -112,7 +127,7 @@ export class RiskAccumulator {
     const key = keyOf(object.type, object.value);
     let entity = this.entities.get(key);
     if (entity === undefined) {
-      if (this.entities.size >= config.maxOpenEntities) return { t: 'evicted' };
+      if (this.entities.size >= config.maxOpenEntities) return EVICTED;
       entity = { type: object.type, value: object.value, contributions: [], lastSeen: now };
       this.entities.set(key, entity);
     }
@@ -122,12 +137,11 @@ export class RiskAccumulator {
     entity.contributions.push(c);
     if (entity.contributions.length > config.maxResultsPerIncident) entity.contributions.splice(0, entity.contributions.length - config.maxResultsPerIncident);
     this.entries += entity.contributions.length - before;
-    const stats = statsOf(entity, config.maxSourcesPerEntity);
-    const trigger = triggerOf(config, stats);
-    if (trigger === undefined) return { t: 'kept' };
-    if (entity.lastFired !== undefined && now - entity.lastFired < config.cooldown) return { t: 'kept' };
+    const trigger = triggerOf(config, entity);
+    if (trigger === undefined) return KEPT;
+    if (entity.lastFired !== undefined && now - entity.lastFired < config.cooldown) return KEPT;
     entity.lastFired = now;
-    return { t: 'fired', trigger, record: incidentRecord(config, entity, stats, trigger, id()) };
+    return { t: 'fired', trigger, record: incidentRecord(config, entity, statsOf(entity, config.maxSourcesPerEntity), trigger, id()) };
   }
 
   /** True when a tick at `now` would drop something. */

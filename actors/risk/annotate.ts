@@ -46,12 +46,19 @@ export function resolveScore(config: RiskConfig, result: AlertResult): number {
     const s = attributeScore((attrs as Record<string, unknown>)[config.scoreAttribute]);
     if (s !== undefined) return s;
   }
-  const hits: number[] = [];
-  for (const tag of tagsOf(result)) for (const [test, score] of config.tagScores) if (test(tag)) hits.push(score);
-  if (hits.length > 0) return config.tagReducer === 'max' ? Math.max(...hits) : hits.reduce((a, b) => a + b, 0);
+  if (config.tagScores.length > 0) {
+    const hits: number[] = [];
+    for (const tag of tagsOf(result)) for (const [test, score] of config.tagScores) if (test(tag)) hits.push(score);
+    if (hits.length > 0) return config.tagReducer === 'max' ? Math.max(...hits) : hits.reduce((a, b) => a + b, 0);
+  }
   const level = result['level'];
   const byLevel = typeof level === 'string' ? config.levelScores.get(level.toLowerCase()) : undefined;
   return byLevel ?? config.defaultScore;
+}
+
+function includesObject(objects: readonly RiskObject[], type: string, value: string): boolean {
+  for (const x of objects) if (x.type === type && x.value === value) return true;
+  return false;
 }
 
 /** §8.2 step 3: non-empty strings, numbers and booleans as text; duplicate `(type, value)` dropped. */
@@ -60,7 +67,7 @@ export function extractObjects(config: RiskConfig, result: AlertResult): RiskObj
   for (const o of config.objects) {
     const v = resolveSelector(o.selector, result);
     const value = typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'boolean' ? String(v) : '';
-    if (value === '' || out.some((x) => x.type === o.type && x.value === value)) continue;
+    if (value === '' || includesObject(out, o.type, value)) continue;
     out.push({ type: o.type, value });
   }
   return out;
@@ -69,7 +76,10 @@ export function extractObjects(config: RiskConfig, result: AlertResult): RiskObj
 /** §8.3: ATT&CK tactics of the tags, lower-cased, `_` → `-`, distinct in first-seen order. */
 export function tacticsOf(result: AlertResult): string[] {
   const out: string[] = [];
-  for (const tag of tagsOf(result)) {
+  const tags = result['tags'];
+  if (!Array.isArray(tags)) return out;
+  for (const tag of tags as unknown[]) {
+    if (typeof tag !== 'string') continue;
     const t = tag.toLowerCase();
     if (!t.startsWith('attack.')) continue;
     const slug = t.slice(7).replace(/_/g, '-');

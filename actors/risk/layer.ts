@@ -24,12 +24,13 @@ export interface RiskAccumulation {
   readonly c: Contribution;
 }
 
-/** One result through the layer: the items to dispatch before it, and the result as annotated. */
+/** One result through the layer: the items to dispatch before it, and how the result goes on. */
 export interface RiskOutcome {
   readonly before: readonly AlertResult[];
-  readonly result: AlertResult;
-  /** The `enrichments` the result gained, when `result` is the input plus only that key (it had none and keeps its event). */
+  /** The `enrichments` the layer adds to the result (§8.2); undefined when it leaves the result as it is. */
   readonly annotation?: Readonly<Record<string, unknown>>;
+  /** The result goes on without its event payloads (`strip_event`). */
+  readonly strip: boolean;
   readonly accumulated?: RiskAccumulation;
 }
 
@@ -66,12 +67,15 @@ function stripEvents(result: AlertResult): AlertResult {
   return rest;
 }
 
-function annotate(result: AlertResult, score: number, objects: readonly RiskObject[]): { result: AlertResult; annotation?: AlertResult } {
-  const own = result['enrichments'];
-  const added = { 'risk.score': score, ...(objects.length > 0 ? { 'risk.objects': objects } : {}) };
-  if (own === undefined) return { result: { ...result, enrichments: added }, annotation: added };
-  return { result: { ...result, enrichments: { ...(typeof own === 'object' && own !== null ? own : {}), ...added } } };
+/** The result as the layer hands it on: its annotation merged into `enrichments`, event payloads stripped when asked. */
+export function annotatedResult(result: AlertResult, o: RiskOutcome): AlertResult {
+  if (o.annotation === undefined) return result;
+  const base = o.strip ? stripEvents(result) : result;
+  const own = base['enrichments'];
+  return { ...base, enrichments: own === undefined ? o.annotation : { ...(typeof own === 'object' && own !== null ? own : {}), ...o.annotation } };
 }
+
+const UNCHANGED: RiskOutcome = { before: Object.freeze([]), strip: false };
 
 /** Contribution parts that repeat across results (rule ids, levels, tactic lists), held once. */
 const TEXTS = new InternTable<string>();
@@ -79,14 +83,16 @@ const TACTIC_LISTS = new InternTable<readonly string[]>();
 
 /** The contribution as an entity keeps it: its repeating parts shared (live and at replay alike). */
 function shared(c: Contribution): Contribution {
-  const { rule, level, tactics } = c;
-  return {
-    ...c,
-    rule: TEXTS.get(rule, () => rule),
-    tactics: TACTIC_LISTS.get(tactics.join('\u0000'), () => Object.freeze([...tactics])),
-    ...(level !== undefined ? { level: TEXTS.get(level, () => level) } : {}),
-  };
+  const { ts, score, level, result } = c;
+  const tactics = TACTIC_LISTS.get(c.tactics.join('\u0000'), () => Object.freeze([...c.tactics]));
+  const rule = TEXTS.get(c.rule, () => c.rule);
+  // Whole literals, not keys added later: an entity holds many contributions, and an added key costs a property store each.
+  if (level === undefined) return result === undefined ? { ts, score, tactics, rule } : { ts, score, tactics, rule, result };
+  const lvl = TEXTS.get(level, () => level);
+  return result === undefined ? { ts, score, tactics, rule, level: lvl } : { ts, score, tactics, rule, level: lvl, result };
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The risk layer (daemon-semantics §8): annotation, risk events and the per-entity accumulator,
@@ -116,37 +122,32 @@ export class RiskLayer {
   /** §8.2 for one result at `now`; `seed` (its result id) names the incidents it fires. */
   process(result: AlertResult, now: number, seed: string, observer: RiskObserver): RiskOutcome {
     const config = this.compiled;
-    if (config === undefined) return { before: [], result };
+    if (config === undefined) return UNCHANGED;
     if (!config.inScope(result)) {
       observer.annotation('skipped');
-      return { before: [], result };
+      return UNCHANGED;
     }
     const score = resolveScore(config, result);
     const objects = extractObjects(config, result);
     observer.annotation(objects.length === 0 ? 'no_entity' : 'scored', score, objects.length);
     const rule = ruleOf(result);
     const level = typeof result['level'] === 'string' ? result['level'] : undefined;
-    const before: AlertResult[] = [];
+    let before: AlertResult[] = [];
     if (config.emitRiskEvents) {
       for (const o of objects) {
         before.push({ risk_event: true, timestamp: now, rule, rule_title: result['rule_title'], ...(level !== undefined ? { level } : {}), risk_score: score, risk_object: o });
       }
     }
-    let accumulated: RiskAccumulation | undefined;
-    if (config.incident !== undefined && objects.length > 0) {
-      const c: Contribution = {
-        ts: now,
-        score,
-        tactics: tacticsOf(result),
-        rule,
-        ...(level !== undefined ? { level } : {}),
-        ...(config.incident.include === 'results' ? { result: stripEvents(result) } : {}),
-      };
-      accumulated = { objects, c };
-      before.push(...this.accumulate(accumulated, now, seed, observer));
-    }
-    const annotated = config.stripEvent ? { result: annotate(stripEvents(result), score, objects).result } : annotate(result, score, objects);
-    return { before, ...annotated, ...(accumulated !== undefined ? { accumulated } : {}) };
+    const annotation: Record<string, unknown> = { 'risk.score': score };
+    if (objects.length > 0) annotation['risk.objects'] = objects;
+    if (config.incident === undefined || objects.length === 0) return { before, annotation, strip: config.stripEvent };
+    const c: Mutable<Contribution> = { ts: now, score, tactics: tacticsOf(result), rule };
+    if (level !== undefined) c.level = level;
+    if (config.incident.include === 'results') c.result = stripEvents(result);
+    const accumulated: RiskAccumulation = { objects, c };
+    const fired = this.accumulate(accumulated, now, seed, observer);
+    if (fired.length > 0) before = before.length === 0 ? fired : [...before, ...fired];
+    return { before, annotation, strip: config.stripEvent, accumulated };
   }
 
   /** §8.3 for each object of one result: the risk incidents it fires, in object order. */

@@ -8,6 +8,7 @@ import { AlertStage } from '../../streams/index.js';
 import type { CommittedResult, JournalBuffer } from '../../streams/index.js';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { heapUsed } from './correlation.js';
+import { stageCost } from './stage-cost.js';
 
 const NOW = 1_767_225_600;
 const FILE: AlertPipelineFile = {
@@ -43,41 +44,24 @@ function stage(file: AlertPipelineFile): { stage: AlertStage; journal: JournalBu
   return { stage: s, journal };
 }
 
-/** µs per line to `JSON.parse` the lines' texts: the floor every stage pays, measured next to it so ratios hold on a busy machine. */
-export function parseCost(lines: readonly CommittedResult[]): number {
-  const t0 = performance.now();
-  for (const l of lines) JSON.parse(l.text);
-  return ((performance.now() - t0) * 1000) / lines.length;
-}
-
-/** µs per result through `apply` (parse, inhibit, silence, dedup, group, journal, re-serialise) on a full store. */
+/** µs per result through `apply` (inhibit, silence, dedup, group, journal, new text) on a full store, beside the shared parse. */
 function costPerResult(): BenchRow[] {
   const { stage: s, journal } = stage(FILE);
-  for (let i = 0; i < 100_000; i += 500) {
-    s.apply(Array.from({ length: 500 }, (_, k) => line(i + k)));
-    journal.drafts.length = 0;
-  }
+  const feed = (lines: readonly CommittedResult[]): void => {
+    for (let i = 0; i < lines.length; i += 500) {
+      s.apply(lines.slice(i, i + 500));
+      journal.drafts.length = 0;
+    }
+  };
+  feed(Array.from({ length: 100_000 }, (_, i) => line(i)));
   const entries = s.pipeline.dedup.alerts.size;
   const incidents = s.pipeline.incidents.incidents.size;
   // Half the lane folds into live entries, half carries new fingerprints (passing the full store).
   const lane = Array.from({ length: 20_000 }, (_, k) => line(k % 2 === 0 ? k * 5 : 200_000 + k));
-  const runs: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < lane.length; i += 500) {
-      s.apply(lane.slice(i, i + 500));
-      journal.drafts.length = 0;
-    }
-    const cost = ((performance.now() - t0) * 1000) / lane.length;
-    runs.push(cost);
-    ratios.push(cost / parseCost(lane));
-  }
   return [
     { name: 'alert_store_dedup_entries', value: entries, unit: 'entries' },
     { name: 'alert_store_open_incidents', value: incidents, unit: 'incidents' },
-    { name: 'alert_cost_per_result_full_store', value: Number(median(runs).toFixed(2)), unit: 'µs (median of 5)' },
-    { name: 'alert_cost_over_json_parse', value: Number(median(ratios).toFixed(2)), unit: 'x JSON.parse of the same lines (median of 5)' },
+    ...stageCost({ stage: 'alert_cost_per_result_full_store', parse: 'alert_result_parse_per_result', ratio: 'alert_cost_over_json_parse', withParse: 'alert_cost_with_parse_over_json_parse' }, lane, feed),
   ];
 }
 

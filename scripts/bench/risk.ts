@@ -4,9 +4,10 @@ import { quietRiskObserver } from '../../actors/index.js';
 import type { RiskFile } from '../../protocol/index.js';
 import { RiskStage } from '../../streams/index.js';
 import type { CommittedResult, JournalBuffer } from '../../streams/index.js';
-import { line, parseCost } from './alert.js';
-import { isMain, median, printRows, type BenchRow } from './bench-row.js';
+import { line } from './alert.js';
+import { isMain, printRows, type BenchRow } from './bench-row.js';
 import { heapUsed } from './correlation.js';
+import { stageCost } from './stage-cost.js';
 
 const NOW = 1_767_225_600;
 /** One object per result: the command line (unique per `i`), so entities = distinct results. */
@@ -32,25 +33,15 @@ function feed(s: RiskStage, journal: JournalBuffer, lines: readonly CommittedRes
 
 const lines = (ids: readonly number[]): CommittedResult[] => ids.map(line);
 
-/** µs per result through `apply` (parse, score, objects, accumulate, journal, re-serialise) with 100k open entities. */
+/** µs per result through `apply` (score, objects, accumulate, journal, new text) with 100k open entities, beside the shared parse. */
 function costPerResult(): BenchRow[] {
   const { stage: s, journal } = stage();
   feed(s, journal, lines(Array.from({ length: 100_000 }, (_, i) => i)));
   // Half the lane adds to open entities, half opens new ones (lines made before the clock starts).
   const lane = lines(Array.from({ length: 20_000 }, (_, k) => (k % 2 === 0 ? k * 5 : 200_000 + k)));
-  const runs: number[] = [];
-  const ratios: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const t0 = performance.now();
-    feed(s, journal, lane);
-    const cost = ((performance.now() - t0) * 1000) / lane.length;
-    runs.push(cost);
-    ratios.push(cost / parseCost(lane));
-  }
   return [
     { name: 'risk_open_entities', value: s.layer.accumulator.entities.size, unit: 'entities' },
-    { name: 'risk_cost_per_result_100k_entities', value: Number(median(runs).toFixed(2)), unit: 'µs (median of 5)' },
-    { name: 'risk_cost_over_json_parse', value: Number(median(ratios).toFixed(2)), unit: 'x JSON.parse of the same lines (median of 5)' },
+    ...stageCost({ stage: 'risk_cost_per_result_100k_entities', parse: 'risk_result_parse_per_result', ratio: 'risk_cost_over_json_parse', withParse: 'risk_cost_with_parse_over_json_parse' }, lane, (ls) => feed(s, journal, ls)),
   ];
 }
 

@@ -2,6 +2,7 @@ import type { Counter, Histogram } from 'prom-client';
 import { bindZeroed } from '../../protocol/index.js';
 import type { CommittedResult } from '../batch-processor.js';
 import type { ResultKind } from '../result-template.js';
+import { resultValue, withEnrichments } from '../result-value.js';
 import type { StageContext } from '../stage-context.js';
 import { EnrichError, type Enricher, type ResultRecord } from './enricher.js';
 
@@ -101,8 +102,7 @@ export class EnrichStage {
         continue;
       }
       changed = true;
-      const result = JSON.parse(line.text) as Record<string, unknown>;
-      const enriched = this.enrichFrom(set, line, kind, result, {}, 0);
+      const enriched = this.enrichFrom(set, line, kind, resultValue(line), {}, 0);
       if (enriched instanceof Promise) (pending ??= []).push(enriched.then((v) => void (out[i] = v)));
       else out[i] = enriched;
     }
@@ -130,7 +130,7 @@ export class EnrichStage {
     set: ActiveSet,
     line: CommittedResult,
     kind: ResultKind,
-    result: Record<string, unknown>,
+    result: ResultRecord,
     writes: Record<string, unknown>,
     j: number,
   ): CommittedResult | null | Promise<CommittedResult | null> {
@@ -143,7 +143,7 @@ export class EnrichStage {
       }
       if (!this.settle(b, this.callSync(b, result), writes)) return null;
     }
-    return withEnrichments(line, result, writes);
+    return hasAny(writes) ? withEnrichments(line, writes) : line;
   }
 
   /** A synchronous primitive: nothing to time out, and no scrape can see it queued. */
@@ -217,21 +217,7 @@ export class EnrichStage {
   }
 }
 
-/**
- * The result with its enrichments. Enrichment is the first stage that writes `enrichments`, so the
- * text usually has none and the object is appended to it rather than the whole result re-serialised.
- */
-function withEnrichments(line: CommittedResult, result: Record<string, unknown>, writes: Record<string, unknown>): CommittedResult {
-  let any = false;
-  for (const _ in writes) {
-    any = true;
-    break;
-  }
-  if (!any) return line;
-  const existing = result['enrichments'];
-  const text =
-    existing === undefined
-      ? `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(writes)}}`
-      : JSON.stringify({ ...result, enrichments: { ...(typeof existing === 'object' && existing !== null ? existing : {}), ...writes } });
-  return { result_id: line.result_id, head: line.head, text };
+function hasAny(writes: Record<string, unknown>): boolean {
+  for (const _ in writes) return true;
+  return false;
 }

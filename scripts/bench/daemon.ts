@@ -85,13 +85,17 @@ export async function runMode(
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
   const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  // The listener is up before the rules load: post only once the daemon says it is ready.
+  // The listener is up before the rules load: post only once the daemon says it is ready, and measure
+  // only once its detection workers are (until then the main thread detects: issue 19 §2).
+  let workersReady: () => void = () => undefined;
+  const workers = new Promise<void>((done) => (workersReady = done));
   const port = await new Promise<number>((done, fail) => {
     let buf = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
       buf += c;
       const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(buf);
       if (m?.[1] !== undefined && buf.includes('"msg":"daemon ready"')) done(Number(m[1]));
+      if (/"workers":0,[^\n]*"msg":"detection ready"/.test(buf) || buf.includes('"msg":"detection workers ready')) workersReady();
     });
     child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
   });
@@ -104,6 +108,7 @@ export async function runMode(
   };
   // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
   const posters = bodies.length === 0 ? [] : Array.from({ length: POSTERS }, (_, k) => poster(k));
+  await workers;
   await new Promise((r) => setTimeout(r, WARMUP_MS));
   const before = await processed(port);
   const cpu0 = cpuSeconds(child.pid as number);

@@ -88,7 +88,8 @@ export async function runMode(
   // The listener is up before the rules load: post only once the daemon says it is ready, and measure
   // only once its detection workers are (until then the main thread detects: issue 19 §2).
   let workersReady: () => void = () => undefined;
-  const workers = new Promise<void>((done) => (workersReady = done));
+  let workersFailed: (error: Error) => void = () => undefined;
+  const workers = new Promise<void>((done, fail) => ((workersReady = done), (workersFailed = fail)));
   const port = await new Promise<number>((done, fail) => {
     let buf = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -97,7 +98,11 @@ export async function runMode(
       if (m?.[1] !== undefined && buf.includes('"msg":"daemon ready"')) done(Number(m[1]));
       if (/"workers":0,[^\n]*"msg":"detection ready"/.test(buf) || buf.includes('"msg":"detection workers ready')) workersReady();
     });
-    child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
+    child.on('exit', (code) => {
+      const error = new Error(`daemon exited (${String(code)}) before listening or its workers were ready:\n${buf.slice(-2000)}`);
+      fail(error);
+      workersFailed(error);
+    });
   });
   const endDuring = await during?.(port);
   let stop = false;

@@ -204,21 +204,31 @@ export function flattenProtobufLogs(body: Uint8Array): string[] {
   return events;
 }
 
-function resourceLogs(r: WireReader, end: number, events: string[], keys: KeyCache): void {
-  let resource: Span | undefined;
-  const scopes: Span[] = [];
+/**
+ * ResourceLogs and ScopeLogs share a layout: a singular head (resource, scope) as field 1, the repeated
+ * items (ScopeLogs, LogRecords) as field 2, and a schema URL as field 3.
+ */
+function headAndItems(r: WireReader, from: number, end: number): { head: Span | undefined; items: Span[] } {
+  r.pos = from;
+  let head: Span | undefined;
+  const items: Span[] = [];
   while (r.pos < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
     if (tag === ((1 << 3) | WIRE_LEN)) {
-      if (resource !== undefined) throw UNCOMMON;
-      resource = span(r, end);
-    } else if (tag === ((2 << 3) | WIRE_LEN)) scopes.push(span(r, end));
+      if (head !== undefined) throw UNCOMMON;
+      head = span(r, end);
+    } else if (tag === ((2 << 3) | WIRE_LEN)) items.push(span(r, end));
     else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
     else if (field <= 3) throw UNCOMMON;
     else r.skip(tag & 7, end);
   }
   r.done(end);
+  return { head, items };
+}
+
+function resourceLogs(r: WireReader, end: number, events: string[], keys: KeyCache): void {
+  const { head: resource, items: scopes } = headAndItems(r, r.pos, end);
   const prefixed: [string, unknown][] = [];
   if (resource !== undefined) {
     r.pos = resource.from;
@@ -238,22 +248,7 @@ function span(r: WireReader, end: number): Span {
 }
 
 function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: string[], keys: KeyCache): void {
-  r.pos = at.from;
-  const end = at.to;
-  let scope: Span | undefined;
-  const records: Span[] = [];
-  while (r.pos < end) {
-    const tag = r.tag(end);
-    const field = tag >>> 3;
-    if (tag === ((1 << 3) | WIRE_LEN)) {
-      if (scope !== undefined) throw UNCOMMON;
-      scope = span(r, end);
-    } else if (tag === ((2 << 3) | WIRE_LEN)) records.push(span(r, end));
-    else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
-    else if (field <= 3) throw UNCOMMON;
-    else r.skip(tag & 7, end);
-  }
-  r.done(end);
+  const { head: scope, items: records } = headAndItems(r, at.from, at.to);
   const { name, version } = scope === undefined ? { name: '', version: '' } : instrumentationScope(r, scope);
   const tail: [string, unknown][] = [...resource];
   if (name !== '') tail.push(['scope.name', name]);

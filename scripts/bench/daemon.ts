@@ -103,10 +103,12 @@ export async function runMode(
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
   const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  // The listener is up before the rules load: post only once the daemon says it is ready.
+  // The listener is up before the rules load: post only once the daemon says it is ready, and measure
+  // only once its detection workers are (until then the main thread detects: issue 19 §2).
   let detectWorkers = 0;
   let workersReady: () => void = () => undefined;
-  const handedOver = new Promise<void>((r) => (workersReady = r));
+  let workersFailed: (error: Error) => void = () => undefined;
+  const handedOver = new Promise<void>((done, fail) => ((workersReady = done), (workersFailed = fail)));
   const port = await new Promise<number>((done, fail) => {
     let buf = '';
     child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -117,7 +119,11 @@ export async function runMode(
       // Main evaluates until its workers have built their rules: measure the steady state after that.
       if (/"workers":0\b[^\n]*"msg":"detection ready"/.test(buf) || buf.includes('"msg":"detection workers ready') || buf.includes('"msg":"detection workers did not start')) workersReady();
     });
-    child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}) before listening:\n${buf.slice(-2000)}`)));
+    child.on('exit', (code) => {
+      const error = new Error(`daemon exited (${String(code)}) before listening or its workers were ready:\n${buf.slice(-2000)}`);
+      fail(error);
+      workersFailed(error);
+    });
   });
   const endDuring = await during?.(port);
   let stop = false;

@@ -105,7 +105,18 @@ export function fnv1a64(text: string): string {
     hi = (Math.imul(hi, 0x1b3) + lo * 256 + Math.floor(low / TWO32)) >>> 0;
     lo = low >>> 0;
   }
-  return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
+  return hexPair(hi, lo);
+}
+
+const HEX = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
+
+/**
+ * Two 32-bit words as 16 hex digits in one flat string: stores keep fingerprints as keys, and the
+ * concatenation of two halves would be a cons string holding both (about 50 bytes more per key).
+ */
+function hexPair(hi: number, lo: number): string {
+  const d = (w: number, shift: number): number => HEX[(w >>> shift) & 15] as number;
+  return String.fromCharCode(d(hi, 28), d(hi, 24), d(hi, 20), d(hi, 16), d(hi, 12), d(hi, 8), d(hi, 4), d(hi, 0), d(lo, 28), d(lo, 24), d(lo, 20), d(lo, 16), d(lo, 12), d(lo, 8), d(lo, 4), d(lo, 0));
 }
 
 /** Parses every selector of a list, naming the list and the selector when one is bad. */

@@ -36,7 +36,8 @@ function freeze(v: unknown, local: Map<string, string>): unknown {
       const e = (v[i] = freeze(v[i], local));
       shareable &&= typeof e === 'string' && e.length <= SHARED_MAX;
     }
-    if (shareable) return LISTS.get((v as string[]).join('\u0000'), () => Object.freeze(v as string[]));
+    // Keyed by the list's JSON: unambiguous ([] and [""] differ), and short.
+    if (shareable) return LISTS.get(JSON.stringify(v), () => Object.freeze(v as string[]));
   } else {
     const o = v as Record<string, unknown>;
     // An own `__proto__` (JSON.parse makes one) is a data property here: assignment writes it.

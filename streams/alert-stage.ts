@@ -136,7 +136,7 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
     const started = performance.now();
     const p = this.pipeline;
     // Nothing to time out: the tick would change nothing, so it is neither run nor journaled.
-    if (p.dedup.alerts.size + p.incidents.incidents.size + p.silences.all().length + p.inhibition.entries().length === 0) {
+    if (p.dedup.size + p.incidents.incidents.size + p.silences.all().length + p.inhibition.entries().length === 0) {
       this.gauges(now);
       return [];
     }

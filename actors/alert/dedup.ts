@@ -1,18 +1,70 @@
 import type { DedupConfig } from './config.js';
+import { frozenJsonPair } from './frozen-json.js';
 import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
 
-/** An active alert of §9.5 (times in UNIX seconds). */
+/** An active alert of §9.5 as snapshots store it (times in UNIX seconds). */
 export interface ActiveAlert {
   readonly first_seen: number;
-  last_seen: number;
-  last_emitted: number;
-  fire_count: number;
-  emitted_count: number;
-  /** The first-fire result without event payloads, `result_id` and `incident_id`, as JSON text (denser than the object). */
+  readonly last_seen: number;
+  readonly last_emitted: number;
+  readonly fire_count: number;
+  readonly emitted_count: number;
+  /** The first-fire result without event payloads, `result_id` and `incident_id`, as JSON text. */
   readonly sample: string;
   /** The resolved fingerprint fields as the JSON text of the `dedup_fields` object (§9.5). */
   readonly fields: string;
+}
+
+/**
+ * An active alert as the store holds it: one shape for every entry, the sample and fields as frozen
+ * values sharing their strings (`frozenJsonPair`), not as text, so an entry costs a few hundred bytes
+ * of heap; summaries serialise them as they are.
+ */
+class Entry {
+  /** Seconds since `first_seen`: small integers, held in the object, where absolute times would each be a boxed double. */
+  private seenFor: number;
+  private emittedFor: number;
+
+  constructor(
+    readonly first_seen: number,
+    last_seen: number,
+    last_emitted: number,
+    public fire_count: number,
+    public emitted_count: number,
+    readonly sample: AlertResult,
+    readonly fields: unknown,
+  ) {
+    this.seenFor = last_seen - first_seen;
+    this.emittedFor = last_emitted - first_seen;
+  }
+
+  get last_seen(): number {
+    return this.first_seen + this.seenFor;
+  }
+
+  set last_seen(t: number) {
+    this.seenFor = t - this.first_seen;
+  }
+
+  get last_emitted(): number {
+    return this.first_seen + this.emittedFor;
+  }
+
+  set last_emitted(t: number) {
+    this.emittedFor = t - this.first_seen;
+  }
+
+  static of(a: ActiveAlert): Entry {
+    const [sample, fields] = frozenJsonPair(a.sample, a.fields);
+    return new Entry(a.first_seen, a.last_seen, a.last_emitted, a.fire_count, a.emitted_count, sample as AlertResult, fields);
+  }
+
+  /** The snapshot form: the texts the values were parsed from (JSON.stringify of a parse of JSON.stringify's output is that output). */
+  stored(): ActiveAlert {
+    const { first_seen, last_seen, last_emitted, fire_count, emitted_count } = this;
+    return { first_seen, last_seen, last_emitted, fire_count, emitted_count, sample: JSON.stringify(this.sample), fields: JSON.stringify(this.fields) };
+  }
 }
 
 /** The fingerprint of §9.5: only the hash, the hot path's one question. */
@@ -54,7 +106,11 @@ export interface DedupSummary {
 
 /** The dedup store: one active alert per fingerprint, in insertion order. */
 export class DedupStore {
-  readonly alerts = new Map<string, ActiveAlert>();
+  private readonly alerts = new Map<string, Entry>();
+
+  get size(): number {
+    return this.alerts.size;
+  }
 
   /** Reads the store only: the decision for a result (`sample` is called only when an alert opens). */
   decide(config: DedupConfig, result: AlertResult, sample: () => AlertResult): { readonly fire: DedupFire; readonly decision?: DedupDecision } {
@@ -68,7 +124,7 @@ export class DedupStore {
   /** Applies a decision at `now` (live and at replay). */
   apply(d: DedupDecision, now: number): void {
     if (d.add !== undefined) {
-      this.alerts.set(d.fp, { first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: d.add.sample, fields: d.add.fields });
+      this.alerts.set(d.fp, Entry.of({ first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: d.add.sample, fields: d.add.fields }));
       return;
     }
     const active = this.alerts.get(d.fp);
@@ -92,22 +148,30 @@ export class DedupStore {
     }
     return out;
   }
+
+  /** The active alerts as snapshots store them, in store order. */
+  *stored(): Iterable<readonly [string, ActiveAlert]> {
+    for (const [fp, a] of this.alerts) yield [fp, a.stored()];
+  }
+
+  /** Replaces the store with snapshot entries (a format-1 alert's `fields` were `[selector, value]` pairs). */
+  restore(alerts: Iterable<readonly [string, ActiveAlert]>): void {
+    this.alerts.clear();
+    for (const [fp, a] of alerts) {
+      const fields: unknown = a.fields;
+      this.alerts.set(fp, Entry.of(Array.isArray(fields) ? { ...a, fields: JSON.stringify(Object.fromEntries(fields as [string, unknown][])) } : a));
+    }
+  }
 }
 
-/** An active alert of a format-1 snapshot, whose `fields` were `[selector, value]` pairs. */
-export function upgradeAlert(alert: ActiveAlert): ActiveAlert {
-  const fields: unknown = alert.fields;
-  return Array.isArray(fields) ? { ...alert, fields: JSON.stringify(Object.fromEntries(fields as [string, unknown][])) } : alert;
-}
-
-function summary(fingerprint: string, a: ActiveAlert, state: 'repeat' | 'resolved'): AlertResult {
-  const sample = JSON.parse(a.sample) as AlertResult;
+function summary(fingerprint: string, a: Entry, state: 'repeat' | 'resolved'): AlertResult {
+  const sample = a.sample;
   const enrichments = { ...((sample['enrichments'] as Record<string, unknown> | undefined) ?? {}) };
   enrichments['dedup_state'] = state;
   enrichments['dedup_fingerprint'] = fingerprint;
   enrichments['dedup_fire_count'] = a.fire_count;
   enrichments['dedup_first_seen'] = a.first_seen;
   enrichments['dedup_last_seen'] = a.last_seen;
-  enrichments['dedup_fields'] = JSON.parse(a.fields) as unknown;
+  enrichments['dedup_fields'] = a.fields;
   return { ...sample, enrichments };
 }

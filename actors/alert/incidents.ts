@@ -236,8 +236,12 @@ export class IncidentStore {
 /** One frozen ref per (rule, level): incidents hold up to `max_results_per_incident` refs each, mostly alike. */
 const REFS = new InternTable<IncidentRef>();
 
+/** The last ref handed out: results of a batch (and a replayed journal) come in runs of one rule. */
+let lastRef: IncidentRef | undefined;
+
 function refOf(rule: string, level: string | undefined): IncidentRef {
-  return REFS.get(`${rule}\u0000${level ?? ''}`, () => Object.freeze(level === undefined ? { rule } : { rule, level }));
+  if (lastRef !== undefined && lastRef.rule === rule && lastRef.level === level) return lastRef;
+  return (lastRef = REFS.get(`${rule}\u0000${level ?? ''}`, () => Object.freeze(level === undefined ? { rule } : { rule, level })));
 }
 
 function absorb(config: GroupConfig, inc: Incident, d: GroupDecision, now: number): void {
@@ -245,7 +249,7 @@ function absorb(config: GroupConfig, inc: Incident, d: GroupDecision, now: numbe
   inc.dirty = true;
   inc.result_count++;
   const { rule, level } = d;
-  if (level !== undefined && levelRank(level) > levelRank(inc.max_level)) inc.max_level = level;
+  if (level !== undefined && level !== inc.max_level && levelRank(level) > levelRank(inc.max_level)) inc.max_level = level;
   inc.rule_counts[rule] = (inc.rule_counts[rule] ?? 0) + 1;
   if (config.include === 'refs') {
     if (inc.refs.length < config.maxResultsPerIncident) inc.refs.push(refOf(rule, level));

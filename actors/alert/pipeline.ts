@@ -1,7 +1,7 @@
 import type { AlertPipelineFile, SilenceSpec } from '../../protocol/index.js';
 import { compileAlertConfig, compileSilence, DEFAULT_MAX_SILENCES } from './config.js';
 import type { AlertConfig, Silence } from './config.js';
-import { DedupStore, upgradeAlert } from './dedup.js';
+import { DedupStore } from './dedup.js';
 import type { ActiveAlert, DedupDecision } from './dedup.js';
 import { InhibitionIndex } from './inhibition.js';
 import type { InhibitSource } from './inhibition.js';
@@ -208,7 +208,7 @@ export class AlertPipeline {
   /** Gauges of §9.12 at `now`. */
   gauges(now: number): { dedupEntries: number; incidentsOpen: number; silencesActive: number; inhibitSources: number } {
     return {
-      dedupEntries: this.dedup.alerts.size,
+      dedupEntries: this.dedup.size,
       incidentsOpen: this.incidents.incidents.size,
       silencesActive: this.compiled === undefined ? 0 : this.silences.activeCount(now),
       inhibitSources: this.compiled === undefined ? 0 : this.inhibition.fresh(this.compiled.inhibitRules, now),
@@ -226,7 +226,7 @@ export class AlertPipeline {
   *pieces(): Iterable<AlertStatePiece> {
     yield { t: 'config', file: this.file ?? null };
     yield { t: 'tick', now: this.tickedAt, seq: this.tickSeq };
-    for (const [fingerprint, alert] of this.dedup.alerts) yield { t: 'dedup', fingerprint, alert };
+    for (const [fingerprint, alert] of this.dedup.stored()) yield { t: 'dedup', fingerprint, alert };
     for (const incident of this.incidents.incidents.values()) yield { t: 'incident', incident };
     for (const silence of this.silences.apiSilences()) yield { t: 'silence', silence };
     for (const source of this.inhibition.entries()) yield { t: 'source', source };
@@ -237,7 +237,7 @@ export class AlertPipeline {
     const silences: Silence[] = [];
     const incidents: Incident[] = [];
     const sources: InhibitSource[] = [];
-    this.dedup.alerts.clear();
+    const alerts: [string, ActiveAlert][] = [];
     this.load(undefined);
     for (const p of pieces) {
       if (p.t === 'config') this.load(p.file ?? undefined);
@@ -245,11 +245,12 @@ export class AlertPipeline {
         this.tickedAt = p.now;
         this.tickSeq = p.seq ?? 0;
       }
-      else if (p.t === 'dedup') this.dedup.alerts.set(p.fingerprint, upgradeAlert(p.alert));
+      else if (p.t === 'dedup') alerts.push([p.fingerprint, p.alert]);
       else if (p.t === 'incident') incidents.push(p.incident);
       else if (p.t === 'silence') silences.push(p.silence);
       else sources.push(p.source);
     }
+    this.dedup.restore(alerts);
     this.silences.restoreApi(silences);
     this.incidents.restore(incidents);
     this.inhibition.restore(sources);

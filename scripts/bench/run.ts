@@ -24,7 +24,7 @@ printRows('Correlation', await runCorrelationBench());
 printRows('sigmad convert (full SigmaHQ corpus; PostgreSQL 15 started for the run)', await runConvertBench());
 printRows(EVAL_TITLE, await runEvalBench());
 printRows(STARTUP_TITLE, await runStartupBench());
-printRows('Alert pipeline', runAlertBench());
+printRows('Alert pipeline', await runAlertBench());
 printRows('Webhooks', await runWebhookBench());
 printRows('Risk layer', runRiskBench());
 printRows('Enrichment', runEnrichBench());

@@ -58,7 +58,7 @@ const tick = (dt: number): fc.Command<Model, Real> =>
       return `${String(en['dedup_state'])}:${String((en['dedup_fields'] as Record<string, unknown>)['event.Computer'])}:${String(en['dedup_fire_count'])}`;
     });
     expect(got).toEqual(want);
-    expect(r.p.dedup.alerts.size).toBe(m.alerts.size);
+    expect(r.p.dedup.size).toBe(m.alerts.size);
   });
 
 const reload = (repeat: number, resolve: number): fc.Command<Model, Real> =>

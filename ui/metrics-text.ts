@@ -16,7 +16,11 @@ export function parseMetrics(text: string | undefined): Map<string, MetricSample
     const m = LINE.exec(line);
     if (m === null || line.startsWith('#')) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1] as string] = (l[2] as string).replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(LABEL)) {
+      // A label named `__proto__` is a label like any other: defined, not assigned through the prototype setter.
+      const text = (l[2] as string).replace(/\\(.)/g, (_s, c: string) => (c === 'n' ? '\n' : c));
+      Object.defineProperty(labels, l[1] as string, { value: text, enumerable: true, writable: true, configurable: true });
+    }
     const value = Number(m[3]);
     if (Number.isNaN(value)) continue;
     const list = out.get(m[1] as string) ?? [];

@@ -31,6 +31,12 @@ describe('parseMetrics', () => {
     expect(parseMetrics('# TYPE svc_x counter\nnot a sample\nsvc_x{a="1"} NaNx\nsvc_x 3')).toEqual(new Map([['svc_x', [{ labels: {}, value: 3 }]]]));
     expect(parseMetrics(undefined).size).toBe(0);
   });
+
+  it('keeps a label named __proto__ as an own label (found by the property above)', () => {
+    const [sample] = parseMetrics('svc_a{__proto__="x"} 0').get('svc_a') ?? [];
+    expect(Object.hasOwn(sample?.labels ?? {}, '__proto__')).toBe(true);
+    expect(sample?.labels).toEqual(JSON.parse('{"__proto__":"x"}'));
+  });
 });
 
 describe('rates', () => {

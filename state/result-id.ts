@@ -16,7 +16,7 @@
  *   the same ids; `g<partition>-<sequence>-<index>` for a hit of an input without stream sequences,
  *   `sequence` then being the hit's own in the hit stream.
  * - timer-driven: `t<actor>-<at>-<trigger>-<index>`: `actor` is the 16-hex-digit FNV-1a 64 hash of
- *   the actor key, `at` the tick time in ms or, for the alert pipeline, its tick sequence (hex), `trigger` the timer's name (`[a-z0-9_]+`),
+ *   the actor key, `at` the tick time in ms (hex), `trigger` the timer's name (`[a-z0-9_]+`),
  *   `index` the result's index among that tick's results for that actor (hex).
  */
 export function resultIdForInput(ordinal: number, index: number): string {

@@ -128,8 +128,10 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
 
   /**
    * The 1 s tick at `now` (UNIX seconds), journaled only when there is state for it to change: its
-   * emissions with deterministic ids (actor, trigger and the tick's sequence, which replay rebuilds;
-   * not its time, so ids do not depend on when the scheduler fired).
+   * emissions with deterministic ids (actor, trigger and the tick's time, which its journal record
+   * holds). A stage ticks each second at most once (`now` only moves forward, also across restarts),
+   * so the time names the tick; a count of ticks would shift when recovery skips a damaged record or
+   * loses a snapshot entry, and name a later emission like one a sink already has.
    */
   tick(now: number): CommittedResult[] {
     if (!this.active || now <= this.pipeline.tickedAt) return [];
@@ -142,7 +144,7 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
     }
     this.record({ t: 'tick', now });
     const emitted = this.pipeline.tick(now, this.observer).map((e): CommittedResult => {
-      const result_id = resultIdForTimer(e.actor, e.trigger, p.tickSeq, 0);
+      const result_id = resultIdForTimer(e.actor, e.trigger, now * 1000, 0);
       const level = typeof e.record['max_level'] === 'string' ? e.record['max_level'] : null;
       const head = e.actor.startsWith('incident:') ? { ...INCIDENT_HEAD, level } : { rule_title: String(e.record['rule_title'] ?? ''), rule_id: (e.record['rule_id'] as string | null | undefined) ?? null, level: (e.record['level'] as string | null | undefined) ?? null };
       return { result_id, head, text: JSON.stringify({ result_id, ...e.record }) };
@@ -178,8 +180,9 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
       malformed: 'is not an alert pipeline event',
       isEvent: (event): event is AlertEvent => isAlertEvent.Check(event),
       codec: {
-        // 2: dedup `fields` as JSON text and the tick sequence; version-1 pieces still restore (upgraded on restore).
-        version: 2,
+        // 3: the tick piece without a sequence (ids are named by tick time); 2: dedup `fields` as JSON text.
+        // Older pieces still restore (a version-2 tick's `seq` is ignored, version-1 fields are upgraded).
+        version: 3,
         encode: (piece) => piece,
         decode: (encoded) => (typeof encoded === 'object' && encoded !== null && PIECES.has((encoded as { t?: string }).t ?? '') ? (encoded as AlertStatePiece) : undefined),
       },

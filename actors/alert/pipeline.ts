@@ -40,7 +40,7 @@ export interface AlertEmission {
 /** One piece of the pipeline's state as snapshots store it, each its own entry. */
 export type AlertStatePiece =
   | { readonly t: 'config'; readonly file: AlertPipelineFile | null }
-  | { readonly t: 'tick'; readonly now: number; readonly seq?: number }
+  | { readonly t: 'tick'; readonly now: number }
   | { readonly t: 'dedup'; readonly fingerprint: string; readonly alert: ActiveAlert }
   | { readonly t: 'incident'; readonly incident: Incident }
   | { readonly t: 'silence'; readonly silence: Silence }
@@ -92,8 +92,6 @@ export class AlertPipeline {
   readonly incidents = new IncidentStore();
   /** Time of the newest tick applied; -1 before any. */
   tickedAt = -1;
-  /** How many ticks were applied: the sequence that names a tick's emissions (their result ids), replayed like the rest. */
-  tickSeq = 0;
 
   get config(): AlertConfig | undefined {
     return this.compiled;
@@ -170,7 +168,6 @@ export class AlertPipeline {
   /** The 1 s tick of §6: dedup summaries first, then incident emissions; silences and sources expire. */
   tick(now: number, observer: AlertObserver): AlertEmission[] {
     this.tickedAt = Math.max(this.tickedAt, now);
-    this.tickSeq++;
     const config = this.compiled;
     if (config === undefined) return [];
     const out: AlertEmission[] = [];
@@ -225,7 +222,7 @@ export class AlertPipeline {
   /** The state as snapshot pieces: config first, so a restore compiles before it seeds. */
   *pieces(): Iterable<AlertStatePiece> {
     yield { t: 'config', file: this.file ?? null };
-    yield { t: 'tick', now: this.tickedAt, seq: this.tickSeq };
+    yield { t: 'tick', now: this.tickedAt };
     for (const [fingerprint, alert] of this.dedup.stored()) yield { t: 'dedup', fingerprint, alert };
     for (const incident of this.incidents.incidents.values()) yield { t: 'incident', incident };
     for (const silence of this.silences.apiSilences()) yield { t: 'silence', silence };
@@ -241,10 +238,7 @@ export class AlertPipeline {
     this.load(undefined);
     for (const p of pieces) {
       if (p.t === 'config') this.load(p.file ?? undefined);
-      else if (p.t === 'tick') {
-        this.tickedAt = p.now;
-        this.tickSeq = p.seq ?? 0;
-      }
+      else if (p.t === 'tick') this.tickedAt = p.now;
       else if (p.t === 'dedup') alerts.push([p.fingerprint, p.alert]);
       else if (p.t === 'incident') incidents.push(p.incident);
       else if (p.t === 'silence') silences.push(p.silence);

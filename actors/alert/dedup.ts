@@ -1,5 +1,5 @@
 import type { DedupConfig } from './config.js';
-import { frozenJsonPair } from './frozen-json.js';
+import { frozenCopyPair, frozenJsonPair } from './frozen-json.js';
 import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
 
@@ -55,9 +55,16 @@ class Entry {
     this.emittedFor = t - this.first_seen;
   }
 
+  /** An entry from its stored form (restore, replay): the texts parsed. */
   static of(a: ActiveAlert): Entry {
     const [sample, fields] = frozenJsonPair(a.sample, a.fields);
     return new Entry(a.first_seen, a.last_seen, a.last_emitted, a.fire_count, a.emitted_count, sample as AlertResult, fields);
+  }
+
+  /** A new entry at `now` from the values its decision was serialised from (live): copied, not parsed back. */
+  static opened(now: number, opened: DedupOpened): Entry {
+    const [sample, fields] = frozenCopyPair(opened.sample, opened.fields);
+    return new Entry(now, now, now, 1, 1, sample as AlertResult, fields);
   }
 
   /** The snapshot form: the texts the values were parsed from (JSON.stringify of a parse of JSON.stringify's output is that output). */
@@ -98,6 +105,12 @@ export interface DedupDecision {
   readonly add?: { readonly fields: string; readonly sample: string };
 }
 
+/** The values a decision's `add` texts were serialised from, beside the decision on the live path (never journaled). */
+export interface DedupOpened {
+  readonly sample: AlertResult;
+  readonly fields: Record<string, unknown>;
+}
+
 export interface DedupSummary {
   readonly fingerprint: string;
   readonly state: 'repeat' | 'resolved';
@@ -112,19 +125,25 @@ export class DedupStore {
     return this.alerts.size;
   }
 
-  /** Reads the store only: the decision for a result (`sample` is called only when an alert opens). */
-  decide(config: DedupConfig, result: AlertResult, sample: () => AlertResult): { readonly fire: DedupFire; readonly decision?: DedupDecision } {
+  /**
+   * Reads the store only: the decision for a result (`sample` is called only when an alert opens),
+   * and when it opens one, the values its texts were serialised from (`opened`, for `apply`).
+   */
+  decide(config: DedupConfig, result: AlertResult, sample: () => AlertResult): { readonly fire: DedupFire; readonly decision?: DedupDecision; readonly opened?: DedupOpened } {
     const fp = fingerprint(config, result);
     if (this.alerts.has(fp)) return { fire: 'folded', decision: { fp } };
     if (this.alerts.size >= config.maxActiveAlerts) return { fire: 'emitted' };
-    const fields = JSON.stringify(Object.fromEntries(fieldsOf(config, result)));
-    return { fire: 'emitted', decision: { fp, add: { fields, sample: JSON.stringify(sample()) } } };
+    const opened = { sample: sample(), fields: Object.fromEntries(fieldsOf(config, result)) };
+    return { fire: 'emitted', decision: { fp, add: { fields: JSON.stringify(opened.fields), sample: JSON.stringify(opened.sample) } }, opened };
   }
 
-  /** Applies a decision at `now` (live and at replay). */
-  apply(d: DedupDecision, now: number): void {
+  /**
+   * Applies a decision at `now`: live with the values `decide` serialised (copied), at replay from
+   * the journaled texts (parsed); both give the same entry.
+   */
+  apply(d: DedupDecision, now: number, opened?: DedupOpened): void {
     if (d.add !== undefined) {
-      this.alerts.set(d.fp, Entry.of({ first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: d.add.sample, fields: d.add.fields }));
+      this.alerts.set(d.fp, opened !== undefined ? Entry.opened(now, opened) : Entry.of({ first_seen: now, last_seen: now, last_emitted: now, fire_count: 1, emitted_count: 1, sample: d.add.sample, fields: d.add.fields }));
       return;
     }
     const active = this.alerts.get(d.fp);

@@ -15,7 +15,17 @@ const LISTS = new InternTable<readonly string[]>(10_000);
  */
 export function frozenJsonPair(text: string, also: string): readonly [unknown, unknown] {
   const local = new Map<string, string>();
-  return [freeze(JSON.parse(text), local), freeze(JSON.parse(also), local)];
+  return [freeze(JSON.parse(text), local, false), freeze(JSON.parse(also), local, false)];
+}
+
+/**
+ * The same form built from values someone else holds (the live path: the result the stage already
+ * parsed), without serialising and parsing them again: a frozen private copy holding what
+ * `JSON.stringify` would write, so it serialises to the same text and equals `frozenJsonPair` of it.
+ */
+export function frozenCopyPair(value: unknown, also: unknown): readonly [unknown, unknown] {
+  const local = new Map<string, string>();
+  return [freeze(value, local, true), freeze(also, local, true)];
 }
 
 function share(s: string, local: Map<string, string>): string {
@@ -26,22 +36,53 @@ function share(s: string, local: Map<string, string>): string {
   return s;
 }
 
-/** Freezes a freshly parsed value in place (nobody else holds it), sharing its strings. */
-function freeze(v: unknown, local: Map<string, string>): unknown {
+/** Whether `JSON.stringify` writes the value (`undefined`, functions and symbols it leaves out). */
+function written(v: unknown): boolean {
+  return v !== undefined && typeof v !== 'function' && typeof v !== 'symbol';
+}
+
+/** An array or plain object that `JSON.stringify` writes key by key (no `toJSON`, no boxed primitive or class instance). */
+function plain(v: object): boolean {
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (Array.isArray(v)) return true;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Freezes a value, sharing its strings: a freshly parsed one in place (nobody else holds it), or,
+ * with `copy`, into new objects, as `JSON.parse(JSON.stringify(v))` would read it.
+ */
+function freeze(v: unknown, local: Map<string, string>, copy: boolean): unknown {
   if (typeof v === 'string') return share(v, local);
+  // JSON has no NaN, infinities or -0: JSON.stringify writes null and 0 for them.
+  if (typeof v === 'number') return Number.isFinite(v) ? (v === 0 ? 0 : v) : null;
   if (typeof v !== 'object' || v === null) return v;
+  if (copy && !plain(v)) return freeze(JSON.parse(JSON.stringify(v)), local, false);
   if (Array.isArray(v)) {
+    const a: unknown[] = copy ? new Array<unknown>(v.length) : v;
     let shareable = v.length <= LIST_MAX;
     for (let i = 0; i < v.length; i++) {
-      const e = (v[i] = freeze(v[i], local));
+      const item: unknown = v[i];
+      const e = (a[i] = written(item) ? freeze(item, local, copy) : null);
       shareable &&= typeof e === 'string' && e.length <= SHARED_MAX;
     }
     // Keyed by the list's JSON: unambiguous ([] and [""] differ), and short.
-    if (shareable) return LISTS.get(JSON.stringify(v), () => Object.freeze(v as string[]));
-  } else {
-    const o = v as Record<string, unknown>;
-    // An own `__proto__` (JSON.parse makes one) is a data property here: assignment writes it.
-    for (const k of Object.keys(o)) o[k] = freeze(o[k], local);
+    return shareable ? LISTS.get(JSON.stringify(a), () => Object.freeze(a as string[])) : Object.freeze(a);
   }
-  return Object.freeze(v);
+  const o = v as Record<string, unknown>;
+  if (!copy) {
+    // An own `__proto__` (JSON.parse makes one) is a data property here: assignment writes it.
+    for (const k of Object.keys(o)) o[k] = freeze(o[k], local, false);
+    return Object.freeze(o);
+  }
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o)) {
+    const item = o[k];
+    if (!written(item)) continue;
+    // Assigning `__proto__` on a new object would set its prototype: define the own key instead.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: freeze(item, local, true), enumerable: true, writable: true, configurable: true });
+    else out[k] = freeze(item, local, true);
+  }
+  return Object.freeze(out);
 }

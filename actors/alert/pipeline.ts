@@ -2,7 +2,7 @@ import type { AlertPipelineFile, SilenceSpec } from '../../protocol/index.js';
 import { compileAlertConfig, compileSilence, DEFAULT_MAX_SILENCES } from './config.js';
 import type { AlertConfig, Silence } from './config.js';
 import { DedupStore } from './dedup.js';
-import type { ActiveAlert, DedupDecision } from './dedup.js';
+import type { ActiveAlert, DedupDecision, DedupOpened } from './dedup.js';
 import { InhibitionIndex } from './inhibition.js';
 import type { InhibitSource } from './inhibition.js';
 import { IncidentStore, incidentRecord } from './incidents.js';
@@ -139,11 +139,13 @@ export class AlertPipeline {
     // The event-stripped copy is made at most once, and only when something keeps it.
     let copy: AlertResult | undefined;
     const stripped = (): AlertResult => (copy ??= stripEvents(result));
+    let opened: DedupOpened | undefined;
     if (config.dedup !== undefined) {
       const d = this.dedup.decide(config.dedup, result, stripped);
       observer.dedup(d.fire);
       if (d.decision !== undefined) decision.dedup = d.decision;
       if (d.fire === 'folded') return this.commit(decision, now, observer);
+      opened = d.opened;
     }
     if (config.group !== undefined) {
       const group = this.incidents.decide(config.group, result, stripped, seed);
@@ -151,14 +153,17 @@ export class AlertPipeline {
     }
     const kept = config.stripEvent ? stripped() : result;
     if (decision.src === undefined && decision.dedup === undefined && decision.group === undefined) return { kept };
-    const applied = this.commit(decision, now, observer);
+    const applied = this.commit(decision, now, observer, opened);
     return applied.incident === undefined ? { kept, decision } : { kept, incident: applied.incident, decision };
   }
 
-  /** Applies a decision at `now` (live right after `step` decided it, and at replay). */
-  commit(decision: AlertDecision, now: number, observer: AlertObserver): { readonly decision: AlertDecision; readonly incident?: string } {
+  /**
+   * Applies a decision at `now` (live right after `step` decided it, with the values a new dedup
+   * entry was serialised from, and at replay).
+   */
+  commit(decision: AlertDecision, now: number, observer: AlertObserver, opened?: DedupOpened): { readonly decision: AlertDecision; readonly incident?: string } {
     if (decision.src !== undefined) this.inhibition.register(decision.src, now);
-    if (decision.dedup !== undefined) this.dedup.apply(decision.dedup, now);
+    if (decision.dedup !== undefined) this.dedup.apply(decision.dedup, now, opened);
     const group = this.compiled?.group;
     if (decision.group === undefined || group === undefined) return { decision };
     const incident = this.incidents.apply(group, decision.group, now, (g) => observer.overmerge(g));

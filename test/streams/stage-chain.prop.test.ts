@@ -99,14 +99,8 @@ describe('the enrich, risk and alert stages of one batch', () => {
           const parse = vi.spyOn(JSON, 'parse');
           let out: readonly CommittedResult[];
           try {
-            const journaled = shared.journal.drafts.length;
             out = shared.run(lines, (ls) => ls);
-            // A dedup entry that opens parses the sample and fields it journaled (the store's dense form): those are not results.
-            const own = new Set(shared.journal.drafts.slice(journaled).flatMap((d) => {
-              const add = (d.event as { dedup?: { add?: { fields: string; sample: string } } }).dedup?.add;
-              return add === undefined ? [] : [add.fields, add.sample];
-            }));
-            expect(parse.mock.calls.filter(([text]) => !own.has(text as string)).length).toBeLessThanOrEqual(lines.length);
+            expect(parse.mock.calls.length).toBeLessThanOrEqual(lines.length);
           } finally {
             parse.mockRestore();
           }

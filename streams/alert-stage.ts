@@ -1,58 +1,18 @@
-import Type from 'typebox';
-import Compile from 'typebox/compile';
 import { AlertPipeline, quietObserver, withIncident } from '../actors/index.js';
-import type { AlertDecision, AlertObserver, AlertResult, AlertStatePiece, Silence, SilenceCreation } from '../actors/index.js';
+import type { AlertDecision, AlertObserver, AlertResult, AlertStatePiece, SilenceCreation } from '../actors/index.js';
 import type { AlertPipelineFile, SilenceSpec } from '../protocol/index.js';
 import type { MetricHandles } from '../protocol/index.js';
 import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
+import { isAlertEvent } from './alert-events.js';
+import type { AlertEvent } from './alert-events.js';
 import { JournaledStage, unixSeconds } from './journaled-stage.js';
 import { withEnrichments } from './result-value.js';
 
 /** Journal and snapshot `kind` of the alert pipeline (issue 13). */
 const ALERT_KIND = 'alert';
 
-const Pair = Type.Tuple([Type.String(), Type.String()]);
-
-/**
- * The alert pipeline's journal events, which the pure pipeline turns into the same state (and
- * emissions) live and at replay. A result is journaled as its decision `d` (what it changed: a few
- * dozen bytes for a fold), never whole. `result` (the whole in-scope result, `seed` its id) is how
- * journals written before decisions recorded one: still replayed.
- */
-const AlertEventSchema = Type.Union([
-  Type.Object({ t: Type.Literal('config'), file: Type.Unknown() }),
-  Type.Object({
-    t: Type.Literal('d'),
-    now: Type.Integer(),
-    src: Type.Optional(Type.Array(Pair)),
-    dedup: Type.Optional(Type.Object({ fp: Type.String(), add: Type.Optional(Type.Object({ fields: Type.String(), sample: Type.String() })) })),
-    group: Type.Optional(
-      Type.Object({
-        rule: Type.String(),
-        level: Type.Optional(Type.String()),
-        res: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-        id: Type.Optional(Type.String()),
-        pairs: Type.Optional(Type.Array(Type.Tuple([Type.String(), Type.Unknown()]))),
-        ent: Type.Optional(Type.Array(Pair)),
-        seed: Type.Optional(Type.String()),
-      }),
-    ),
-  }),
-  Type.Object({ t: Type.Literal('result'), now: Type.Integer(), seed: Type.String(), r: Type.Record(Type.String(), Type.Unknown()) }),
-  Type.Object({ t: Type.Literal('tick'), now: Type.Integer() }),
-  Type.Object({ t: Type.Literal('silence'), silence: Type.Object({ id: Type.String(), matchers: Type.Array(Type.Unknown()), origin: Type.Literal('api') }) }),
-  Type.Object({ t: Type.Literal('unsilence'), id: Type.String() }),
-]);
-type AlertEvent =
-  | { readonly t: 'config'; readonly file: AlertPipelineFile | null }
-  | ({ readonly t: 'd'; readonly now: number } & AlertDecision)
-  | { readonly t: 'result'; readonly now: number; readonly seed: string; readonly r: AlertResult }
-  | { readonly t: 'tick'; readonly now: number }
-  | { readonly t: 'silence'; readonly silence: Silence }
-  | { readonly t: 'unsilence'; readonly id: string };
-const isAlertEvent = Compile(AlertEventSchema);
 const PIECES = new Set(['config', 'tick', 'dedup', 'incident', 'silence', 'source']);
 
 /** The §9.12 counters over the metric handles. */
@@ -178,7 +138,7 @@ export class AlertStage extends JournaledStage<AlertPipelineFile, Exclude<AlertE
     return {
       kind: ALERT_KIND,
       malformed: 'is not an alert pipeline event',
-      isEvent: (event): event is AlertEvent => isAlertEvent.Check(event),
+      isEvent: isAlertEvent,
       codec: {
         // 3: the tick piece without a sequence (ids are named by tick time); 2: dedup `fields` as JSON text.
         // Older pieces still restore (a version-2 tick's `seq` is ignored, version-1 fields are upgraded).

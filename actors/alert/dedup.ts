@@ -18,13 +18,18 @@ export interface ActiveAlert {
 
 /**
  * An active alert as the store holds it: one shape for every entry, the sample and fields as frozen
- * values sharing their strings (`frozenJsonPair`), not as text, so an entry costs a few hundred bytes
- * of heap; summaries serialise them as they are.
+ * values sharing their strings (`frozenJsonPair`), so an entry costs a few hundred bytes of heap;
+ * summaries serialise them as they are. An entry rebuilt from its stored texts (replay, restore)
+ * keeps the texts until a summary first reads the values: most entries a journal opens resolve, or
+ * are snapshotted as those texts, before anything reads them, so replay parses none of them.
  */
 class Entry {
   /** Seconds since `first_seen`: small integers, held in the object, where absolute times would each be a boxed double. */
   private seenFor: number;
   private emittedFor: number;
+  /** The sample value, or (not read yet) its JSON text; `f` likewise holds the fields or their text. */
+  private s: AlertResult | string;
+  private f: unknown;
 
   constructor(
     readonly first_seen: number,
@@ -32,11 +37,31 @@ class Entry {
     last_emitted: number,
     public fire_count: number,
     public emitted_count: number,
-    readonly sample: AlertResult,
-    readonly fields: unknown,
+    sample: AlertResult | string,
+    fields: unknown,
   ) {
     this.seenFor = last_seen - first_seen;
     this.emittedFor = last_emitted - first_seen;
+    this.s = sample;
+    this.f = fields;
+  }
+
+  get sample(): AlertResult {
+    this.read();
+    return this.s as AlertResult;
+  }
+
+  get fields(): unknown {
+    this.read();
+    return this.f;
+  }
+
+  /** Parses the stored texts on the first read. */
+  private read(): void {
+    if (typeof this.s !== 'string') return;
+    const [sample, fields] = frozenJsonPair(this.s, this.f as string);
+    this.s = sample as AlertResult;
+    this.f = fields;
   }
 
   get last_seen(): number {
@@ -55,10 +80,9 @@ class Entry {
     this.emittedFor = t - this.first_seen;
   }
 
-  /** An entry from its stored form (restore, replay): the texts parsed. */
+  /** An entry from its stored form (restore, replay): the texts, parsed when first read. */
   static of(a: ActiveAlert): Entry {
-    const [sample, fields] = frozenJsonPair(a.sample, a.fields);
-    return new Entry(a.first_seen, a.last_seen, a.last_emitted, a.fire_count, a.emitted_count, sample as AlertResult, fields);
+    return new Entry(a.first_seen, a.last_seen, a.last_emitted, a.fire_count, a.emitted_count, a.sample, a.fields);
   }
 
   /** A new entry at `now` from the values its decision was serialised from (live): copied, not parsed back. */
@@ -69,8 +93,10 @@ class Entry {
 
   /** The snapshot form: the texts the values were parsed from (JSON.stringify of a parse of JSON.stringify's output is that output). */
   stored(): ActiveAlert {
-    const { first_seen, last_seen, last_emitted, fire_count, emitted_count } = this;
-    return { first_seen, last_seen, last_emitted, fire_count, emitted_count, sample: JSON.stringify(this.sample), fields: JSON.stringify(this.fields) };
+    const { first_seen, last_seen, last_emitted, fire_count, emitted_count, s, f } = this;
+    return typeof s === 'string'
+      ? { first_seen, last_seen, last_emitted, fire_count, emitted_count, sample: s, fields: f as string }
+      : { first_seen, last_seen, last_emitted, fire_count, emitted_count, sample: JSON.stringify(s), fields: JSON.stringify(f) };
   }
 }
 

@@ -1,5 +1,5 @@
-// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules and their
-// witnesses, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
+// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules, their
+// witnesses and the compiled automata's tables, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
 // restart, a detection worker or a reload of unchanged rules compiles only what cannot be stored. A file
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
@@ -8,15 +8,18 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import { buildRuleSet } from '../../sigma/index.js';
-import type { Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
+import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
+import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 1;
+const FORMAT = 2;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
-/** magic, format (u32), key (32 B), payload sha-256 (32 B), then the payload (`v8.serialize`). */
+/**
+ * magic, format (u32), key (32 B), payload sha-256 (32 B), then the payload (`v8.serialize` of the
+ * prepared rules, their automata packed: `StoredRules`).
+ */
 const HEADER_BYTES = MAGIC.length + 4 + 32 + 32;
 const SUFFIX = '.rules';
 /** Files kept: the serving rules and the previous ones (a reload that is rolled back). */
@@ -82,11 +85,15 @@ export function decodeCachedRules(bytes: Buffer, key: Buffer): PreparedRules | u
   const payload = bytes.subarray(HEADER_BYTES);
   if (!createHash('sha256').update(payload).digest().equals(sum)) return undefined;
   try {
-    return deserialize(payload) as PreparedRules;
+    const { automata, ...rules } = deserialize(payload) as StoredRules;
+    return { ...rules, automata: unpackAutomata(automata) };
   } catch {
     return undefined;
   }
 }
+
+/** The payload: the prepared rules with their automata's tables in a few large arrays. */
+type StoredRules = Omit<PreparedRules, 'automata'> & { readonly automata: PackedAutomata };
 
 /**
  * A copy of `value` without accessor properties. Rule locations look their line and column up lazily,
@@ -126,9 +133,14 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
 
 /** One cache entry's bytes. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
-  const { warnings, ...rules } = prepared;
-  // The few warnings keep their lines: they are logged again on every start.
-  const payload = serialize({ ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings'>), warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })) });
+  const { warnings, automata, ...rules } = prepared;
+  const stored: StoredRules = {
+    ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings' | 'automata'>),
+    // The few warnings keep their lines: they are logged again on every start.
+    warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })),
+    automata: packAutomata(automata),
+  };
+  const payload = serialize(stored);
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);
   return Buffer.concat([MAGIC, format, key, createHash('sha256').update(payload).digest(), payload]);
@@ -178,10 +190,12 @@ export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | und
     // An entry is only ever written for a build without errors; one that compiles with errors is not trusted.
     if (ruleSet.errors.length === 0) return { ruleSet, cache: 'hit' };
   }
-  const ruleSet = buildRuleSetFrom(inputs, pipelines);
-  if (!cache.store || ruleSet.prepared === undefined) return { ruleSet, cache: 'miss' };
+  const built = buildRuleSetFrom(inputs, pipelines, cache.store);
+  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss' };
+  // Stored, the automata's tables need not stay referenced (their first dense rows outlive promotions).
+  const ruleSet = { ...built, prepared: { ...built.prepared, automata: [] } };
   try {
-    writeCachedRules(cache.dir, key, ruleSet.prepared);
+    writeCachedRules(cache.dir, key, built.prepared);
     return { ruleSet, cache: 'miss' };
   } catch (error) {
     return { ruleSet, cache: 'miss', storeError: error instanceof Error ? error.message : String(error) };

@@ -38,7 +38,7 @@ export function resolvePipelines(inputs: readonly PipelineInput[]): Pipeline[] {
   });
 }
 
-/** The rule set of `inputs`, the same wherever it is built (pure). */
-export function buildRuleSetFrom(inputs: RuleInputs, pipelines: readonly Pipeline[] = resolvePipelines(inputs.pipelines)): RuleSet {
-  return buildRuleSet(inputs.sources, { pipelines, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
+/** The rule set of `inputs`, the same wherever it is built (pure); `recordAutomata` for a cache entry. */
+export function buildRuleSetFrom(inputs: RuleInputs, pipelines: readonly Pipeline[] = resolvePipelines(inputs.pipelines), recordAutomata = false): RuleSet {
+  return buildRuleSet(inputs.sources, { pipelines, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced, recordAutomata });
 }

@@ -89,6 +89,9 @@ describe('compiled-rule cache', () => {
     expect(behaviour(second.ruleSet, events)).toEqual(expected);
     expect(behaviour(reader.ruleSet, events)).toEqual(expected);
     expect(second.ruleSet.prepared?.witnesses).toEqual(fresh.prepared?.witnesses);
+    // The entry holds the compiled automata: a warm build wraps their tables, it builds none.
+    expect(first.ruleSet.automataBuilt).toBeGreaterThan(10);
+    expect([second.ruleSet.automataBuilt, reader.ruleSet.automataBuilt]).toEqual([0, 0]);
   });
 
   it('misses on any change of rule bytes, file names, pipelines or correlation settings', () => {
@@ -112,7 +115,8 @@ describe('compiled-rule cache', () => {
 
   it('damaged entry bytes give back the stored rules intact or nothing, never other rules', () => {
     const key = ruleCacheKey(SMALL);
-    const bytes = encodeCachedRules(key, preparedOf(buildRuleSetFrom(SMALL)));
+    expect(preparedOf(buildRuleSetFrom(SMALL, undefined, true)).automata.length).toBeGreaterThan(0);
+    const bytes = encodeCachedRules(key, preparedOf(buildRuleSetFrom(SMALL, undefined, true)));
     const stored = serialize(decodeCachedRules(bytes, key));
     const damage = fc.oneof(
       fc.record({ kind: fc.constant('truncate' as const), at: fc.nat(bytes.length - 1) }),

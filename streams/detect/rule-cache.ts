@@ -62,6 +62,11 @@ export function ruleCacheKey(inputs: RuleInputs): Buffer {
 
 const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('hex')}${SUFFIX}`);
 
+/** The entry for `inputs` in `dir`, in shared memory, or undefined (see readCachedRules). */
+export function readRuleCacheEntry(inputs: RuleInputs, dir: string): SharedRules | undefined {
+  return readCachedRules(dir, ruleCacheKey(inputs));
+}
+
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */
 export function readCachedRules(dir: string, key: Buffer): SharedRules | undefined {
   let bytes: Buffer;

@@ -1,6 +1,6 @@
 // The compiled-rule cache across restarts (issue 19 §2): the first start compiles and stores, the second
-// builds main's rules from the entry and both workers' from the copy main passes them in shared memory, and both write the same bytes as a daemon
-// without the cache.
+// builds main's rules from the entry, both workers build from the copy main passes them in shared memory,
+// and both starts write the same bytes as a daemon without the cache.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';

@@ -60,7 +60,7 @@ describe('automaton tables', () => {
         expect(packed.ints).toEqual(before.ints);
         expect(packed.chars).toEqual(before.chars);
       }),
-      { numRuns: 150 },
+      { numRuns: 100 },
     );
   });
 

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -13,5 +15,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // `sigmad eval` keeps a per-user compiled-rule cache: spawned ones use this one, not the home directory's.
+    env: { XDG_CACHE_HOME: join(tmpdir(), 'sigmad-test-cache') },
   },
 });

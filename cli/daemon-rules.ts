@@ -103,7 +103,8 @@ export function buildDaemonRules(texts: RuleTexts, cacheDir?: string): LoadedRul
   if (ruleSet.engine.rules.length === 0 && ruleSet.correlations.correlations.length === 0) {
     return { ok: false, failure: 'rules', reason: 'no rule loaded', problems };
   }
-  return { ok: true, ruleSet, inputs: texts.inputs, build };
+  // Workers build from the entry in shared memory, not each from the file.
+  return { ok: true, ruleSet, inputs: built.shared !== undefined ? { ...texts.inputs, shared: built.shared } : texts.inputs, build };
 }
 
 /** Log how a build went: from the compiled-rule cache or compiled, and its time; a store that failed warns. */

@@ -8,8 +8,9 @@ import type { InputFormat, JsonEvent } from '../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDefaults } from '../sigma/index.js';
 import { errorsByRule, formatSigmaError } from '../sigma/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
-import { buildRuleSet, type RuleSet } from '../sigma/index.js';
-import { detectRules, EventDetector } from '../streams/index.js';
+import type { RuleSet } from '../sigma/index.js';
+import { buildRuleSetCached, detectRules, EventDetector, readRuleCacheEntry } from '../streams/index.js';
+import { evalRuleCacheDir } from './eval-rule-cache.js';
 import { detectInOrder, evalWorkerCount, startEvalWorkers } from './eval-workers.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/index.js';
@@ -35,6 +36,7 @@ interface EvalFlags {
   readonly eventLogsource?: string;
   readonly emitReferenced?: boolean | string;
   readonly detectWorkers?: string | number;
+  readonly ruleCache?: string;
   readonly correlationEventMode?: string;
   readonly maxCorrelationEvents?: number;
   readonly maxStateEntries?: number;
@@ -104,12 +106,14 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
   const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
   const batchSettings = { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true };
-  const starting = workers > 0 ? startEvalWorkers(workers, inputs, batchSettings) : undefined;
-  const ruleSet: RuleSet = buildRuleSet(read.sources, {
-    pipelines,
-    correlation: defaults,
-    emitReferenced: flags.emitReferenced === true,
-  });
+  // The cache entry is read first so that workers start from it too (in shared memory) while this thread builds.
+  const cacheDir = evalRuleCacheDir(flags.ruleCache === undefined ? undefined : String(flags.ruleCache));
+  const entry = cacheDir !== undefined ? readRuleCacheEntry(inputs, cacheDir) : undefined;
+  const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
+  const starting = workers > 0 ? startEvalWorkers(workers, cachedInputs, batchSettings, cacheDir) : undefined;
+  const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines);
+  if (built.storeError !== undefined) process.stderr.write(`warning: compiled-rule cache not written (${built.storeError}); the next run compiles again\n`);
+  const ruleSet: RuleSet = built.ruleSet;
   const loadMs = performance.now() - loadStart;
   const rejected = errorsByRule(ruleSet.errors);
   for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
@@ -265,6 +269,7 @@ export function registerEvalCommand(cli: CAC): void {
     .option('--logsource-field-map <pairs>', 'Event fields holding the logsource: product=F,category=F,service=F')
     .option('--event-logsource <pairs>', 'Fixed logsource of every event: product=windows,service=sysmon')
     .option('--emit-referenced', 'Emit results of rules referenced by correlations even without generate')
+    .option('--rule-cache <dir>', 'Compiled-rule cache directory, or off (default: $XDG_CACHE_HOME/sigmad/rule-cache, else ~/.cache/sigmad/rule-cache)')
     .option('--detect-workers <n>', 'Detection worker threads: a number, 0 (this thread) or auto (default: workers for a file of 512 MiB or more)')
     .option('--correlation-event-mode <mode>', 'none, full or refs')
     .option('--max-correlation-events <n>', 'Events kept per correlation result (default 10)')

@@ -43,11 +43,12 @@ export interface EvalWorkers {
   close(): Promise<void>;
 }
 
-export function startEvalWorkers(workers: number, inputs: RuleInputs, settings: DetectSettings): EvalWorkers {
+/** `ruleCache`: the compiled-rule cache directory (workers build from `inputs.shared` when main read an entry). */
+export function startEvalWorkers(workers: number, inputs: RuleInputs, settings: DetectSettings, ruleCache?: string): EvalWorkers {
   // Only a worker's failure is worth a line: eval's stderr is its warnings and the summary.
   const log = pino({ level: 'error', base: null }, pino.destination({ fd: 2, sync: true }));
   const closing = new AbortController();
-  const starting = startWorkerPool(inputs, { workers, settings, log, signal: closing.signal });
+  const starting = startWorkerPool(inputs, { workers, settings, log, signal: closing.signal, ...(ruleCache !== undefined ? { ruleCache } : {}) });
   starting.catch(() => undefined);
   return {
     withMain: (ruleSet) => handoverDetector(inlineDetector(ruleSet, createBatchDetector(settings)), () => starting, { log, shareWhenBusy: true }),

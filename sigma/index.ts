@@ -3,6 +3,8 @@
 export { DEFAULT_CORRELATION_SETTINGS, DEFAULT_TIMESTAMP_FIELDS, MAX_CHAIN_DEPTH, buildTimestampFields, compareGroupIds, createFieldReader, decideWindow, decodeGroupKey, encodeGroupKey, extractEventTime, groupIdOf, groupKeyPairs, groupParts, meetsThresholds, numericValue,  orderedPrefixBy, percentileBy,  popcount, renderGroupKey, renderScalar, sessionOver, windowStart } from './correlation/index.js';
 export type { CompiledCorrelation, CorrelationDefaults, FieldReader, GroupId, KeyPart, ParentLink } from './correlation/index.js';
 export type { CompiledRule, EvalContext, Match } from './engine/index.js';
+export { packAutomata, unpackAutomata } from './engine/index.js';
+export type { PackedAutomata } from './engine/index.js';
 export { SigmaError, errorsByRule, formatSigmaError } from './errors.js';
 export { logsourceOf, parseLogsourcePairs } from './event-logsource.js';
 export type { LogsourceOf } from './event-logsource.js';

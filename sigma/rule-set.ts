@@ -8,7 +8,7 @@ import {
   type CompiledCorrelationSet,
   type CorrelationDefaults,
 } from './correlation/index.js';
-import { compileRules, type CompileOptions, type Engine, type Witness } from './engine/index.js';
+import { compileRules, type AutomatonRecord, type CompileOptions, type Engine, type Witness } from './engine/index.js';
 import type { SigmaError, SigmaWarning } from './errors.js';
 import { applyPipelines, type Pipeline } from './pipeline/index.js';
 import { findRule, buildRuleIndex, loadRules, type RuleSource } from './rule/index.js';
@@ -25,6 +25,8 @@ export interface RuleSetOptions {
    * pipelines again, and the witnesses are not chosen again.
    */
   readonly prepared?: PreparedRules;
+  /** Record the compiled automata in `RuleSet.prepared` (for a cache entry: they hold the automata's tables). */
+  readonly recordAutomata?: boolean;
 }
 
 /**
@@ -38,6 +40,8 @@ export interface PreparedRules {
   /** Warnings of loading and pipelines; the compile's own come again from every compile. */
   readonly warnings: readonly SigmaWarning[];
   readonly witnesses: readonly (readonly Witness[])[];
+  /** The compiled automata (typed-array tables), in the order the compile asks for them; empty: build them. */
+  readonly automata: readonly AutomatonRecord[];
 }
 
 export interface RuleSet {
@@ -50,6 +54,8 @@ export interface RuleSet {
   readonly documents: readonly SigmaDocument[];
   /** Set when the build found no error: what a later build of the same inputs may start from. */
   readonly prepared?: PreparedRules;
+  /** How many automata the compile built rather than took from `prepared` (diagnostics and tests). */
+  readonly automataBuilt?: number;
 }
 
 export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOptions = {}): RuleSet {
@@ -79,16 +85,16 @@ export function buildRuleSet(sources: readonly RuleSource[], options: RuleSetOpt
     if (processed.doc.kind === 'detection') detections.push(processed.doc);
     else correlations.push(processed.doc);
   }
-  return compileRuleSet({ documents: loaded.documents, detections, correlations, warnings, witnesses: [] }, errors, options);
+  return compileRuleSet({ documents: loaded.documents, detections, correlations, warnings, witnesses: [], automata: [] }, errors, options);
 }
 
-/** Compile what was prepared; `witnesses: []` chooses them (a fresh build). */
+/** Compile what was prepared; `witnesses: []` chooses them and `automata: []` builds them (a fresh build). */
 function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError[], options: RuleSetOptions): RuleSet {
   const { detections, correlations } = prepared;
   const errors: SigmaError[] = [...loadErrors];
   const warnings: SigmaWarning[] = [...prepared.warnings];
-  const reuse = prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses } : {};
-  const compiled = compileRules(detections, { ...options.compile, ...reuse });
+  const reuse = prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses, automata: prepared.automata } : {};
+  const compiled = compileRules(detections, { ...options.compile, ...reuse, recordAutomata: options.recordAutomata ?? false });
   errors.push(...compiled.errors);
   warnings.push(...compiled.warnings);
 
@@ -100,6 +106,6 @@ function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError
   errors.push(...correlationSet.errors);
   warnings.push(...correlationSet.warnings);
 
-  const ruleSet = { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: prepared.documents };
-  return errors.length > 0 ? ruleSet : { ...ruleSet, prepared: { ...prepared, witnesses: compiled.witnesses } };
+  const ruleSet = { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: prepared.documents, automataBuilt: compiled.automataBuilt };
+  return errors.length > 0 ? ruleSet : { ...ruleSet, prepared: { ...prepared, witnesses: compiled.witnesses, automata: compiled.automata } };
 }

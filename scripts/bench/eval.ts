@@ -1,8 +1,9 @@
 // One-shot `sigmad eval` as a user runs it (issue 19 §3): wall-clock from process start over 100,000
 // Sysmon process-creation events (about 1.1 KB each) with the bundled corpus and the sysmon pipeline,
 // output to /dev/null, against a node process that only reads the file and JSON.parses each line; one
-// thread (what `auto` does at this size) against one worker beside the main thread, alternating, medians
-// of RUNS. On a machine others load, wall-clock says little: the CPU rows estimate an idle machine with a
+// thread (what `auto` does at this size) with a cold compiled-rule cache (the first run) and a warm one,
+// and one worker beside the main thread (warm), alternating, medians of RUNS. With
+// SIGMAD_BENCH_BASELINE=<checkout> (another build's package root, built), its one-thread eval too. On a machine others load, wall-clock says little: the CPU rows estimate an idle machine with a
 // free core, whose wall-clock is at least the busier of the main thread and the other threads.
 // Run after `npm run build`: `node dist/scripts/bench/eval.js`.
 import { spawn } from 'node:child_process';
@@ -56,37 +57,47 @@ let n = 0;
 for (const line of fs.readFileSync(process.argv[1], 'utf8').split('\\n')) if (line !== '') n += JSON.parse(line) === null ? 0 : 1;
 if (n === 0) process.exit(1);`;
 
-export async function runEvalBench(): Promise<BenchRow[]> {
+export async function runEvalBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-eval-bench-'));
   try {
     const file = join(dir, 'events.ndjson');
     writeFileSync(file, `${processCreationLane(EVENTS).lines.join('\n')}\n`);
-    const evalArgs = [MAIN, 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', file];
+    const evalArgs = (main: string, r: number) => [main, 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--rule-cache', join(dir, `cache-${String(r)}`), file];
     const parse: Run[] = [];
-    const single: Run[] = [];
+    const cold: Run[] = [];
+    const warm: Run[] = [];
     const worker: Run[] = [];
+    const before: Run[] = [];
     for (let r = 0; r < RUNS; r++) {
       parse.push(await timed(['-e', PARSE_ONLY, file]));
-      single.push(await timed([...evalArgs, '--detect-workers', '0']));
-      worker.push(await timed([...evalArgs, '--detect-workers', '1']));
+      // A fresh cache directory per run: the first eval compiles and stores, the next ones read it.
+      cold.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '0']));
+      warm.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '0']));
+      worker.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '1']));
+      // The baseline build has no --rule-cache: its eval compiles every time.
+      if (baseline !== undefined) before.push(await timed([join(baseline, 'dist/cli/main.js'), 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--detect-workers', '0', file]));
     }
     const of = (runs: readonly Run[], pick: (r: Run) => number): number => Math.round(median(runs.map(pick)));
     const wall = (r: Run) => r.wallMs;
     const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
+    const parseWall = of(parse, wall);
     const parseCpu = of(parse, (r) => r.cpuMs);
     const busiest = of(worker, (r) => Math.max(r.mainCpuMs, r.cpuMs - r.mainCpuMs));
+    const lane = (name: string, runs: readonly Run[], note = ''): BenchRow[] => [
+      { name: `eval_100k_wall_${name}`, value: of(runs, wall), unit: `ms${note}` },
+      { name: `eval_100k_parse_only_over_eval_${name}`, value: ratio(parseWall, of(runs, wall)), unit: 'ratio (target >= 0.4)' },
+      { name: `eval_100k_cpu_${name}`, value: of(runs, (r) => r.cpuMs), unit: 'ms CPU' },
+      { name: `eval_100k_parse_only_cpu_over_eval_${name}_cpu`, value: ratio(parseCpu, of(runs, (r) => r.cpuMs)), unit: 'ratio (idle-machine estimate)' },
+    ];
     return [
-      { name: 'eval_100k_read_parse_only_node', value: of(parse, wall), unit: 'ms' },
-      { name: 'eval_100k_wall_one_thread (auto at this size)', value: of(single, wall), unit: 'ms' },
-      { name: 'eval_100k_wall_one_worker (--detect-workers 1)', value: of(worker, wall), unit: 'ms' },
-      { name: 'eval_100k_parse_only_over_eval_one_thread', value: ratio(of(parse, wall), of(single, wall)), unit: 'ratio (target >= 0.4)' },
-      { name: 'eval_100k_parse_only_over_eval_one_worker', value: ratio(of(parse, wall), of(worker, wall)), unit: 'ratio' },
+      { name: 'eval_100k_read_parse_only_node', value: parseWall, unit: 'ms' },
       { name: 'eval_100k_cpu_read_parse_only_node', value: parseCpu, unit: 'ms CPU' },
-      { name: 'eval_100k_cpu_one_thread', value: of(single, (r) => r.cpuMs), unit: 'ms CPU' },
-      { name: 'eval_100k_cpu_one_worker_all_threads', value: of(worker, (r) => r.cpuMs), unit: 'ms CPU' },
-      { name: 'eval_100k_cpu_one_worker_main_thread', value: of(worker, (r) => r.mainCpuMs), unit: 'ms CPU' },
-      { name: 'eval_100k_parse_only_cpu_over_eval_one_thread_cpu', value: ratio(parseCpu, of(single, (r) => r.cpuMs)), unit: 'ratio (idle-machine estimate)' },
+      ...lane('one_thread_cold_cache', cold, ' (first run: compiles and stores)'),
+      ...lane('one_thread_warm_cache', warm),
+      ...lane('one_worker_warm_cache', worker, ' (--detect-workers 1)'),
+      { name: 'eval_100k_cpu_one_worker_warm_cache_main_thread', value: of(worker, (r) => r.mainCpuMs), unit: 'ms CPU' },
       { name: 'eval_100k_parse_only_cpu_over_eval_one_worker_busiest_side_cpu', value: ratio(parseCpu, busiest), unit: 'ratio (idle-machine estimate)' },
+      ...(before.length > 0 ? lane('baseline_one_thread', before) : []),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // read-and-hash and daemon alternating, medians of RUNS. Every run starts twice on one state directory:
 // cold (the compiled-rule cache is empty) and warm (the second start reads it).
 // Run after `npm run build`: `node dist/scripts/bench/startup.js`. With SIGMAD_BENCH_BASELINE=<checkout>
-// (another build's package root, built), that build's cold start is measured in the same runs, interleaved.
+// (another build's package root, built), that build's cold and warm starts are measured in the same runs, interleaved.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -118,13 +118,17 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
   const hashes: Run[] = [];
   const cold: Startup[] = [];
   const warm: Startup[] = [];
-  const before: Startup[] = [];
+  const beforeCold: Startup[] = [];
+  const beforeWarm: Startup[] = [];
   for (let r = 0; r < RUNS; r++) {
     hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
     const run = await coldAndWarm();
     cold.push(run.cold);
     if (run.warm !== undefined) warm.push(run.warm);
-    if (baseline !== undefined) before.push((await coldAndWarm(baseline, false)).cold);
+    if (baseline === undefined) continue;
+    const other = await coldAndWarm(baseline);
+    beforeCold.push(other.cold);
+    if (other.warm !== undefined) beforeWarm.push(other.warm);
   }
   const hash = median(hashes.map((h) => h.wallMs));
   const hashCpu = median(hashes.map((h) => h.cpuMs));
@@ -133,7 +137,8 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
     { name: 'startup_cpu_read_and_hash_rules_node', value: Math.round(hashCpu), unit: 'ms CPU' },
     ...startupRows('startup_cold_', cold, hash, hashCpu),
     ...startupRows('startup_warm_', warm, hash, hashCpu),
-    ...(before.length > 0 ? startupRows('startup_baseline_', before, hash, hashCpu) : []),
+    ...(beforeCold.length > 0 ? startupRows('startup_baseline_cold_', beforeCold, hash, hashCpu) : []),
+    ...(beforeWarm.length > 0 ? startupRows('startup_baseline_warm_', beforeWarm, hash, hashCpu) : []),
   ];
 }
 

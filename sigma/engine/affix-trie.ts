@@ -3,6 +3,7 @@
 // a handful of steps where a substring automaton would read the whole text. `startswith`/`endswith`
 // values (the commonest Sigma shape, `Image|endswith: '\x.exe'`) are filed here.
 import { markAll } from './aho-corasick.js';
+import { intTables, type FlatTables } from './flat-tables.js';
 
 const ASCII = 128;
 /** From this many edges a node gets a direct row over ASCII (`.exe` ends thousands of suffixes). */
@@ -14,7 +15,7 @@ export class AffixTrie {
   private readonly edgeChar: Uint16Array;
   private readonly edgeTarget: Int32Array;
   /** Per node: the postings of the key it ends, if any. */
-  private readonly postings: (Int32Array | null)[];
+  private readonly postings: readonly (Int32Array | null)[];
   /** Per node: its row in `dense` when it has many edges, else -1. */
   private readonly denseRow: Int32Array;
   /** Rows of ASCII code units → child (-1: none), for the nodes with many edges. */
@@ -25,9 +26,20 @@ export class AffixTrie {
    * with it.
    */
   constructor(
-    entries: ReadonlyMap<string, readonly number[]>,
+    entries: ReadonlyMap<string, readonly number[]> | FlatTables,
     readonly fromEnd: boolean,
   ) {
+    if ('ints' in entries) {
+      // The tables of an earlier build (`tables()`); a trie never changes them.
+      const [edgeStart, edgeTarget, denseRow, dense] = intTables(entries, 4) as Int32Array[];
+      this.edgeStart = edgeStart as Int32Array;
+      this.edgeChar = entries.chars;
+      this.edgeTarget = edgeTarget as Int32Array;
+      this.postings = entries.postings;
+      this.denseRow = denseRow as Int32Array;
+      this.dense = dense as Int32Array;
+      return;
+    }
     const children: Map<number, number>[] = [new Map()];
     const own: number[][] = [[]];
     for (const [key, ps] of entries) {
@@ -69,6 +81,11 @@ export class AffixTrie {
       for (const [c, t] of children[s] as Map<number, number>) if (c < ASCII) this.dense[r * ASCII + c] = t;
     }
     this.postings = own.map((ps) => (ps.length > 0 ? Int32Array.from(new Set(ps)) : null));
+  }
+
+  /** What a later build may start from (`new AffixTrie(tables, fromEnd)`). */
+  tables(): FlatTables {
+    return { ints: [this.edgeStart, this.edgeTarget, this.denseRow, this.dense], chars: this.edgeChar, postings: this.postings, nums: [] };
   }
 
   /**

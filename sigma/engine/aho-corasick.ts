@@ -8,6 +8,8 @@
 // where x is the dense row's offset (sparse = 0) or the node (sparse = 1), and output says the node ends
 // a literal.
 
+import { intTables, type FlatTables } from './flat-tables.js';
+
 /** Default cap on dense rows per automaton (128 × 4 bytes each: 2 MB at most). */
 export const DENSE_ROWS = 4096;
 /** A node without a dense row gets one (while `adaptiveRows` last) once scans have stood on it this often. */
@@ -45,7 +47,7 @@ export class AhoCorasick {
   private readonly edgeChar: Uint16Array;
   private readonly edgeTarget: Int32Array;
   private readonly fail: Int32Array;
-  private readonly outputs: (Int32Array | null)[];
+  private readonly outputs: readonly (Int32Array | null)[];
   /** scanDigits' digits, least significant first (a safe integer has at most 16). */
   private readonly digits = new Uint8Array(16);
 
@@ -55,11 +57,29 @@ export class AhoCorasick {
    * more may be given to the nodes scans stand on most (PROMOTE_AFTER visits each).
    */
   constructor(
-    entries: ReadonlyMap<string, readonly number[]>,
+    entries: ReadonlyMap<string, readonly number[]> | FlatTables,
     denseRows = DENSE_ROWS,
     adaptiveRows = 0,
     private readonly promoteAfter = PROMOTE_AFTER,
   ) {
+    if ('ints' in entries) {
+      // The tables of an earlier build (`tables()`): only `row` is written by promotions, so it is copied
+      // (the others may be shared); the first promotion grows `dense` into a fresh array.
+      const [row, dense, rowNode, edgeStart, edgeTarget, fail] = intTables(entries, 6) as Int32Array[];
+      const [rowCount, maxRows, adaptive] = entries.nums as number[];
+      this.row = (row as Int32Array).slice();
+      this.dense = dense as Int32Array;
+      this.rowNode = rowNode as Int32Array;
+      this.rowCount = rowCount as number;
+      this.maxRows = maxRows as number;
+      this.visits = adaptive === 1 ? new Int32Array(this.row.length) : null;
+      this.edgeStart = edgeStart as Int32Array;
+      this.edgeChar = entries.chars;
+      this.edgeTarget = edgeTarget as Int32Array;
+      this.fail = fail as Int32Array;
+      this.outputs = entries.postings;
+      return;
+    }
     const trie = buildTrie(entries);
     const n = trie.size;
     const { child, firstChild, sibling, label } = trie;
@@ -132,6 +152,19 @@ export class AhoCorasick {
         if (c < ASCII) dense[r * ASCII + c] = this.pack(this.edgeTarget[k] as number);
       }
     }
+  }
+
+  /**
+   * What a later build may start from (`new AhoCorasick(tables)`): the arrays as they are now, views not
+   * copies, so take them before scanning (promotions change `row`).
+   */
+  tables(): FlatTables {
+    return {
+      ints: [this.row, this.dense.subarray(0, this.rowCount * ASCII), this.rowNode.subarray(0, this.rowCount), this.edgeStart, this.edgeTarget, this.fail],
+      chars: this.edgeChar,
+      postings: this.outputs,
+      nums: [this.rowCount, this.maxRows, this.visits !== null ? 1 : 0],
+    };
   }
 
   private pack(node: number): number {

@@ -9,8 +9,9 @@
 // Bookkeeping: one bit set per witness slot, laid out back to back; a posting is the bit index
 // `slot * slotBits + rule`, so marking a hit is the same operation whatever the slot. After the slots, one
 // bit per keyword literal (KeywordLiterals) that keyword items read instead of searching the event.
-import { AffixTrie } from './affix-trie.js';
-import { AhoCorasick, DENSE_ROWS, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
+import type { AffixTrie } from './affix-trie.js';
+import { type AhoCorasick, DENSE_ROWS, isDigitsNumber, markAll, SCAN_HIT, SCAN_NON_ASCII } from './aho-corasick.js';
+import { BUILD_AUTOMATA, type AutomatonSupply } from './automaton-tables.js';
 import { isAscii, numericValue } from './event-text.js';
 import type { EvalScope, FieldTable } from './eval-scope.js';
 import { ABSENT, collectKeywordLeaves, LeafList, MAX_DEPTH, ownValue } from './field-path.js';
@@ -145,6 +146,7 @@ export class CandidateIndex {
     table: FieldTable,
     literals: readonly string[] = [],
     literalRules: readonly number[] = [],
+    automata: AutomatonSupply = BUILD_AUTOMATA,
   ) {
     this.words = ruleBits(witnesses.length).length;
     const slotBits = this.words * 32;
@@ -168,7 +170,7 @@ export class CandidateIndex {
       if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
     });
     this.witnessed = witnessed;
-    this.keywords = keywords.size > 0 ? new AhoCorasick(keywords, DENSE_ROWS, ADAPTIVE_ROWS) : null;
+    this.keywords = keywords.size > 0 ? automata.ahoCorasick(keywords, DENSE_ROWS, ADAPTIVE_ROWS) : null;
     this.keywordRules = Int32Array.from([...keywordRules].sort((a, b) => a - b));
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
@@ -177,9 +179,9 @@ export class CandidateIndex {
         table.slot(name),
         freeze(f.exact),
         freeze(f.numbers),
-        f.subs.size > 0 ? new AhoCorasick(f.subs, DENSE_ROWS, ADAPTIVE_ROWS) : null,
-        f.prefixes.size > 0 ? new AffixTrie(f.prefixes, false) : null,
-        f.suffixes.size > 0 ? new AffixTrie(f.suffixes, true) : null,
+        f.subs.size > 0 ? automata.ahoCorasick(f.subs, DENSE_ROWS, ADAPTIVE_ROWS) : null,
+        f.prefixes.size > 0 ? automata.affixTrie(f.prefixes, false) : null,
+        f.suffixes.size > 0 ? automata.affixTrie(f.suffixes, true) : null,
         Int32Array.from(new Set(f.present)),
       );
       own.set(name, probe);

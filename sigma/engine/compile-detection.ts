@@ -5,6 +5,7 @@ import type { Detection, DetectionItem, SigmaValue, SourceLoc, StringPart } from
 import { SigmaError } from '../errors.js';
 import { boundedRegex } from '../regex-safety.js';
 import { parseNetwork } from './cidr.js';
+import type { AutomatonSupply } from './automaton-tables.js';
 import type { FieldTable } from './eval-scope.js';
 import {
   DetectionGroup,
@@ -43,6 +44,8 @@ const AUTOMATON_THRESHOLD = 10;
 
 export interface DetectionContext {
   readonly fields: FieldTable;
+  /** Where item automata come from (stored tables or built) and are recorded. */
+  readonly automata: AutomatonSupply;
   readonly keywords: KeywordLiterals;
   readonly loc: SourceLoc;
 }
@@ -144,7 +147,7 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
     if (v.kind === 'number' && useNumbers) continue;
     out.push(compileValue(v, item, ctx));
   }
-  return groupLiterals(out);
+  return groupLiterals(out, ctx.automata);
 }
 
 /**
@@ -152,7 +155,7 @@ function compileOrValues(values: readonly SigmaValue[], item: DetectionItem, ctx
  * one automaton, `startswith`/`endswith` from SET_THRESHOLD on one trie (`Image|endswith` lists of fifty
  * binaries are common, and a walk reads only the few characters the keys share with the text).
  */
-function groupLiterals(matchers: readonly LeafMatcher[]): LeafMatcher[] {
+function groupLiterals(matchers: readonly LeafMatcher[], automata: AutomatonSupply): LeafMatcher[] {
   const grouped = new Set<LeafMatcher>();
   const out: LeafMatcher[] = [];
   const group = <T extends ContainsText | PrefixText | SuffixText>(
@@ -167,9 +170,9 @@ function groupLiterals(matchers: readonly LeafMatcher[]): LeafMatcher[] {
       out.push(make(members.map((m) => m.literal), cased));
     }
   };
-  group(ContainsText, AUTOMATON_THRESHOLD, (ls, cased) => new ContainsAnyText(ls, cased));
-  group(PrefixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, false));
-  group(SuffixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, true));
+  group(ContainsText, AUTOMATON_THRESHOLD, (ls, cased) => new ContainsAnyText(ls, cased, automata));
+  group(PrefixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, false, automata));
+  group(SuffixText, SET_THRESHOLD, (ls, cased) => new AffixAnyText(ls, cased, true, automata));
   return [...out, ...matchers.filter((m) => !grouped.has(m))];
 }
 
@@ -203,7 +206,7 @@ function compilePositiveItem(item: DetectionItem, ctx: DetectionContext): ItemMa
     if (item.values.length === 0) fail('InvalidKeywordItem', 'a keyword item needs at least one value', item, ctx);
     if (item.values.some((v) => v.kind === 'exists')) fail('InvalidKeywordItem', '`exists` must be applied to a field', item, ctx);
     const values = item.values.map((v) => compileValue(v, item, ctx));
-    const matchers = all ? values : groupLiterals(values);
+    const matchers = all ? values : groupLiterals(values, ctx.automata);
     return new KeywordItem(matchers, all, keywordLiteralIds(matchers, ctx.keywords));
   }
   const slot = ctx.fields.slot(item.field);

@@ -4,6 +4,7 @@
 import type { ConditionNode, DetectionRule, SourceLoc } from '../ast.js';
 import { conditionIdentifiers, parseCondition, resolveSelectors } from '../condition/index.js';
 import { SigmaError, type SigmaWarning } from '../errors.js';
+import { AutomatonSupply, type AutomatonRecord } from './automaton-tables.js';
 import { CandidateIndex } from './candidate-index.js';
 import { compileDetection } from './compile-detection.js';
 import { compileConditions } from './condition-program.js';
@@ -23,6 +24,13 @@ export interface CompileOptions {
    * compiled-rule cache): choosing them again costs about a fifth of a corpus compile.
    */
   readonly witnesses?: readonly (readonly Witness[])[];
+  /**
+   * The automata an earlier compile of the same rules and witnesses made (`CompileResult.automata`):
+   * wrapped again instead of built (index and item automata are about a third of a compile from the cache).
+   */
+  readonly automata?: readonly AutomatonRecord[];
+  /** Record the automata made (`CompileResult.automata`), for a cache entry. */
+  readonly recordAutomata?: boolean;
 }
 
 export interface CompileResult {
@@ -31,6 +39,10 @@ export interface CompileResult {
   readonly warnings: SigmaWarning[];
   /** Per compiled rule, the witnesses its candidate index files it under (plain data). */
   readonly witnesses: readonly (readonly Witness[])[];
+  /** With `recordAutomata`, every automaton in the order the compile asked for them; else empty. */
+  readonly automata: readonly AutomatonRecord[];
+  /** How many automata were built rather than taken from `CompileOptions.automata`. */
+  readonly automataBuilt: number;
 }
 
 /** Give an error without a location the rule's, keeping code and message. */
@@ -47,7 +59,7 @@ interface RuleParts {
   readonly conditions: RuleConditions | null;
 }
 
-function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordLiterals, warnings: SigmaWarning[]): RuleParts {
+function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordLiterals, automata: AutomatonSupply, warnings: SigmaWarning[]): RuleParts {
   const names = [...rule.detections.keys()];
   const conditions: ConditionNode[] = [];
   rule.condition.forEach((text, i) => {
@@ -63,7 +75,7 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
   const detections = names.map((name) => {
     const d = rule.detections.get(name);
     if (d === undefined) throw new Error(`identifier ${name} vanished`);
-    return compileDetection(d, { fields, keywords, loc: documentLoc(rule, ['detection', name]) });
+    return compileDetection(d, { fields, keywords, automata, loc: documentLoc(rule, ['detection', name]) });
   });
   const readsLiterals = keywords.uses > uses;
   if (conditions.length === 0) {
@@ -90,6 +102,7 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
 export function compileRules(rules: readonly DetectionRule[], options: CompileOptions = {}): CompileResult {
   const fields = new FieldTable((name) => new FieldPath(name));
   const keywords = new KeywordLiterals();
+  const automata = new AutomatonSupply(options.automata, options.recordAutomata ?? false);
   const literalRules: number[] = [];
   const errors: SigmaError[] = [];
   const warnings: SigmaWarning[] = [];
@@ -99,7 +112,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   for (const rule of rules) {
     let parts: RuleParts;
     try {
-      parts = compileRule(rule, fields, keywords, warnings);
+      parts = compileRule(rule, fields, keywords, automata, warnings);
     } catch (e) {
       errors.push(located(e, documentLoc(rule, ['detection'])));
       continue;
@@ -112,9 +125,16 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
   const witnesses = options.witnesses ?? chooseRuleSetWitnesses(conditions);
   if (witnesses.length !== conditions.length) throw new Error(`${witnesses.length} witness lists for ${conditions.length} rules`);
-  const index = new CandidateIndex(witnesses, fields, keywords.literals, literalRules);
+  const index = new CandidateIndex(witnesses, fields, keywords.literals, literalRules, automata);
   const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
   const maxIds = programs.reduce((m, p) => Math.max(m, p.detections.length), 0);
   const scope = new EvalScope(fields.paths, keywordSlots, maxIds);
-  return { engine: new SigmaEngine(compiled, programs, scope, index, router), errors, warnings, witnesses };
+  return {
+    engine: new SigmaEngine(compiled, programs, scope, index, router),
+    errors,
+    warnings,
+    witnesses,
+    automata: automata.made,
+    automataBuilt: automata.built,
+  };
 }

@@ -3,8 +3,9 @@
 // other wildcard layout compiles to one anchored RegExp.
 import type { StringPart } from '../ast.js';
 import { normaliseParts } from '../value/index.js';
-import { AffixTrie } from './affix-trie.js';
-import { AhoCorasick } from './aho-corasick.js';
+import type { AffixTrie } from './affix-trie.js';
+import type { AhoCorasick } from './aho-corasick.js';
+import { BUILD_AUTOMATA, type AutomatonSupply } from './automaton-tables.js';
 import { textOf } from './event-text.js';
 import type { LeafMatcher, MatcherKind } from './leaf-matcher.js';
 
@@ -95,13 +96,11 @@ export class ContainsAnyText implements LeafMatcher {
   constructor(
     readonly literals: readonly string[],
     readonly cased: boolean,
+    automata: AutomatonSupply = BUILD_AUTOMATA,
   ) {
     this.needsLower = !cased;
     // One automaton per item, possibly thousands of them: a few dense rows each keep the memory small.
-    this.automaton = new AhoCorasick(
-      new Map(literals.map((l) => [l, [0]])),
-      ITEM_DENSE_ROWS,
-    );
+    this.automaton = automata.ahoCorasick(new Map(literals.map((l) => [l, [0]])), ITEM_DENSE_ROWS);
   }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);
@@ -119,10 +118,11 @@ export class AffixAnyText implements LeafMatcher {
     readonly literals: readonly string[],
     readonly cased: boolean,
     readonly fromEnd: boolean,
+    automata: AutomatonSupply = BUILD_AUTOMATA,
   ) {
     this.needsLower = !cased;
     this.kind = fromEnd ? 'endswith' : 'startswith';
-    this.trie = new AffixTrie(new Map(literals.map((l) => [l, [0]])), fromEnd);
+    this.trie = automata.affixTrie(new Map(literals.map((l) => [l, [0]])), fromEnd);
   }
   test(leaf: unknown, lower: string | undefined): boolean {
     const s = eventText(leaf, lower, this.cased);

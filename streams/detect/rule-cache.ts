@@ -1,5 +1,5 @@
-// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules and their
-// witnesses, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
+// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules, their
+// witnesses and the compiled automata's tables, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
 // restart, a detection worker or a reload of unchanged rules compiles only what cannot be stored. A file
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
@@ -8,15 +8,18 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
-import { buildRuleSet } from '../../sigma/index.js';
-import type { Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
+import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
+import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 1;
+const FORMAT = 3;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
-/** magic, format (u32), key (32 B), payload sha-256 (32 B), then the payload (`v8.serialize`). */
+/**
+ * magic, format (u32), key (32 B), sha-256 (32 B) of what follows: four section lengths (u32), the
+ * prepared rules without automata (`v8.serialize`), then the packed automata's header, ints and chars.
+ */
 const HEADER_BYTES = MAGIC.length + 4 + 32 + 32;
 const SUFFIX = '.rules';
 /** Files kept: the serving rules and the previous ones (a reload that is rolled back). */
@@ -59,30 +62,89 @@ export function ruleCacheKey(inputs: RuleInputs): Buffer {
 
 const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('hex')}${SUFFIX}`);
 
+/** The entry for `inputs` in `dir`, in shared memory, or undefined (see readCachedRules). */
+export function readRuleCacheEntry(inputs: RuleInputs, dir: string): SharedRules | undefined {
+  return readCachedRules(dir, ruleCacheKey(inputs));
+}
+
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */
-export function readCachedRules(dir: string, key: Buffer): PreparedRules | undefined {
+export function readCachedRules(dir: string, key: Buffer): SharedRules | undefined {
   let bytes: Buffer;
   try {
     bytes = readFileSync(fileOf(dir, key));
   } catch {
     return undefined;
   }
-  return decodeCachedRules(bytes, key);
+  return decodeSharedRules(bytes, key);
 }
 
-/** The prepared rules in `bytes` when they are a whole, intact entry for `key`. */
-export function decodeCachedRules(bytes: Buffer, key: Buffer): PreparedRules | undefined {
-  if (bytes.length < HEADER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+/**
+ * An entry's two parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
+ * one copy: the prepared rules as `v8.serialize` bytes (each thread deserialises its own objects from
+ * them) and the automata's packed tables, which every thread's automata read in place (they never
+ * write them: a promoted row goes to a per-thread copy, see AhoCorasick).
+ */
+export interface SharedRules {
+  /** The cache key (hex) the entry was stored under: a worker checks it against its own inputs. */
+  readonly key: string;
+  readonly rules: Uint8Array;
+  readonly automata: PackedAutomata;
+}
+
+/** Four section lengths follow the header: rules bytes, then the automata's header, ints and chars (elements). */
+const LENGTHS_BYTES = 16;
+
+/** `length` bytes of `bytes` from `at` in a SharedArrayBuffer of their own (which also aligns a typed array). */
+function sharedCopy<T>(bytes: Buffer, at: number, length: number, view: (b: SharedArrayBuffer) => T): T {
+  const buffer = new SharedArrayBuffer(length);
+  new Uint8Array(buffer).set(bytes.subarray(at, at + length));
+  return view(buffer);
+}
+
+/** The entry in `bytes`, copied into shared memory, when it is whole and intact and stored under `key`. */
+export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | undefined {
+  const start = HEADER_BYTES + LENGTHS_BYTES;
+  if (bytes.length < start || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   let at = MAGIC.length;
   if (bytes.readUInt32LE(at) !== FORMAT) return undefined;
   at += 4;
   if (!bytes.subarray(at, at + 32).equals(key)) return undefined;
   at += 32;
   const sum = bytes.subarray(at, at + 32);
-  const payload = bytes.subarray(HEADER_BYTES);
-  if (!createHash('sha256').update(payload).digest().equals(sum)) return undefined;
+  if (!createHash('sha256').update(bytes.subarray(HEADER_BYTES)).digest().equals(sum)) return undefined;
+  return shareEntry(bytes, key);
+}
+
+/** An entry's sections copied into shared memory (the header already checked); undefined when they do not add up. */
+function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
+  const start = HEADER_BYTES + LENGTHS_BYTES;
+  const [rulesBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [number, number, number, number];
+  const rulesEnd = start + rulesBytes;
+  const intsAt = rulesEnd + 4 * headerLength;
+  const charsAt = intsAt + 4 * intsLength;
+  if (charsAt + 2 * charsLength !== bytes.length) return undefined;
+  return {
+    key: key.toString('hex'),
+    rules: sharedCopy(bytes, start, rulesBytes, (b) => new Uint8Array(b)),
+    automata: {
+      header: sharedCopy(bytes, rulesEnd, 4 * headerLength, (b) => new Int32Array(b)),
+      ints: sharedCopy(bytes, intsAt, 4 * intsLength, (b) => new Int32Array(b)),
+      chars: sharedCopy(bytes, charsAt, 2 * charsLength, (b) => new Uint16Array(b)),
+    },
+  };
+}
+
+/** The prepared rules of a shared entry (this thread's objects; the automata's tables stay shared). Throws when malformed. */
+export function preparedFromShared(shared: SharedRules): PreparedRules {
+  return { ...(deserialize(shared.rules) as Omit<PreparedRules, 'automata'>), automata: unpackAutomata(shared.automata) };
+}
+
+/** The prepared rules in `bytes` when they are a whole, intact entry for `key`. */
+export function decodeCachedRules(bytes: Buffer, key: Buffer): PreparedRules | undefined {
+  const shared = decodeSharedRules(bytes, key);
+  if (shared === undefined) return undefined;
   try {
-    return deserialize(payload) as PreparedRules;
+    return preparedFromShared(shared);
   } catch {
     return undefined;
   }
@@ -126,23 +188,32 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
 
 /** One cache entry's bytes. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
-  const { warnings, ...rules } = prepared;
-  // The few warnings keep their lines: they are logged again on every start.
-  const payload = serialize({ ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings'>), warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })) });
+  const { warnings, automata, ...rules } = prepared;
+  const rulesBytes = serialize({
+    ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings' | 'automata'>),
+    // The few warnings keep their lines: they are logged again on every start.
+    warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })),
+  });
+  const packed = packAutomata(automata);
+  const lengths = Buffer.alloc(LENGTHS_BYTES);
+  [rulesBytes.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
+  const asBytes = (a: Int32Array | Uint16Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const body = [lengths, rulesBytes, asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
+  const sum = body.reduce((h, part) => h.update(part), createHash('sha256')).digest();
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);
-  return Buffer.concat([MAGIC, format, key, createHash('sha256').update(payload).digest(), payload]);
+  return Buffer.concat([MAGIC, format, key, sum, ...body]);
 }
 
 /**
- * Store `prepared` under `key` (temporary file, then rename: a reader sees a whole entry or none) and
+ * Store an entry (`encodeCachedRules`) under `key` (temporary file, then rename: a reader sees a whole entry or none) and
  * drop all but the newest entries. Throws on a file system error; the caller logs it and goes on.
  */
-export function writeCachedRules(dir: string, key: Buffer, prepared: PreparedRules): void {
+export function writeCachedRules(dir: string, key: Buffer, entry: Buffer): void {
   mkdirSync(dir, { recursive: true });
   const target = fileOf(dir, key);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temp, encodeCachedRules(key, prepared));
+  writeFileSync(temp, entry);
   renameSync(temp, target);
   const entries = readdirSync(dir)
     .filter((name) => name.endsWith(SUFFIX))
@@ -159,8 +230,13 @@ export interface RuleCacheUse {
 
 export interface CachedBuild {
   readonly ruleSet: RuleSet;
-  /** `hit`: built from an entry; `miss`: compiled from the texts; `off`: no cache. */
-  readonly cache: 'hit' | 'miss' | 'off';
+  /**
+   * `hit`: built from the stored entry; `shared`: from the entry the main thread passed along in shared
+   * memory (`RuleInputs.shared`); `miss`: compiled from the texts; `off`: no cache.
+   */
+  readonly cache: 'hit' | 'shared' | 'miss' | 'off';
+  /** The entry in shared memory (read, or just stored), for the detection workers (`RuleInputs.shared`). */
+  readonly shared?: SharedRules;
   /** Why a miss could not be stored (the build itself is fine). */
   readonly storeError?: string;
 }
@@ -172,18 +248,34 @@ export interface CachedBuild {
 export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
   if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off' };
   const key = ruleCacheKey(inputs);
-  const prepared = readCachedRules(cache.dir, key);
-  if (prepared !== undefined) {
-    const ruleSet = buildRuleSet(inputs.sources, { prepared, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
-    // An entry is only ever written for a build without errors; one that compiles with errors is not trusted.
-    if (ruleSet.errors.length === 0) return { ruleSet, cache: 'hit' };
-  }
-  const ruleSet = buildRuleSetFrom(inputs, pipelines);
-  if (!cache.store || ruleSet.prepared === undefined) return { ruleSet, cache: 'miss' };
+  // The main thread's entry for these very inputs, when it passed one along (a worker), else the file.
+  const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
+  const shared = given ?? readCachedRules(cache.dir, key);
+  const fromEntry = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
+  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared };
+  const built = buildRuleSetFrom(inputs, pipelines, cache.store);
+  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss' };
+  // Stored, the automata's tables need not stay referenced (their first dense rows outlive promotions).
+  const ruleSet = { ...built, prepared: { ...built.prepared, automata: [] } };
+  const bytes = encodeCachedRules(key, built.prepared);
+  const stored = shareEntry(bytes, key);
   try {
-    writeCachedRules(cache.dir, key, ruleSet.prepared);
-    return { ruleSet, cache: 'miss' };
+    writeCachedRules(cache.dir, key, bytes);
+    return { ruleSet, cache: 'miss', ...(stored !== undefined ? { shared: stored } : {}) };
   } catch (error) {
-    return { ruleSet, cache: 'miss', storeError: error instanceof Error ? error.message : String(error) };
+    return { ruleSet, cache: 'miss', storeError: error instanceof Error ? error.message : String(error), ...(stored !== undefined ? { shared: stored } : {}) };
   }
+}
+
+/** The rule set built from an entry, or undefined when the entry does not deserialise or compile cleanly. */
+function buildFromShared(inputs: RuleInputs, shared: SharedRules): RuleSet | undefined {
+  let prepared: PreparedRules;
+  try {
+    prepared = preparedFromShared(shared);
+  } catch {
+    return undefined;
+  }
+  const ruleSet = buildRuleSet(inputs.sources, { prepared, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
+  // An entry is only ever written for a build without errors; one that compiles with errors is not trusted.
+  return ruleSet.errors.length === 0 ? ruleSet : undefined;
 }

@@ -8,6 +8,7 @@ import { buildRuleSet } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import type { RuleSource } from '../../sigma/index.js';
 import type { SourceValues } from '../../sigma/index.js';
+import type { SharedRules } from './rule-cache.js';
 import type { RoutingInputs } from './schema-routed.js';
 
 /** A `--pipeline` reference: a builtin name (no text) or a YAML file's path and text. */
@@ -23,6 +24,11 @@ export interface RuleInputs {
   readonly pipelines: readonly PipelineInput[];
   readonly correlation: CorrelationDefaults;
   readonly emitReferenced: boolean;
+  /**
+   * The main thread's compiled-rule cache entry for these inputs, in shared memory: a detection worker
+   * builds from it instead of reading and checking the file, and its automata read the one shared copy.
+   */
+  readonly shared?: SharedRules;
   /** `--schema-routing`: the router and the pipeline sets, built beside the main set (schema-routed.ts). */
   readonly routing?: RoutingInputs;
 }
@@ -38,7 +44,7 @@ export function resolvePipelines(inputs: readonly PipelineInput[]): Pipeline[] {
   });
 }
 
-/** The rule set of `inputs`, the same wherever it is built (pure). */
-export function buildRuleSetFrom(inputs: RuleInputs, pipelines: readonly Pipeline[] = resolvePipelines(inputs.pipelines)): RuleSet {
-  return buildRuleSet(inputs.sources, { pipelines, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
+/** The rule set of `inputs`, the same wherever it is built (pure); `recordAutomata` for a cache entry. */
+export function buildRuleSetFrom(inputs: RuleInputs, pipelines: readonly Pipeline[] = resolvePipelines(inputs.pipelines), recordAutomata = false): RuleSet {
+  return buildRuleSet(inputs.sources, { pipelines, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced, recordAutomata });
 }

@@ -1,5 +1,6 @@
 // Messages between the detection pool and its worker threads (structured-clone data only).
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
+import type { CachedBuild } from './rule-cache.js';
 import type { RuleInputs } from './rule-inputs.js';
 
 /** Rules of one generation; a reload prepares generation n+1 beside n. */
@@ -25,7 +26,7 @@ export type ToWorker =
   | { readonly type: 'discard'; readonly gen: number };
 
 export type FromWorker =
-  | { readonly type: 'loaded'; readonly gen: number; readonly cache: 'hit' | 'miss' | 'off' }
+  | { readonly type: 'loaded'; readonly gen: number; readonly cache: CachedBuild['cache'] }
   | { readonly type: 'load_failed'; readonly gen: number; readonly error: string }
   | { readonly type: 'done'; readonly id: number; readonly batch: DetectedBatch }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };

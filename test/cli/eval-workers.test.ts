@@ -1,8 +1,10 @@
-// `sigmad eval --detect-workers N`: the same output bytes and summary as evaluating on one thread.
+// `sigmad eval --detect-workers N` and `--rule-cache`: the same output bytes and summary as evaluating on
+// one thread without the cache.
 import { execFile } from 'node:child_process';
-import { truncateSync, writeFileSync } from 'node:fs';
+import { readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { evalRuleCacheDir } from '../../cli/eval-rule-cache.js';
 import { evalWorkerCount } from '../../cli/eval-workers.js';
 import { ensureBuilt, FIXTURES, MAIN, tempDir } from '../e2e/harness.js';
 
@@ -68,6 +70,37 @@ describe('sigmad eval with detection workers', () => {
     expect(evalWorkerCount('auto', small, 8)).toBe(0);
     expect(evalWorkerCount('auto', '-', 8)).toBe(0);
     expect(evalWorkerCount('3', small, 1)).toBe(3);
+  });
+
+  it('--rule-cache: a first run stores the compiled rules, later ones (workers too) read them, and all write the bytes of a run without it', async () => {
+    const dir = tempDir('eval-rule-cache');
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(file, events(1_000));
+    const cache = join(dir, 'cache');
+    const flags = ['--rules', RULES, '--include-event', '--correlation-event-mode', 'full', file];
+    const off = await run(['--rule-cache', 'off', '--detect-workers', '0', ...flags]);
+    expect(off.code).toBe(0);
+    const cold = await run(['--rule-cache', cache, '--detect-workers', '2', ...flags]);
+    const entries = readdirSync(cache);
+    expect(entries).toHaveLength(1);
+    const stored = statSync(join(cache, entries[0] as string));
+    const warm = await Promise.all([run(['--rule-cache', cache, '--detect-workers', '2', ...flags]), run(['--rule-cache', cache, '--detect-workers', '0', ...flags])]);
+    for (const r of [cold, ...warm]) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(off.stdout);
+      expect(counts(r.stderr)).toEqual(counts(off.stderr));
+    }
+    // The warm runs read the entry: a miss would have stored it again.
+    expect(readdirSync(cache)).toEqual(entries);
+    expect(statSync(join(cache, entries[0] as string)).mtimeMs).toBe(stored.mtimeMs);
+  }, 120_000);
+
+  it('--rule-cache defaults to a per-user directory and turns off with off', () => {
+    expect(evalRuleCacheDir(undefined, { XDG_CACHE_HOME: '/x/cache' }, '/home/u')).toBe('/x/cache/sigmad/rule-cache');
+    expect(evalRuleCacheDir(undefined, {}, '/home/u')).toBe('/home/u/.cache/sigmad/rule-cache');
+    expect(evalRuleCacheDir(undefined, { XDG_CACHE_HOME: 'relative' }, '/home/u')).toBe('/home/u/.cache/sigmad/rule-cache');
+    expect(evalRuleCacheDir('/elsewhere', {}, '/home/u')).toBe('/elsewhere');
+    expect(evalRuleCacheDir('off', {}, '/home/u')).toBeUndefined();
   });
 
   it('refuses a --detect-workers that is not a count or auto', async () => {

@@ -1,6 +1,6 @@
 // The compiled-rule cache across restarts (issue 19 §2): the first start compiles and stores, the second
-// builds main's rules and both workers' from the entry, and both write the same bytes as a daemon
-// without the cache.
+// builds main's rules from the entry, both workers build from the copy main passes them in shared memory,
+// and both starts write the same bytes as a daemon without the cache.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -45,8 +45,8 @@ describe('compiled-rule cache', () => {
     const warm = await run(dir, text);
     expect(cacheOf(off.logs)).toEqual(['off', 'off', 'off']);
     // Main compiles and stores before the workers start, so they already read the entry.
-    expect(cacheOf(cold.logs)).toEqual(['miss', 'hit', 'hit']);
-    expect(cacheOf(warm.logs)).toEqual(['hit', 'hit', 'hit']);
+    expect(cacheOf(cold.logs)).toEqual(['miss', 'shared', 'shared']);
+    expect(cacheOf(warm.logs)).toEqual(['hit', 'shared', 'shared']);
     expect(readdirSync(dir).filter((f) => f.endsWith('.rules'))).toHaveLength(1);
     expect(off.out).toContain('"correlation_type":"event_count"');
     expect(cold.out).toBe(off.out);

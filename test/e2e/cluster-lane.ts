@@ -60,6 +60,56 @@ export async function settled(nc: NatsConnection, stream: string, min: number, t
   }, timeoutMs, `${stream} to settle`);
 }
 
+/** Whether the shared durable consumer of `subject` (the daemons' input) has every message acknowledged. */
+async function inputDrained(nc: NatsConnection, subject: string): Promise<boolean> {
+  const jsm = await jetstreamManager(nc);
+  const name = subject.replace(/[.>*]/g, '-');
+  const info = await jsm.consumers.info(`svc-${name}`, `svc-daemon-${name}`).catch(() => undefined);
+  return info !== undefined && info.num_pending === 0 && info.num_ack_pending === 0;
+}
+
+interface PartitionView {
+  readonly partition: number;
+  readonly hit_seq: number;
+  readonly lag: number;
+}
+
+/**
+ * The result stream once the daemons are done with the input, however long that takes on a loaded
+ * machine: every input message acknowledged, every partition owned (`partitions`, 0 for a single
+ * node) and caught up, at least `min` results, and nothing new for 3 s. Fails only when nothing moves
+ * (result count, hit sequences, ownership) for `stallMs`, and then says what was missing from `expected`.
+ */
+export async function converged(nc: NatsConnection, io: { readonly input: string; readonly output: string }, nodes: readonly RunningDaemon[], partitions: number, min: number, stallMs: number, expected?: (texts: readonly string[]) => string): Promise<string[]> {
+  let mark = '';
+  let moved = Date.now();
+  let count = -1;
+  let stable = Date.now();
+  for (;;) {
+    const jsm = await jetstreamManager(nc);
+    const n = (await jsm.streams.info(io.output).catch(() => undefined))?.state.messages ?? 0;
+    const views = partitions === 0 ? [] : await Promise.all(nodes.map(async (d) => ((await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['owned'] as PartitionView[])));
+    const owned = views.flat();
+    const now = Date.now();
+    const next = `${n}|${owned.map((o) => `${o.partition}:${o.hit_seq}`).join(',')}`;
+    if (next !== mark) {
+      mark = next;
+      moved = now;
+    }
+    if (n !== count) {
+      count = n;
+      stable = now;
+    }
+    const caughtUp = owned.length === partitions && owned.every((o) => o.lag === 0);
+    if (n >= min && caughtUp && now - stable > 3_000 && (await inputDrained(nc, io.input))) return streamTexts(nc, io.output);
+    if (now - moved > stallMs) {
+      const diff = expected === undefined ? '' : `\n${expected(await streamTexts(nc, io.output))}`;
+      throw new Error(`${io.output} made no progress for ${stallMs} ms: ${n} results (want ≥ ${min}), partitions ${JSON.stringify(views.map((v) => v.map((o) => [o.partition, o.hit_seq, o.lag])))}${diff}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** How many partitions each node owns. */
 export function owned(ds: readonly RunningDaemon[]): Promise<number[]> {
   return Promise.all(ds.map(async (d) => ((await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['owned'] as unknown[]).length));
@@ -97,4 +147,17 @@ export async function runCluster(oracle: RunningDaemon, nodes: RunningDaemon[], 
     for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
     await Promise.all([oracle, ...nodes].map((d) => d.exited));
   }
+}
+
+/** What `got` lacks of `expected` and holds beyond it, compared by `key` (a diagnosis for a failed run). */
+export function describeDiff(expected: readonly string[], got: readonly string[], key: (text: string) => string): string {
+  const left = new Map<string, number>();
+  for (const t of got) left.set(key(t), (left.get(key(t)) ?? 0) + 1);
+  const missing = expected.filter((t) => {
+    const n = left.get(key(t)) ?? 0;
+    left.set(key(t), n - 1);
+    return n <= 0;
+  });
+  const extra = [...left].filter(([, n]) => n > 0).map(([k]) => k);
+  return `missing ${missing.length}:\n${missing.slice(0, 10).join('\n')}\nextra ${extra.length}:\n${extra.slice(0, 10).join('\n')}`;
 }

@@ -1,5 +1,5 @@
 // What the cluster e2e tests share (issue 21): the correlation-heavy lane, publishing it, reading a
-// result stream once it settled, and how many partitions each node owns.
+// result stream once the daemons are done with the input, and how many partitions each node owns.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { rng as prng } from '../../scripts/bench/lanes.js';
@@ -42,22 +42,6 @@ export async function streamTexts(nc: NatsConnection, stream: string): Promise<s
     if (m !== null) out.push(m.string());
   }
   return out;
-}
-
-/** The stream's messages once it stopped growing for a while (and holds at least `min`). */
-export async function settled(nc: NatsConnection, stream: string, min: number, timeoutMs: number): Promise<string[]> {
-  let last = -1;
-  let since = Date.now();
-  return waitFor(async () => {
-    const jsm = await jetstreamManager(nc);
-    const n = (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
-    if (n !== last) {
-      last = n;
-      since = Date.now();
-      return undefined;
-    }
-    return n >= min && Date.now() - since > 3_000 ? streamTexts(nc, stream) : undefined;
-  }, timeoutMs, `${stream} to settle`);
 }
 
 /** Whether the shared durable consumer of `subject` (the daemons' input) has every message acknowledged. */
@@ -110,6 +94,18 @@ export async function converged(nc: NatsConnection, io: { readonly input: string
   }
 }
 
+/**
+ * Every node's `GET /api/v1/cluster` once each partition is owned by exactly one node and caught up:
+ * a node restarted a moment ago still takes its share, and a partition between owners shows nowhere.
+ */
+export function ownerViews(nodes: readonly RunningDaemon[], partitions: number): Promise<Record<string, unknown>[]> {
+  return waitFor(async () => {
+    const views = await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body));
+    const owned = views.flatMap((v) => v['owned'] as PartitionView[]);
+    return owned.length === partitions && new Set(owned.map((o) => o.partition)).size === partitions && owned.every((o) => o.lag === 0) ? views : undefined;
+  }, 60_000, 'every partition owned once and caught up');
+}
+
 /** How many partitions each node owns. */
 export function owned(ds: readonly RunningDaemon[]): Promise<number[]> {
   return Promise.all(ds.map(async (d) => ((await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['owned'] as unknown[]).length));
@@ -125,14 +121,14 @@ export async function killAndRestartMidLane(nc: NatsConnection, nodes: RunningDa
   await waitFor(async () => {
     const n = await owned(nodes);
     return n.reduce((a, b) => a + b, 0) === partitions && n.every((x) => x > 0) ? true : undefined;
-  }, 30_000, 'every partition owned');
+  }, 60_000, 'every partition owned');
   await publish(nc, subject, events.slice(0, EVENTS / 2));
-  await waitFor(async () => ((await streamTexts(nc, outStream)).length > 20 ? true : undefined), 20_000, 'first results');
+  await waitFor(async () => ((await streamTexts(nc, outStream)).length > 20 ? true : undefined), 60_000, 'first results');
   const killed = nodes[2] as RunningDaemon;
   killed.kill('SIGKILL');
   await killed.exited;
   await publish(nc, subject, events.slice(EVENTS / 2));
-  await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 30_000, "the dead node's partitions taken over");
+  await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 60_000, "the dead node's partitions taken over");
   nodes[2] = await restart();
 }
 

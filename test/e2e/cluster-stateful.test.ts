@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
-import { converged, describeDiff, killAndRestartMidLane, lane, owned, runCluster, publish, settled } from './cluster-lane.js';
+import { converged, describeDiff, killAndRestartMidLane, lane, owned, ownerViews, runCluster, publish } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -119,7 +119,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       const ids = published.map((t) => (JSON.parse(t) as { result_id: string }).result_id);
       expect(new Set(ids).size, 'no result twice').toBe(ids.length);
       expect(published.map(content).sort()).toEqual(expected.map(content).sort());
-      const views = await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body as { incidents: unknown[]; risk: unknown[] }));
+      const views = (await ownerViews(nodes, PARTITIONS)) as { incidents: unknown[]; risk: unknown[] }[];
       const incidents = (await oracle.json({ method: 'GET', url: '/api/v1/incidents' })).body['incidents'] as unknown[];
       expect(incidents.length).toBeGreaterThan(0);
       expect(sorted(views.flatMap((v) => v.incidents))).toEqual(sorted(incidents));
@@ -149,7 +149,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       await waitFor(async () => ((await owned([d]))[0] === 4 ? true : undefined), 30_000, 'every partition owned');
       // Before: three failed logons on h1 fire the burst; two users on h2 are below the threshold of three.
       await publish(nats.nc, 'reload.in', [failed('h1', 0), failed('h1', 1), failed('h1', 2), logon('h2', 3, 'a'), logon('h2', 4, 'b')]);
-      const before = await settled(nats.nc, 'svc-reload-out', 1, 30_000);
+      const before = await converged(nats.nc, { input: 'reload.in', output: 'svc-reload-out' }, [d], 4, 1, STALL_MS);
       expect(rules(before).filter((r) => r === 'Logon Failures Burst')).toHaveLength(1);
       expect(rules(before)).not.toContain('Many Users On One Host');
       // The value_count threshold drops to two, and the alert pipeline silences the burst.
@@ -157,7 +157,7 @@ describe('cluster mode with an alert pipeline and a risk layer', () => {
       writeFileSync(join(dir, 'alerts.yaml'), `${ALERTS}silences:\n  - matchers: [{ selector: rule, value: 7c0a0000-0000-4000-8000-000000000011 }]\n`);
       await reloaded(1);
       await publish(nats.nc, 'reload.in', [failed('h3', 10), failed('h3', 11), failed('h3', 12), logon('h4', 13, 'a'), logon('h4', 14, 'b')]);
-      const after = await settled(nats.nc, 'svc-reload-out', before.length + 1, 30_000);
+      const after = await converged(nats.nc, { input: 'reload.in', output: 'svc-reload-out' }, [d], 4, before.length + 1, STALL_MS);
       expect(rules(after.slice(before.length))).toContain('Many Users On One Host');
       expect(rules(after.slice(before.length))).not.toContain('Logon Failures Burst');
       writeFileSync(join(dir, 'rules', 'chained.yml'), CHAINED);

@@ -9,7 +9,7 @@ export type { CorrelationEvent, CorrelationRuntimeOptions, GroupState, MatchedRu
 export { AlertConfigError } from './alert/index.js';
 export { compileAlertConfig } from './alert/index.js';
 export { incidentRecord } from './alert/index.js';
-export { silenceState } from './alert/index.js';
+export { DEFAULT_MAX_SILENCES, silenceState } from './alert/index.js';
 export type { AlertResult } from './alert/selectors.js';
 export type { Silence } from './alert/config.js';
 export { AlertPipeline } from './alert/index.js';

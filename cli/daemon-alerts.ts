@@ -70,7 +70,7 @@ function rfc3339(seconds: number | undefined): string | undefined {
   return seconds === undefined ? undefined : new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
-function silenceView(s: StoredSilence, now: number): Silence {
+export function silenceView(s: StoredSilence, now: number): Silence {
   const starts = rfc3339(s.starts_at);
   const ends = rfc3339(s.ends_at);
   return {

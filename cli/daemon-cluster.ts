@@ -8,9 +8,11 @@ import type { ClusterRecord, DaemonConfig } from '../protocol/index.js';
 import type { CompiledCorrelation } from '../sigma/index.js';
 import type { StateStore } from '../state/index.js';
 import { ClusterNode, HitRouter, inputConsumerName, openClusterBus, parseNatsUrl, resultHits, streamNameFor } from '../streams/index.js';
-import type { BatchProcessorDeps, CommittedResult, SinkWorker, StageContext, StatefulFiles } from '../streams/index.js';
+import type { AlertStage, BatchProcessorDeps, CommittedResult, SinkWorker, StageContext, StatefulFiles } from '../streams/index.js';
+import type { SilenceStore } from '../http/index.js';
 import { streamSequenceOf } from '../state/index.js';
 import { ConfigError } from './config.js';
+import { clusterSilenceStore } from './daemon-cluster-silences.js';
 import type { DaemonSettings } from './daemon-settings.js';
 import type { LoadedRules } from './daemon-rules.js';
 
@@ -25,6 +27,8 @@ export interface DaemonCluster {
   admit(loaded: LoadedRules): LoadedRules;
   /** After a reload pass: the owned partitions take the rules and files now in force. */
   reload(): void;
+  /** `/api/v1/silences` over the cluster's silences, with an alert pipeline or risk layer (whose partitions apply them); else undefined. */
+  silenceStore(stage: AlertStage): SilenceStore | undefined;
   /** Hands every owned partition back (after a final snapshot), then closes the connection. */
   stop(deadlineMs: number): Promise<void>;
 }
@@ -67,6 +71,7 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
   const inputStream = streamNameFor(input.subject);
   const inputConsumer = inputConsumerName(input.subject, config.nats.consumer_group);
   const bus = await openClusterBus(c.url.slice('nats://'.length), c.name, settings.nats);
+  const silences = stateful ? await bus.followSilences() : undefined;
   const router = new HitRouter(c.partitions, () => rules().options, () => stateful);
   let node: ClusterNode | undefined;
   const settingsOfNode = { node: nodeIdOf(config), partitions: c.partitions, leaseTtlMs: c.lease_ttl_ms, snapshotIntervalMs: c.snapshot_interval_ms };
@@ -99,7 +104,7 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
         inputFloor: () => bus.inputFloor(inputStream, inputConsumer),
         delivered: (oseq) => sinks.every((w) => store.watermark(w.target.name) >= oseq),
         ctx,
-        ...(stateful ? { stateful: { files: () => partitioned, selectors: () => selectors } } : {}),
+        ...(silences !== undefined ? { stateful: { files: () => partitioned, selectors: () => selectors, silences } } : {}),
       });
       void node.start().catch((error: unknown) => log.error({ err: error }, 'cluster node failed to start'));
     },
@@ -118,8 +123,10 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
       node?.reload();
     },
     status: () => node?.status() ?? { node: settingsOfNode.node, partitions: c.partitions, members: [], owned: [], groups: [], incidents: [], risk: [] },
+    silenceStore: (stage) => (silences === undefined ? undefined : clusterSilenceStore(silences, stage, ctx.clock)),
     async stop(deadlineMs) {
       await node?.stop(deadlineMs);
+      silences?.stop();
       await bus.close();
     },
   };

@@ -440,7 +440,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     clock,
     startedAt,
     triggerReload: () => reload.trigger('api'),
-    silences: alerts.silences,
+    silences: cluster?.silenceStore(alerts.stage) ?? alerts.silences,
     incidents: () => alerts.incidents.list() as IncidentRecord[],
     incidentApi: alerts.incidents,
     riskEntities: risk.entities,

@@ -12,6 +12,8 @@ const ClusterPartitionRecord = Type.Object({
   /** Hit-stream sequence the partition's newest snapshot covers. */
   snapshot_seq: Type.Integer({ minimum: 0 }),
   groups: Type.Integer({ minimum: 0 }),
+  /** Revision of the cluster's silence bucket whose changes the partition's alert pipeline has applied (0: none). */
+  silence_rev: Type.Integer({ minimum: 0 }),
 });
 
 /** `GET /api/v1/cluster`: this node, the live members, and the partitions it owns with their groups. */

@@ -78,4 +78,4 @@ export type { ObservedBatch, ObserveSettings } from './observe/index.js';
 export { createSourceResolver, DEFAULT_SOURCE_TIMEOUT_MS, listenResolveControl, MAX_SOURCE_BYTES, parseSourceText, RESOLVE_CONTROL_SUBJECT, SourceError, SourceScheduler, subscribePush } from './dynamic-sources/index.js';
 export type { ResolveAllOutcome, SourceChange, SourceFormat, SourceSpec, SourceTarget } from './dynamic-sources/index.js';
 export { ClusterNode, HitRouter, openClusterBus, resultHits } from './cluster/index.js';
-export type { ClusterBus, StatefulFiles } from './cluster/index.js';
+export type { ClusterBus, ClusterSilences, StatefulFiles } from './cluster/index.js';

@@ -9,4 +9,5 @@ export { unsafeRegexReason } from './regex-safety.js';
 export { AlertConfigError, fnv1a64,     } from './selectors.js';
 export type { AlertResult } from './selectors.js';
 export { silenceState,  } from './silences.js';
+export { DEFAULT_MAX_SILENCES } from './config.js';
 export { incidentLifecycle, silenceLifecycle } from './spec.js';

@@ -2,7 +2,7 @@
 // consume, the lease and membership bucket (KV, revision-checked writes) and the partition snapshots
 // (Object Store). One connection per node; names derive from `daemon.cluster.name`.
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import type { JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
@@ -11,6 +11,10 @@ import { nanos } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { LeaseAction, LeaseRecord } from '../../actors/index.js';
 import { connectNats } from '../nats/nats-connection.js';
+import { followSilences } from './cluster-silences.js';
+import { HitCursor } from './hit-cursor.js';
+import type { ConsumerPort } from './hit-cursor.js';
+import type { ClusterSilences } from './cluster-silences.js';
 import type { NatsAuth } from '../nats/nats-connection.js';
 
 /** JetStream drops a hit re-published with the same id within this window (a stage-1 batch retried). */
@@ -26,9 +30,19 @@ export interface Hit {
   readonly body: string;
 }
 
+/** What one fetch of a partition's hits got. */
+export interface HitBatch {
+  /** The next hits, in stream order, none skipped. */
+  readonly msgs: readonly JsMsg[];
+  /** Hits stored and not fetched yet (as the server last said). */
+  readonly pending: number;
+  /** The server had no hit left for this feed when it answered: every hit stored before the fetch began is in this batch or an earlier one. */
+  readonly drained: boolean;
+}
+
 /** A partition's hits from one sequence on, in stream order. */
 export interface HitFeed {
-  fetch(max: number, expiresMs: number): Promise<JsMsg[]>;
+  fetch(max: number, expiresMs: number): Promise<HitBatch>;
   close(): Promise<void>;
 }
 
@@ -59,6 +73,8 @@ export interface ClusterBus {
   writeFloor(partition: number, floor: number): Promise<void>;
   /** Follows every partition's `f.<n>` floor; `floor(n)` is the newest seen (0 before any). */
   watchFloors(): Promise<FloorWatch>;
+  /** Follows the API silence bucket (`<name>-silences`). */
+  followSilences(): Promise<ClusterSilences>;
   /** A consumer of the partition's hits starting after `afterSeq`. */
   hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
   close(): Promise<void>;
@@ -129,6 +145,7 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
         })().catch(() => undefined);
         return { floor: (p) => floors.get(p) ?? 0, stop: () => watch.stop() };
       },
+      followSilences: async () => followSilences(await new Kvm(nc).create(`${name}-silences`, { history: 1 })),
       inputFloor: async (inputStream, consumer) => (await jsm.consumers.info(inputStream, consumer)).ack_floor.stream_seq,
       loadSnapshot: (p) => snapshots.getBlob(`p-${p}`),
       async saveSnapshot(p, data) {
@@ -136,21 +153,41 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
       },
       async hitFeed(p, afterSeq, node) {
         const durable = `${name}-${node.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
-        await jsm.consumers.delete(stream, durable).catch(() => false);
-        await jsm.consumers.add(stream, {
-          durable_name: durable,
-          ack_policy: AckPolicy.None,
-          filter_subject: subjectOf(p),
-          deliver_policy: DeliverPolicy.StartSequence,
-          opt_start_seq: afterSeq + 1,
-          inactive_threshold: nanos(CONSUMER_INACTIVE_MS),
-        });
-        const consumer = await js.consumers.get(stream, durable);
-        return {
+        let consumer: Consumer | undefined;
+        const port: ConsumerPort<JsMsg> = {
           async fetch(max, expiresMs) {
             const out: JsMsg[] = [];
-            for await (const m of await consumer.fetch({ max_messages: max, expires: expiresMs })) out.push(m);
+            for await (const m of await (consumer as Consumer).fetch({ max_messages: max, expires: expiresMs })) out.push(m);
             return out;
+          },
+          async view() {
+            const info = await (consumer as Consumer).info();
+            return { delivered: info.delivered.consumer_seq, pending: info.num_pending };
+          },
+          async restart(after) {
+            await jsm.consumers.delete(stream, durable).catch(() => false);
+            await jsm.consumers.add(stream, {
+              durable_name: durable,
+              ack_policy: AckPolicy.None,
+              filter_subject: subjectOf(p),
+              deliver_policy: DeliverPolicy.StartSequence,
+              opt_start_seq: after + 1,
+              inactive_threshold: nanos(CONSUMER_INACTIVE_MS),
+            });
+            consumer = await js.consumers.get(stream, durable);
+          },
+        };
+        const cursor = new HitCursor(afterSeq);
+        await cursor.restart(port);
+        return {
+          async fetch(max, expiresMs) {
+            try {
+              return await cursor.fetch(port, max, expiresMs);
+            } catch (error) {
+              // Also a consumer the server removed while this node did not fetch (starved past the inactivity threshold).
+              await cursor.restart(port);
+              throw error;
+            }
           },
           close: () => jsm.consumers.delete(stream, durable).then(() => undefined, () => undefined),
         };

@@ -25,8 +25,8 @@ export interface ClusterNodeDeps {
   readonly delivered: PartitionOwnerDeps['delivered'];
   readonly inputFloor: PartitionOwnerDeps['inputFloor'];
   readonly ctx: StageContext;
-  /** With an alert pipeline or risk layer: the files the partitions run and the selectors of their state keys. */
-  readonly stateful?: Pick<StatefulRouting, 'files' | 'selectors'>;
+  /** With an alert pipeline or risk layer: the files the partitions run, the selectors of their state keys and the cluster's API silences. */
+  readonly stateful?: Pick<StatefulRouting, 'files' | 'selectors' | 'silences'>;
 }
 
 
@@ -150,12 +150,13 @@ export class ClusterNode {
     this.log.info({ partition, ms: Math.round(performance.now() - started) }, 'partition owned');
   }
 
-  private routing(partition: number, stateful: Pick<StatefulRouting, 'files' | 'selectors'>): StatefulRouting {
+  private routing(partition: number, stateful: Pick<StatefulRouting, 'files' | 'selectors' | 'silences'>): StatefulRouting {
     const { bus } = this.deps;
     const { partitions } = this.settings;
     return {
       ...stateful,
       publish: (hits) => bus.publishHits(hits),
+      record: (hit) => bus.publishHits([hit]),
       writeFloor: (floor) => bus.writeFloor(partition, floor),
       correlationFloor: () => {
         let min = Infinity;

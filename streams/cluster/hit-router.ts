@@ -5,6 +5,7 @@ import type { CompiledCorrelation, GroupId } from '../../sigma/index.js';
 import type { CommittedResult } from '../batch-processor.js';
 import type { CorrelationInput, ResultHead } from '../detect/detect-batch.js';
 import type { Hit } from './cluster-bus.js';
+import type { SilenceChange } from './cluster-silences.js';
 
 /** A result on its way to the owner of its alert-pipeline and risk state: id, head and text. */
 export interface RoutedResult {
@@ -30,6 +31,11 @@ export interface HitBody {
    */
   readonly r?: readonly RoutedResult[];
   readonly o?: number;
+  /**
+   * API silence changes the partition's owner recorded in its own hits instead: they apply after every
+   * result and tick of input `s` (its alert pipeline's floor when recorded), before those of later input.
+   */
+  readonly v?: readonly SilenceChange[];
 }
 
 /** A result with the input sequence it came from and the stage-1 clock of that input's batch. */

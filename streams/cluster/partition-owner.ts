@@ -16,6 +16,7 @@ import { sleep } from '../stage-context.js';
 import type { StageContext } from '../stage-context.js';
 import type { ClusterBus, HitFeed } from './cluster-bus.js';
 import type { Hit } from './cluster-bus.js';
+import type { ClusterSilences } from './cluster-silences.js';
 import type { HitBody, SequencedResult } from './hit-router.js';
 import { groupPartition, resultHits } from './hit-router.js';
 import { StatefulPartition } from './stateful-partition.js';
@@ -55,6 +56,10 @@ export interface StatefulRouting {
   readonly writeFloor: (floor: number) => Promise<void>;
   /** The lowest correlation floor over all partitions (every correlation result of input ≤ it is published). */
   readonly correlationFloor: () => number;
+  /** The cluster's API silences as this node follows them. */
+  readonly silences: Pick<ClusterSilences, 'changesAfter'>;
+  /** Publishes a hit to this partition's own hits (its silence changes). */
+  readonly record: (hit: Hit) => Promise<void>;
 }
 
 export interface PartitionOwnerDeps {
@@ -100,6 +105,10 @@ export class PartitionOwner {
   private lastSnapshotAt = 0;
   /** Outbox sequence of the last result this owner committed. */
   private lastOseq = -1;
+  /** Silence bucket revision of the newest change recorded in (or read back from) this partition's hits. */
+  private silencesRecorded = 0;
+  /** A fetch drained the feed since the start: the replay after the snapshot is read, so what is recorded is known. */
+  private caughtUp = false;
   private readonly log: StageContext['log'];
 
   constructor(private readonly deps: PartitionOwnerDeps) {
@@ -136,8 +145,8 @@ export class PartitionOwner {
     return this.stateful?.riskEntities(this.deps.ctx.clock.now()) ?? [];
   }
 
-  get status(): { partition: number; hit_seq: number; lag: number; snapshot_seq: number; groups: number } {
-    return { partition: this.deps.partition, hit_seq: this.seq, lag: this.lag, snapshot_seq: this.snapshotSeq, groups: this.runtime.stateEntries };
+  get status(): { partition: number; hit_seq: number; lag: number; snapshot_seq: number; groups: number; silence_rev: number } {
+    return { partition: this.deps.partition, hit_seq: this.seq, lag: this.lag, snapshot_seq: this.snapshotSeq, groups: this.runtime.stateEntries, silence_rev: this.stateful?.silenceRev ?? 0 };
   }
 
   groups(): ReturnType<CorrelationRuntime['groupSnapshots']> {
@@ -158,6 +167,7 @@ export class PartitionOwner {
         this.tickedAt = snap.tickedAt;
         // A version-2 snapshot had no such state: the stages start from the floor it covers.
         if (this.stateful !== undefined && this.deps.stateful !== undefined) this.stateful.restore(snap.st ?? { floor: snap.floor, alert: [], risk: [] }, this.deps.stateful.files());
+        this.silencesRecorded = this.stateful?.silenceRev ?? 0;
       } else this.log.warn({ version: snap.v }, 'partition snapshot of an unknown version; starting the partition empty');
     }
     this.lastSnapshotAt = this.deps.ctx.clock.now();
@@ -192,14 +202,15 @@ export class PartitionOwner {
         await sleep(ctx.clock, LEASE_WAIT_MS);
         continue;
       }
-      let msgs;
+      let batch;
       let floor;
       let correlated = 0;
       try {
         // Read before the fetch: every hit at or below it was published before, so a fetch that drains the feed has them all.
         correlated = this.deps.stateful?.correlationFloor() ?? 0;
+        if (this.caughtUp) await this.recordSilences();
         floor = await this.deps.inputFloor();
-        msgs = await feed.fetch(FETCH_MAX, FETCH_EXPIRES_MS);
+        batch = await feed.fetch(FETCH_MAX, FETCH_EXPIRES_MS);
         failures = 0;
       } catch (error) {
         if (this.stopped) return;
@@ -210,17 +221,19 @@ export class PartitionOwner {
       // The lease stopped counting while fetching: what was fetched waits for it (or is the next owner's).
       while (!this.stopped && !this.deps.leased()) await sleep(ctx.clock, LEASE_WAIT_MS);
       if (this.stopped) return;
-      for (const m of msgs) {
+      for (const m of batch.msgs) {
         if (m.seq <= this.seq) continue;
         const hit = m.json<HitBody>();
         this.seq = m.seq;
-        this.lag = m.info.pending;
-        // A tick feeds both the correlations and the stateful stages; results only the latter.
-        if (hit.k !== undefined || hit.r !== undefined) this.stateful?.push(m.seq, hit);
-        if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) this.pending.push({ hitSeq: m.seq, hit });
+        // A tick feeds both the correlations and the stateful stages; results and silence changes only the latter.
+        if (hit.k !== undefined || hit.r !== undefined || hit.v !== undefined) this.stateful?.push(m.seq, hit);
+        if (hit.v !== undefined) this.silencesRecorded = Math.max(this.silencesRecorded, ...hit.v.map((c) => c.rev));
+        else if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) this.pending.push({ hitSeq: m.seq, hit });
       }
-      const drained = msgs.length === 0 || this.lag === 0;
-      if (msgs.length === 0) this.lag = 0;
+      this.lag = batch.pending;
+      // Not "the fetch came back empty": on a starved process that only says the fetch's timer ran first.
+      const drained = batch.drained;
+      if (drained) this.caughtUp = true;
       const results = this.applyUpTo(drained ? floor : this.floor);
       const routing = this.deps.stateful;
       if (routing === undefined || this.stateful === undefined) {
@@ -236,6 +249,21 @@ export class PartitionOwner {
       }
       if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
     }
+  }
+
+  /**
+   * Records the silence changes this partition has not seen in its own hits, at its alert pipeline's
+   * floor: they apply after every result of input up to it, here and in any replay. The id drops a
+   * second record of the same changes (a new owner's, within the duplicate window).
+   */
+  private async recordSilences(): Promise<void> {
+    if (this.stateful === undefined || this.deps.stateful === undefined) return;
+    const changes = this.deps.stateful.silences.changesAfter(this.silencesRecorded);
+    if (changes.length === 0) return;
+    const last = (changes[changes.length - 1] as { rev: number }).rev;
+    const body: HitBody = { s: this.stateful.appliedFloor, m: [], e: {}, t: this.deps.ctx.clock.now(), v: changes };
+    await this.deps.stateful.record({ partition: this.deps.partition, id: `v${last}-${this.deps.partition}`, body: JSON.stringify(body) });
+    this.silencesRecorded = last;
   }
 
   /** Hit sequence a next owner reads on from: before the oldest hit still waiting. */

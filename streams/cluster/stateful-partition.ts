@@ -11,6 +11,7 @@ import { AlertStage, metricsObserver } from '../alert-stage.js';
 import type { CommittedResult, JournalBuffer } from '../batch-processor.js';
 import { unixSeconds } from '../journaled-stage.js';
 import { RiskStage, riskMetricsObserver } from '../risk-stage.js';
+import type { SilenceChange } from './cluster-silences.js';
 import type { HitBody } from './hit-router.js';
 
 /** The alert pipeline and risk files the partitions run (the node's, reloaded with it). */
@@ -25,11 +26,16 @@ export interface StatefulSnapshot {
   readonly floor: number;
   readonly alert: readonly AlertStatePiece[];
   readonly risk: readonly RiskStatePiece[];
+  /** Silence bucket revision of the newest change applied (absent in snapshots made before cluster silences). */
+  readonly sr?: number;
 }
 
-/** Order of a partition's waiting results: input order; detections, then correlation results by origin partition; the batch's tick last. */
+/** Where a hit goes among those of its input sequence: results, then the batch's tick, then silence changes. */
+const rank = (h: HitBody): number => (h.v !== undefined ? 2 : h.k !== undefined ? 1 : 0);
+
+/** Order of a partition's waiting results: input order; detections, then correlation results by origin partition; the batch's tick, then silence changes last. */
 function order(a: HitBody, b: HitBody): number {
-  return a.s - b.s || (a.k === undefined ? 0 : 1) - (b.k === undefined ? 0 : 1) || (a.o ?? -1) - (b.o ?? -1);
+  return a.s - b.s || rank(a) - rank(b) || (a.o ?? -1) - (b.o ?? -1);
 }
 
 export class StatefulPartition {
@@ -39,6 +45,7 @@ export class StatefulPartition {
   private readonly alert: AlertStage;
   private pending: { readonly hitSeq: number; readonly hit: HitBody }[] = [];
   private floor = 0;
+  private appliedRev = 0;
 
   constructor(files: StatefulFiles, metrics: MetricHandles) {
     // Counters only: the gauges belong to the node's own stages.
@@ -54,9 +61,22 @@ export class StatefulPartition {
     this.journal.drafts.length = 0;
   }
 
-  /** A fetched result hit or tick; one at or below the floor was applied before the snapshot. */
+  /**
+   * A fetched result hit, tick or silence change; one at or below the floor was applied before the
+   * snapshot (a silence change at the floor may not have been: changes apply once, by revision).
+   */
   push(hitSeq: number, hit: HitBody): void {
-    if (hit.s < 0 || hit.s > this.floor) this.pending.push({ hitSeq, hit });
+    if (hit.s < 0 || hit.s > this.floor || (hit.v !== undefined && hit.s === this.floor)) this.pending.push({ hitSeq, hit });
+  }
+
+  /** Every result and tick of input sequence ≤ it is applied: where a silence change recorded now applies. */
+  get appliedFloor(): number {
+    return this.floor;
+  }
+
+  /** Silence bucket revision of the newest change applied. */
+  get silenceRev(): number {
+    return this.appliedRev;
   }
 
   /** Hit sequence before the oldest waiting hit (Infinity: none waits). */
@@ -79,6 +99,8 @@ export class StatefulPartition {
         const now = unixSeconds(hit.t);
         this.risk.tick(now);
         out.push(...this.alert.tick(now));
+      } else if (hit.v !== undefined) {
+        this.applySilences(hit.v);
       } else if (hit.r !== undefined) {
         const lines = hit.r.map((r): CommittedResult => ({ result_id: r.i, head: r.h, text: r.x }));
         out.push(...this.alert.apply(this.risk.apply(lines)));
@@ -88,12 +110,24 @@ export class StatefulPartition {
     return out;
   }
 
+  /** Changes of the silence bucket, each once: an API silence put in force (one of its id replaced) or every silence of a deleted id removed. */
+  private applySilences(changes: readonly SilenceChange[]): void {
+    for (const c of changes) {
+      if (c.rev <= this.appliedRev) continue;
+      this.appliedRev = c.rev;
+      const store = this.alert.pipeline.silences;
+      if (c.silence === undefined) store.remove(c.id);
+      else store.restoreApi([...store.apiSilences().filter((s) => s.id !== c.id), c.silence]);
+    }
+  }
+
   snapshot(): StatefulSnapshot {
-    return { floor: this.floor, alert: [...this.alert.pipeline.pieces()], risk: [...this.risk.layer.pieces()] };
+    return { floor: this.floor, alert: [...this.alert.pipeline.pieces()], risk: [...this.risk.layer.pieces()], sr: this.appliedRev };
   }
 
   restore(snap: StatefulSnapshot, files: StatefulFiles): void {
     this.floor = snap.floor;
+    this.appliedRev = snap.sr ?? 0;
     this.alert.pipeline.restore(snap.alert);
     this.risk.layer.restore(snap.risk);
     this.load(files);

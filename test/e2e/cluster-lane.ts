@@ -1,5 +1,5 @@
 // What the cluster e2e tests share (issue 21): the correlation-heavy lane, publishing it, reading a
-// result stream once it settled, and how many partitions each node owns.
+// result stream once the daemons are done with the input, and how many partitions each node owns.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { rng as prng } from '../../scripts/bench/lanes.js';
@@ -44,20 +44,66 @@ export async function streamTexts(nc: NatsConnection, stream: string): Promise<s
   return out;
 }
 
-/** The stream's messages once it stopped growing for a while (and holds at least `min`). */
-export async function settled(nc: NatsConnection, stream: string, min: number, timeoutMs: number): Promise<string[]> {
-  let last = -1;
-  let since = Date.now();
-  return waitFor(async () => {
+/** Whether the shared durable consumer of `subject` (the daemons' input) has every message acknowledged. */
+async function inputDrained(nc: NatsConnection, subject: string): Promise<boolean> {
+  const jsm = await jetstreamManager(nc);
+  const name = subject.replace(/[.>*]/g, '-');
+  const info = await jsm.consumers.info(`svc-${name}`, `svc-daemon-${name}`).catch(() => undefined);
+  return info !== undefined && info.num_pending === 0 && info.num_ack_pending === 0;
+}
+
+interface PartitionView {
+  readonly partition: number;
+  readonly hit_seq: number;
+  readonly lag: number;
+}
+
+/**
+ * The result stream once the daemons are done with the input, however long that takes on a loaded
+ * machine: every input message acknowledged, every partition owned (`partitions`, 0 for a single
+ * node) and caught up, at least `min` results, and nothing new for 3 s. Fails only when nothing moves
+ * (result count, hit sequences, ownership) for `stallMs`, and then says what was missing from `expected`.
+ */
+export async function converged(nc: NatsConnection, io: { readonly input: string; readonly output: string }, nodes: readonly RunningDaemon[], partitions: number, min: number, stallMs: number, expected?: (texts: readonly string[]) => string): Promise<string[]> {
+  let mark = '';
+  let moved = Date.now();
+  let count = -1;
+  let stable = Date.now();
+  for (;;) {
     const jsm = await jetstreamManager(nc);
-    const n = (await jsm.streams.info(stream).catch(() => undefined))?.state.messages ?? 0;
-    if (n !== last) {
-      last = n;
-      since = Date.now();
-      return undefined;
+    const n = (await jsm.streams.info(io.output).catch(() => undefined))?.state.messages ?? 0;
+    const views = partitions === 0 ? [] : await Promise.all(nodes.map(async (d) => ((await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['owned'] as PartitionView[])));
+    const owned = views.flat();
+    const now = Date.now();
+    const next = `${n}|${owned.map((o) => `${o.partition}:${o.hit_seq}`).join(',')}`;
+    if (next !== mark) {
+      mark = next;
+      moved = now;
     }
-    return n >= min && Date.now() - since > 3_000 ? streamTexts(nc, stream) : undefined;
-  }, timeoutMs, `${stream} to settle`);
+    if (n !== count) {
+      count = n;
+      stable = now;
+    }
+    const caughtUp = owned.length === partitions && owned.every((o) => o.lag === 0);
+    if (n >= min && caughtUp && now - stable > 3_000 && (await inputDrained(nc, io.input))) return streamTexts(nc, io.output);
+    if (now - moved > stallMs) {
+      const diff = expected === undefined ? '' : `\n${expected(await streamTexts(nc, io.output))}`;
+      throw new Error(`${io.output} made no progress for ${stallMs} ms: ${n} results (want ≥ ${min}), partitions ${JSON.stringify(views.map((v) => v.map((o) => [o.partition, o.hit_seq, o.lag])))}${diff}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Every node's `GET /api/v1/cluster` once each partition is owned by exactly one node and caught up:
+ * a node restarted a moment ago still takes its share, and a partition between owners shows nowhere.
+ */
+export function ownerViews(nodes: readonly RunningDaemon[], partitions: number): Promise<Record<string, unknown>[]> {
+  return waitFor(async () => {
+    const views = await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body));
+    const owned = views.flatMap((v) => v['owned'] as PartitionView[]);
+    return owned.length === partitions && new Set(owned.map((o) => o.partition)).size === partitions && owned.every((o) => o.lag === 0) ? views : undefined;
+  }, 60_000, 'every partition owned once and caught up');
 }
 
 /** How many partitions each node owns. */
@@ -75,14 +121,14 @@ export async function killAndRestartMidLane(nc: NatsConnection, nodes: RunningDa
   await waitFor(async () => {
     const n = await owned(nodes);
     return n.reduce((a, b) => a + b, 0) === partitions && n.every((x) => x > 0) ? true : undefined;
-  }, 30_000, 'every partition owned');
+  }, 60_000, 'every partition owned');
   await publish(nc, subject, events.slice(0, EVENTS / 2));
-  await waitFor(async () => ((await streamTexts(nc, outStream)).length > 20 ? true : undefined), 20_000, 'first results');
+  await waitFor(async () => ((await streamTexts(nc, outStream)).length > 20 ? true : undefined), 60_000, 'first results');
   const killed = nodes[2] as RunningDaemon;
   killed.kill('SIGKILL');
   await killed.exited;
   await publish(nc, subject, events.slice(EVENTS / 2));
-  await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 30_000, "the dead node's partitions taken over");
+  await waitFor(async () => ((await owned(nodes.slice(0, 2))).reduce((a, b) => a + b, 0) === partitions ? true : undefined), 60_000, "the dead node's partitions taken over");
   nodes[2] = await restart();
 }
 
@@ -97,4 +143,17 @@ export async function runCluster(oracle: RunningDaemon, nodes: RunningDaemon[], 
     for (const d of [oracle, ...nodes]) d.kill('SIGTERM');
     await Promise.all([oracle, ...nodes].map((d) => d.exited));
   }
+}
+
+/** What `got` lacks of `expected` and holds beyond it, compared by `key` (a diagnosis for a failed run). */
+export function describeDiff(expected: readonly string[], got: readonly string[], key: (text: string) => string): string {
+  const left = new Map<string, number>();
+  for (const t of got) left.set(key(t), (left.get(key(t)) ?? 0) + 1);
+  const missing = expected.filter((t) => {
+    const n = left.get(key(t)) ?? 0;
+    left.set(key(t), n - 1);
+    return n <= 0;
+  });
+  const extra = [...left].filter(([, n]) => n > 0).map(([k]) => k);
+  return `missing ${missing.length}:\n${missing.slice(0, 10).join('\n')}\nextra ${extra.length}:\n${extra.slice(0, 10).join('\n')}`;
 }

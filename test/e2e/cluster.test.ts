@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useNatsServer } from './nats-fixture.js';
-import { killAndRestartMidLane, lane, runCluster, publish, settled } from './cluster-lane.js';
+import { converged, describeDiff, killAndRestartMidLane, lane, ownerViews, runCluster, publish } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -41,7 +41,7 @@ function sortGroups(groups: readonly Group[]): string[] {
 }
 
 describe('cluster mode on NATS JetStream', () => {
-  it('three nodes, one SIGKILLed and restarted, publish exactly the single-node results and hold its correlation state', { timeout: 120_000 }, async () => {
+  it('three nodes, one SIGKILLed and restarted, publish exactly the single-node results and hold its correlation state', { timeout: 300_000 }, async () => {
     const dir = tempDir('cluster-e2e');
     // The oracle: one node without --cluster on a stream of its own, started beside the cluster.
     const daemons = await Promise.all([
@@ -53,14 +53,14 @@ describe('cluster mode on NATS JetStream', () => {
     await runCluster(oracle, nodes, async () => {
       await publish(nats.nc, 'oracle.in', lane());
       await killAndRestartMidLane(nats.nc, nodes, 8, 'cluster.in', 'svc-cluster-out', () => node(2, dir));
-      const expected = await settled(nats.nc, 'svc-oracle-out', 100, 30_000);
+      const expected = await converged(nats.nc, { input: 'oracle.in', output: 'svc-oracle-out' }, [oracle], 0, 100, 30_000);
       expect(expected.some((t) => (JSON.parse(t) as { correlation_type?: string }).correlation_type !== undefined)).toBe(true);
-      const published = await settled(nats.nc, 'svc-cluster-out', expected.length, 60_000);
+      const published = await converged(nats.nc, { input: 'cluster.in', output: 'svc-cluster-out' }, nodes, 8, expected.length, 30_000, (got) => describeDiff(expected, got, content));
       const ids = published.map((t) => (JSON.parse(t) as { result_id: string }).result_id);
       expect(new Set(ids).size, 'no result twice').toBe(ids.length);
       expect(published.map(content).sort()).toEqual(expected.map(content).sort());
       const oracleGroups = (await oracle.json({ method: 'GET', url: '/api/v1/correlations/state' })).body['groups'] as Group[];
-      const clusterGroups = (await Promise.all(nodes.map(async (d) => (await d.json({ method: 'GET', url: '/api/v1/cluster' })).body['groups'] as Group[]))).flat();
+      const clusterGroups = (await ownerViews(nodes, 8)).flatMap((v) => v['groups'] as Group[]);
       expect(sortGroups(clusterGroups)).toEqual(sortGroups(oracleGroups));
     });
   });

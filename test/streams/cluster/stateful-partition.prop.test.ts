@@ -3,7 +3,8 @@
 // steps, and the owner may be replaced by one that restores its last snapshot and re-reads the hits
 // after it. Whatever the arrival order, floors and takeover point, the partition emits exactly what a
 // single node's stages emit for the same results in input order (a takeover may repeat an id, never
-// with other content), and ends in the same incidents and risk entities.
+// with other content), and ends in the same incidents and risk entities; API silences created and
+// deleted through the cluster's bucket mute from the point of the input their record names.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AlertPipelineFile, RiskFile } from '../../../protocol/index.js';
@@ -33,6 +34,8 @@ const inputArb = fc.record({
   detections: fc.array(resultArb, { maxLength: 2 }),
   correlated: fc.array(fc.tuple(fc.integer({ min: 0, max: 2 }), fc.array(resultArb, { minLength: 1, maxLength: 2 })), { maxLength: 2 }),
   batchEnd: fc.boolean(),
+  /** An API silence of one host's results toggled (created, or deleted if it exists) after this input. */
+  silence: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
 });
 
 type Input = typeof inputArb extends fc.Arbitrary<infer T> ? T : never;
@@ -45,6 +48,8 @@ function line(id: string, r: { host: string; rule: string; high: boolean }): Com
 /** The hits of the inputs, in input order: results per (input, origin), then the batch's tick. */
 function hitsOf(inputs: readonly Input[]): HitBody[] {
   const hits: HitBody[] = [];
+  const silenced = new Set<string>();
+  let rev = 0;
   inputs.forEach((input, i) => {
     const s = i + 1;
     const t = T0 + s * 700;
@@ -58,6 +63,14 @@ function hitsOf(inputs: readonly Input[]): HitBody[] {
       hits.push({ s, t, m: [], e: {}, o, r: routed(rs.map((r, n) => line(`h${o}-${s}-${n}`, r))) });
     }
     if (input.batchEnd || i === inputs.length - 1) hits.push({ s, t, k: -1, m: [], e: {} });
+    // As an owner records a change of the cluster's silences: at its floor, applied after all of that input.
+    if (input.silence !== undefined) {
+      const id = `mute-${input.silence}`;
+      const on = !silenced.delete(input.silence);
+      if (on) silenced.add(input.silence);
+      const silence = { id, matchers: [{ selector: 'correlation.group_key.Computer', value: input.silence }], origin: 'api' as const };
+      hits.push({ s, t, m: [], e: {}, v: [on ? { rev: ++rev, id, silence } : { rev: ++rev, id }] });
+    }
   });
   return hits;
 }
@@ -76,6 +89,9 @@ function single(hits: readonly HitBody[]): { out: CommittedResult[]; incidents: 
     if (hit.k !== undefined) {
       risk.tick(Math.floor(hit.t / 1000));
       out.push(...alert.tick(Math.floor(hit.t / 1000)));
+    } else if (hit.v !== undefined) {
+      for (const c of hit.v) if (c.silence === undefined) alert.deleteSilence(c.id);
+      else alert.createSilence({ id: c.id, matchers: c.silence.matchers }, c.id);
     } else out.push(...alert.apply(risk.apply((hit.r ?? []).map((r) => ({ result_id: r.i, head: r.h, text: r.x })))));
   }
   const last = hits.at(-1)?.t ?? T0;
@@ -101,8 +117,8 @@ describe('a partition\'s alert pipeline and risk layer', () => {
         let crashed = false;
         for (let seq = 1; seq <= arrivals.length; seq++) {
           partition.push(seq, arrivals[seq - 1] as HitBody);
-          // The floor may reach just below the oldest input still to arrive.
-          const waiting = arrivals.slice(seq).reduce((m, h) => Math.min(m, h.s), Infinity);
+          // The floor may reach just below the oldest input still to arrive; a silence record is made at the floor, so up to its own.
+          const waiting = arrivals.slice(seq).reduce((m, h) => Math.min(m, h.v !== undefined ? h.s + 1 : h.s), Infinity);
           const room = Math.min(waiting - 1, inputs.length) - floor;
           if (room > 0) floor += 1 + (draw() % room);
           emitted.push(...partition.applyUpTo(floor));

@@ -1,4 +1,4 @@
-import type { LazyLine, LiveSink } from '../protocol/index.js';
+import type { LazyLines, LiveSink } from '../protocol/index.js';
 import type { Res } from './handler.js';
 import { NDJSON_CONTENT_TYPE } from './respond.js';
 
@@ -14,29 +14,39 @@ export interface NdjsonStreamOptions {
   readonly onClose: () => void;
 }
 
+/** What waits for the transport: one line, or a batch's lines built when written (the summary counts 0). */
+interface Queued {
+  readonly count: number;
+  readonly lines: string | LazyLines;
+}
+
 /**
  * A chunked NDJSON response for live sessions: writes straight through while the transport keeps
- * up, buffers up to `maxBufferedLines` while it is backed up, drops (and counts) beyond that. Every
- * chunk is one whole line, and the summary line is written and drained like the others before the
- * response ends, so a slow client gets whole lines and the summary on both adapters. A lazy line is
- * built when it is written, so the lines queued for a client that reads nothing are never built.
+ * up, buffers up to `maxBufferedLines` while it is backed up, drops (and counts) beyond that. A
+ * batch's lines are one chunk (one write), and its share of the buffer is counted in one step, so a
+ * batch costs the same whatever its size. Every chunk is whole lines, and the summary line is written
+ * and drained like the others before the response ends, so a slow client gets whole lines and the
+ * summary on both adapters. Lazy lines are built when written, so the lines queued for a client that
+ * reads nothing are never built.
  */
 export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): NdjsonStream {
   res.status(200).header('content-type', NDJSON_CONTENT_TYPE);
-  const pending: (string | LazyLine)[] = [];
+  const pending: Queued[] = [];
   let head = 0;
+  /** Lines in `pending` from `head` on: the buffer's fill, kept as a count. */
+  let queued = 0;
   let backedUp = false;
   let ending = false;
   let dropped = 0;
-  /** Set while a lazy line is being built; `end` called meanwhile waits for that line (`summaryAfter`). */
+  /** Set while lazy lines are being built; `end` called meanwhile waits for them (`summaryAfter`). */
   let building = false;
   let summaryAfter: string | undefined;
 
-  const build = (item: string | LazyLine): string | undefined => {
-    if (typeof item === 'string') return item;
+  const build = (item: Queued): string => {
+    if (typeof item.lines === 'string') return item.lines;
     building = true;
     try {
-      return item();
+      return item.lines(item.count);
     } finally {
       building = false;
     }
@@ -45,14 +55,16 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
   const flush = (): void => {
     while (head < pending.length) {
       if (res.closed) return;
-      const text = build(pending[head] as string | LazyLine);
+      const item = pending[head] as Queued;
       head += 1;
+      queued -= item.count;
+      const chunk = build(item);
       if (summaryAfter !== undefined) {
-        pending.push(summaryAfter);
+        pending.push({ count: 0, lines: summaryAfter + '\n' });
         summaryAfter = undefined;
       }
-      if (text === undefined) continue;
-      if (!res.write(text + '\n')) {
+      if (chunk === '') continue;
+      if (!res.write(chunk)) {
         res.onWritable(flush);
         return;
       }
@@ -63,28 +75,42 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     if (ending && !res.closed) res.end();
   };
 
-  /** Write a line now, or queue it behind the ones waiting for the transport. */
-  const send = (item: string | LazyLine): void => {
+  /** Write now, or queue behind what waits for the transport. */
+  const send = (item: Queued): void => {
     if (backedUp) {
       pending.push(item);
+      queued += item.count;
       return;
     }
-    const text = build(item);
-    if (text !== undefined && !res.write(text + '\n')) {
+    const chunk = build(item);
+    if (chunk !== '' && !res.write(chunk)) {
       backedUp = true;
       res.onWritable(flush);
     }
     if (summaryAfter !== undefined) {
       const summary = summaryAfter;
       summaryAfter = undefined;
-      send(summary);
+      send({ count: 0, lines: summary + '\n' });
       if (!backedUp) res.end();
     }
+  };
+
+  /** Lines the session can take now without dropping. */
+  const room = (): number => (res.closed || ending ? 0 : backedUp ? Math.max(0, options.maxBufferedLines - queued) : Infinity);
+
+  /** Take what there is room for of `count` lines; the rest is dropped. */
+  const offer = (count: number, lines: string | LazyLines): number => {
+    if (res.closed || ending) return 0;
+    const take = Math.min(count, room());
+    dropped += count - take;
+    if (take > 0) send({ count: take, lines });
+    return take;
   };
 
   res.onAbort(() => {
     pending.length = 0;
     head = 0;
+    queued = 0;
     options.onClose();
   });
 
@@ -93,29 +119,22 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
       return res.closed || ending;
     },
     get full() {
-      return res.closed || ending || (backedUp && pending.length - head >= options.maxBufferedLines);
+      return room() === 0;
     },
     get dropped() {
       return dropped;
     },
-    push(line: string | LazyLine): boolean {
-      if (res.closed || ending) return false;
-      if (backedUp && pending.length - head >= options.maxBufferedLines) {
-        dropped += 1;
-        return false;
-      }
-      send(line);
-      return true;
-    },
+    push: (line: string): boolean => offer(1, line + '\n') === 1,
+    pushLines: offer,
     end(summaryLine: string): void {
       if (res.closed || ending) return;
       ending = true;
-      // Ended from inside a line being built (a session reaching its limit): after that line.
+      // Ended from inside lines being built (a session reaching its limit): after those lines.
       if (building) {
         summaryAfter = summaryLine;
         return;
       }
-      send(summaryLine);
+      send({ count: 0, lines: summaryLine + '\n' });
       if (!backedUp) res.end();
     },
   };

@@ -26,7 +26,7 @@ export type { ApiErrorCode } from './errors.js';
 export { IngestClosedError, IngestTooLargeError } from './event-ingest.js';
 export type { EventIngest, OtlpErrorReason, OtlpIngest, OtlpTransport } from './event-ingest.js';
 export { literalUnion } from './literal-union.js';
-export type { LazyLine, LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
+export type { LazyLines, LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
 export { bindZeroed, createMetrics } from './metrics.js';
 export type { MetricGroup, MetricHandles, Metrics } from './metrics.js';
 export type { AlertPipelineFile } from './alert-pipeline.js';

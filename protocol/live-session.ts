@@ -22,15 +22,21 @@ export interface TailRequest {
 }
 
 /**
- * A line built only when it is written to the client (undefined: nothing to write). A line queued
- * behind a slow client costs nothing until then, and nothing at all if it is never sent.
+ * Lines built only when they are written to the client: the text of the first `take` of them, each
+ * followed by `\n` ('' when none of them is to be written). Lines queued behind a slow client cost
+ * nothing until then, and nothing at all if they are never sent.
  */
-export type LazyLine = () => string | undefined;
+export type LazyLines = (take: number) => string;
 
 /** Where a live session writes: one JSON line per item, then a summary line. */
 export interface LiveSink {
   /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
-  push(line: string | LazyLine): boolean;
+  push(line: string): boolean;
+  /**
+   * Offer `count` lines (a batch's share for this session) to be built and written as one chunk;
+   * returns how many of them it took, the first ones (the rest are dropped: full buffer or closed).
+   */
+  pushLines(count: number, lines: LazyLines): number;
   /** Write the summary line and finish the response. */
   end(summaryLine: string): void;
   readonly closed: boolean;

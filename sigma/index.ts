@@ -18,7 +18,7 @@ export type { RuleSource } from './rule/index.js';
 export { DEFAULT_CONVERT_OPTIONS,  InvalidIdentifier, OUTPUT_FORMATS, SQL_TARGETS,  checkConvertOptions, convertRules, formatQuery,  } from './sql/index.js';
 export type { ConvertOptions, OutputFormat, SqlTarget } from './sql/index.js';
 export type { RuleMeta } from './ast.js';
-export { fieldKeys, ruleFieldSet } from './observe/index.js';
+export { fieldKeys, LeafPaths, ruleFieldSet, sameKeys } from './observe/index.js';
 export type { FieldOrigin, RuleFieldSet } from './observe/index.js';
 export { BUILTIN_SIGNATURES, GENERIC_JSON, PredicateError, SchemaClassifier, clusterShapes, suggestSignatures } from './schema/index.js';
 export type { Classification } from './schema/index.js';

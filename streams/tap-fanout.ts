@@ -30,47 +30,84 @@ export interface TapFanout extends LiveStream<TapRequest> {
   closeAll(): void;
 }
 
-/** One line as a session sends it, or undefined when it must be dropped (raw and not JSON while redacting). */
-function rawLine(line: string, redact: Redactor | undefined): string | undefined {
-  if (redact === undefined) return line;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line);
-  } catch {
-    return undefined;
+/** What a line that is not JSON parses to (a redacting raw session drops it). */
+const UNPARSEABLE: unique symbol = Symbol('unparseable');
+
+/**
+ * One batch as the sessions see it: its non-blank lines (blank lines are not events: no session sees
+ * or drops them), each decoded, parsed or serialised at most once for all the sessions that need it,
+ * and only when one of them builds it.
+ */
+class TapBatch {
+  readonly lines: string[] = [];
+  private readonly decodedAt: (JsonEvent | null | undefined)[];
+  private readonly decodedTextAt: (string | null | undefined)[];
+  private readonly parsedAt: unknown[];
+
+  constructor(
+    lines: readonly string[],
+    private readonly decode: (line: string) => JsonEvent | undefined,
+  ) {
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i] as string;
+      if (line.trim() !== '') this.lines.push(line);
+    }
+    this.decodedAt = new Array<JsonEvent | null | undefined>(this.lines.length);
+    this.decodedTextAt = new Array<string | null | undefined>(this.lines.length);
+    this.parsedAt = new Array<unknown>(this.lines.length);
   }
-  return JSON.stringify(redact(parsed));
+
+  /** The line as the engine decodes it; undefined when it does not decode. */
+  decoded(i: number): JsonEvent | undefined {
+    let event = this.decodedAt[i];
+    if (event === undefined) event = this.decodedAt[i] = this.decode(this.lines[i] as string) ?? null;
+    return event ?? undefined;
+  }
+
+  /** The decoded event as compact JSON (unredacted sessions share it). */
+  decodedText(i: number): string | undefined {
+    let text = this.decodedTextAt[i];
+    if (text === undefined) {
+      const event = this.decoded(i);
+      text = this.decodedTextAt[i] = event === undefined ? null : JSON.stringify(event);
+    }
+    return text ?? undefined;
+  }
+
+  /** The raw line parsed as JSON, or UNPARSEABLE. */
+  parsed(i: number): unknown {
+    let parsed = this.parsedAt[i];
+    if (parsed === undefined) {
+      try {
+        parsed = JSON.parse(this.lines[i] as string) as unknown;
+      } catch {
+        parsed = UNPARSEABLE;
+      }
+      this.parsedAt[i] = parsed;
+    }
+    return parsed;
+  }
 }
 
 interface TapSession {
-  /** True while a line offered now would be dropped. */
-  readonly full: boolean;
-  offer(line: string, decoded: () => JsonEvent | undefined): void;
-  /** `n` lines dropped unseen (offered while the session was full). */
-  drop(n: number): void;
+  /** Offer a batch's lines (never waits; what does not fit is dropped and counted). */
+  offer(batch: TapBatch): void;
   finish(): void;
-}
-
-/** Blank lines are not events: no session sees or drops them. */
-function blanks(lines: readonly string[]): number {
-  let n = 0;
-  for (const line of lines) if (line.trim() === '') n++;
-  return n;
 }
 
 /**
  * The live event tap (daemon-semantics §14.1): each batch's input lines (`raw`) or decoded events
- * (`decoded`) fan out to the sessions, redacted per session. Lossy by design: a session whose buffer
- * is full drops (and counts) without the line being decoded or serialised, and a line is built
- * (decoded, redacted, serialised) only when its session writes it to the client, so a client that
- * reads nothing costs the engine next to nothing, also while its buffer fills.
+ * (`decoded`) fan out to the sessions, redacted per session. Each session gets a batch as one chunk
+ * (one write), its buffer counting the batch's lines in one step. Lossy by design: a session whose
+ * buffer is full drops (and counts) the batch without a line of it being decoded or serialised, and
+ * lines are built (decoded, redacted, serialised) only when their session writes them to the client,
+ * decoding and unredacted serialisation once per line for all sessions, so a client that reads
+ * nothing costs the engine next to nothing, also while its buffer fills.
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<TapSession>();
   const m = ctx.metrics;
   const salt = deps.salt ?? (() => randomBytes(16));
-  /** Sessions with room for the batch being published (reused between batches). */
-  const open: TapSession[] = [];
   return {
     maxDurationMs: config.max_duration_ms,
     bufferEvents: config.buffer_events,
@@ -82,39 +119,39 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       let dropped = 0;
       let finished = false;
       let cancelTimer: (() => void) | undefined;
+      /** Line `i` of `batch` as this session sends it; undefined: nothing to send (dropped when counted). */
+      const lineOf = (batch: TapBatch, i: number): string | undefined => {
+        if (request.stage === 'raw') {
+          if (redact === undefined) return batch.lines[i];
+          const parsed = batch.parsed(i);
+          if (parsed !== UNPARSEABLE) return JSON.stringify(redact(parsed));
+          dropped++;
+          return undefined;
+        }
+        if (redact === undefined) return batch.decodedText(i);
+        const event = batch.decoded(i);
+        return event === undefined ? undefined : JSON.stringify(redact(event));
+      };
+      /** The first `take` lines of `batch`, built when the sink writes them: lines queued behind a stalled client are never built. */
+      const build = (batch: TapBatch, take: number): string => {
+        let text = '';
+        let streamed = 0;
+        for (let i = 0; i < take && !finished; i++) {
+          const line = lineOf(batch, i);
+          if (line === undefined) continue;
+          text += line + '\n';
+          streamed++;
+          captured++;
+          if (request.limit !== undefined && captured >= request.limit) session.finish();
+        }
+        m.svc_tap_events_streamed_total.inc(streamed);
+        return text;
+      };
       const session: TapSession = {
-        get full() {
-          return sink.full;
-        },
-        offer(line: string, decoded: () => JsonEvent | undefined): void {
-          if (sink.full) {
-            dropped++;
-            return;
-          }
-          // Built when the sink writes it: lines queued behind a stalled client are never built.
-          const build = (): string | undefined => {
-            if (finished) return undefined;
-            let text: string | undefined;
-            if (request.stage === 'raw') {
-              text = rawLine(line, redact);
-              if (text === undefined) {
-                dropped++;
-                return undefined;
-              }
-            } else {
-              const event = decoded();
-              if (event === undefined) return undefined;
-              text = JSON.stringify(redact === undefined ? event : redact(event));
-            }
-            captured++;
-            m.svc_tap_events_streamed_total.inc();
-            if (request.limit !== undefined && captured >= request.limit) session.finish();
-            return text;
-          };
-          if (!sink.push(build)) dropped++;
-        },
-        drop(n: number): void {
-          if (!finished) dropped += n;
+        offer(batch: TapBatch): void {
+          const offered = batch.lines.length;
+          if (offered === 0) return;
+          dropped += offered - sink.pushLines(offered, (take) => build(batch, take));
         },
         finish(): void {
           if (finished) return;
@@ -136,32 +173,9 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
     },
     publish(lines) {
       if (sessions.size === 0) return;
-      // A full session costs one check per batch: nothing drains it while this loop runs, so every
-      // line of the batch is dropped for it, counted at once. The others see each line; one that
-      // fills up meanwhile leaves the loop and counts the rest the same way.
-      open.length = 0;
-      let blank = -1;
-      for (const s of sessions) {
-        if (!s.full) open.push(s);
-        else s.drop(lines.length - (blank === -1 ? (blank = blanks(lines)) : blank));
-      }
-      let seen = 0;
-      for (let i = 0; i < lines.length && open.length > 0; i++) {
-        const line = lines[i] as string;
-        if (line.trim() === '') continue;
-        seen++;
-        // Decoded once per line, and only when a decoded session has room for it.
-        let event: JsonEvent | undefined | null = null;
-        const decoded = (): JsonEvent | undefined => (event === null ? (event = deps.decode(line)) : event);
-        for (let k = 0; k < open.length; k++) {
-          const s = open[k] as TapSession;
-          s.offer(line, decoded);
-          if (!s.full) continue;
-          open.splice(k--, 1);
-          s.drop(lines.length - (blank === -1 ? (blank = blanks(lines)) : blank) - seen);
-        }
-      }
-      open.length = 0;
+      // One chunk per session per batch; a full session takes none of it (counted at once, nothing built).
+      const batch = new TapBatch(lines, deps.decode);
+      for (const s of sessions) s.offer(batch);
     },
     closeAll() {
       for (const s of [...sessions]) s.finish();

@@ -91,6 +91,21 @@ export interface PostTarget {
 }
 const NDJSON_INGEST: PostTarget = { path: '/api/v1/events', headers: {} };
 
+/**
+ * A measurement over a fixed number of events instead of MEASURE_MS: `start` (e.g. clients of live
+ * sessions) runs after the warm-up, right before it, and its result is called after the run. For a
+ * phase that lasts a number of events rather than a time (tap buffers filling).
+ */
+export interface EventWindow {
+  readonly events: number;
+  readonly start?: (port: number) => Promise<() => void>;
+}
+
+/** Resolves once the daemon has processed `target` events (polled). */
+async function untilProcessed(port: number, target: number): Promise<void> {
+  while ((await processed(port)) < target) await new Promise((r) => setTimeout(r, 20));
+}
+
 export async function runMode(
   extra: readonly string[],
   bodies: readonly (string | Uint8Array)[],
@@ -98,6 +113,7 @@ export async function runMode(
   /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
   during?: (port: number) => Promise<() => void>,
   target: PostTarget = NDJSON_INGEST,
+  window?: EventWindow,
 ): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
@@ -136,13 +152,14 @@ export async function runMode(
   const posters = bodies.length === 0 ? [] : Array.from({ length: POSTERS }, (_, k) => poster(k));
   await handedOver;
   await new Promise((r) => setTimeout(r, WARMUP_MS));
+  const endWindow = await window?.start?.(port);
   const before = await processed(port);
   const cpu0 = cpuSeconds(child.pid as number);
   const main0 = cpuSeconds(child.pid as number, true);
   const threads0 = threadCpuSeconds(child.pid as number);
   const t0 = performance.now();
   const fromUs = monotonicUs();
-  await new Promise((r) => setTimeout(r, MEASURE_MS));
+  await (window === undefined ? new Promise((r) => setTimeout(r, MEASURE_MS)) : untilProcessed(port, before + window.events));
   const toUs = monotonicUs();
   const after = await processed(port);
   const cpu = cpuSeconds(child.pid as number) - cpu0;
@@ -154,6 +171,7 @@ export async function runMode(
   stop = true;
   await Promise.all(posters);
   endDuring?.();
+  endWindow?.();
   child.kill('SIGTERM');
   await new Promise((r) => child.on('exit', r));
   rmSync(dir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // paths of its leaf values. Nested objects are descended (at most MAX_DEPTH levels); arrays are leaves;
 // an empty nested object contributes nothing; a non-object root contributes nothing.
 import { MAX_DEPTH } from '../engine/field-path.js';
+import { KeyShapeMemo } from './key-shape-memo.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -29,4 +30,20 @@ export function fieldKeys(event: unknown): string[] {
   const out: string[] = [];
   if (isRecord(event) && collect(event, '', 1, out)) return [...new Set(out)];
   return out;
+}
+
+/**
+ * `fieldKeys` for a stream of events: a flat event's leaf paths are its own keys, returned as one
+ * array for every event of its shape (so a caller can compare them by identity); only events with a
+ * nested object are walked.
+ */
+export class LeafPaths {
+  private readonly shapes = new KeyShapeMemo((keys) => keys);
+
+  of(event: unknown): readonly string[] {
+    if (!isRecord(event)) return [];
+    const keys = this.shapes.get(event);
+    for (let i = 0; i < keys.length; i++) if (isRecord(event[keys[i] as string])) return fieldKeys(event);
+    return keys;
+  }
 }

@@ -4,7 +4,8 @@
 // field key; an event with none (plain text, `{}`) is unknown.
 import type { SchemaSignature } from '../../protocol/index.js';
 import { BUILTIN_SIGNATURES, GENERIC_JSON } from './builtin-signatures.js';
-import { compilePredicate } from './predicate.js';
+import { KeyShapeMemo } from '../observe/key-shape-memo.js';
+import { compilePredicate, possibleWith } from './predicate.js';
 import type { EventTest } from './predicate.js';
 
 /** Specificity of user signatures that state none. */
@@ -16,6 +17,8 @@ export interface CompiledSignature {
   /** The schema routing binds for this signature's events. */
   readonly routesAs: string;
   readonly test: EventTest;
+  /** False when no event with these own keys can match (a field the signature needs cannot resolve). */
+  readonly possible: (has: (field: string) => boolean) => boolean;
 }
 
 export type Classification =
@@ -39,25 +42,44 @@ function hasFieldKey(event: Readonly<Record<string, unknown>>, depth = 0): boole
   return false;
 }
 
+/**
+ * Whether a field can resolve in an event with these own keys: the engine's field access finds it
+ * flat (the whole name as a key) or nested (from its first segment), nowhere else.
+ */
+function resolvableFrom(keys: readonly string[]): (field: string) => boolean {
+  const own = new Set(keys);
+  return (field) => {
+    const dot = field.indexOf('.');
+    return own.has(field) || (dot !== -1 && own.has(field.slice(0, dot)));
+  };
+}
+
 export class SchemaClassifier {
   readonly signatures: readonly CompiledSignature[];
+  /** Per shape of an event's own keys, the signatures that can match it (in order): the others are not tested. */
+  private readonly candidates: KeyShapeMemo<readonly CompiledSignature[]>;
 
   /** Throws PredicateError when a user signature's regex does not compile. */
   constructor(user: readonly SchemaSignature[] = []) {
     const signatures: CompiledSignature[] = [
-      ...BUILTIN_SIGNATURES.map((s) => ({ name: s.name, specificity: s.specificity, routesAs: s.routesAs ?? s.name, test: conjunction(s.match) })),
-      ...user.map((s) => ({ name: s.name, specificity: s.specificity ?? DEFAULT_USER_SPECIFICITY, routesAs: s.name, test: conjunction(s.match) })),
-      { name: GENERIC_JSON, specificity: 0, routesAs: GENERIC_JSON, test: (e) => hasFieldKey(e) },
+      ...BUILTIN_SIGNATURES.map((s) => ({ name: s.name, specificity: s.specificity, routesAs: s.routesAs ?? s.name, ...conjunction(s.match) })),
+      ...user.map((s) => ({ name: s.name, specificity: s.specificity ?? DEFAULT_USER_SPECIFICITY, routesAs: s.name, ...conjunction(s.match) })),
+      // Any own key can hold a leaf; without one there is none.
+      { name: GENERIC_JSON, specificity: 0, routesAs: GENERIC_JSON, test: (e) => hasFieldKey(e), possible: () => true },
     ];
-    function conjunction(match: SchemaSignature['match']): EventTest {
+    function conjunction(match: SchemaSignature['match']): Pick<CompiledSignature, 'test' | 'possible'> {
       const tests = match.map((p) => compilePredicate(p));
-      return (e) => tests.every((t) => t(e));
+      return { test: (e) => tests.every((t) => t(e)), possible: (has) => match.every((p) => possibleWith(p, has)) };
     }
     this.signatures = signatures.sort((a, b) => b.specificity - a.specificity || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.candidates = new KeyShapeMemo((keys) => {
+      const has = resolvableFrom(keys);
+      return this.signatures.filter((s) => s.possible(has));
+    });
   }
 
   classify(event: Readonly<Record<string, unknown>>): Classification {
-    const sigs = this.signatures;
+    const sigs = this.candidates.get(event);
     for (let i = 0; i < sigs.length; i++) {
       const s = sigs[i] as CompiledSignature;
       if (!s.test(event)) continue;

@@ -58,7 +58,13 @@ function compare(field: string, bound: number | string, ok: (a: number, b: numbe
 /** True when `v` equals `want` (already lower case), ASCII case-insensitively, on its string form. */
 function equalsIgnoringCase(v: unknown, want: string): boolean {
   const t = text(v);
-  return t !== undefined && t.length === want.length && lower(t) === want;
+  if (t === undefined || t.length !== want.length) return false;
+  // Compared code by code: lower-casing `t` would allocate a string per event.
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== want.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** Turns one predicate into a test. Throws PredicateError for a regex that does not compile. */
@@ -129,4 +135,25 @@ export function compilePredicate(p: SignaturePredicate): EventTest {
   }
   const inner = p.all.map(compilePredicate);
   return (e) => inner.every((t) => t(e));
+}
+
+/**
+ * False when `p` cannot hold for an event whose own keys are those `has` knows, because a field it
+ * needs cannot resolve; true otherwise (an over-approximation: the values decide). `has(field)` says
+ * whether the field can resolve from those keys.
+ */
+export function possibleWith(p: SignaturePredicate, has: (field: string) => boolean): boolean {
+  if ('field_present' in p) return has(p.field_present);
+  if ('field_absent' in p || 'not' in p) return true;
+  if ('any_of' in p) return p.any_of.some(has);
+  if ('equals' in p) return has(p.equals.field);
+  if ('matches' in p) return has(p.matches.field);
+  if ('gt' in p) return has(p.gt.field);
+  if ('gte' in p) return has(p.gte.field);
+  if ('lt' in p) return has(p.lt.field);
+  if ('lte' in p) return has(p.lte.field);
+  if ('in' in p) return has(p.in.field);
+  if ('field_equals_field' in p) return has(p.field_equals_field.left) && has(p.field_equals_field.right);
+  if ('any' in p) return p.any.some((q) => possibleWith(q, has));
+  return p.all.every((q) => possibleWith(q, has));
 }

@@ -4,7 +4,7 @@
 // order keys and shapes were first seen, so that merging a batch admits new keys and shapes under the
 // observers' caps exactly as observing its events one by one would.
 import type { InputFormat, JsonEvent, SchemaSignature } from '../../protocol/index.js';
-import { fieldKeys, GENERIC_JSON, SchemaClassifier } from '../../sigma/index.js';
+import { GENERIC_JSON, LeafPaths, sameKeys, SchemaClassifier } from '../../sigma/index.js';
 
 /** Keys kept per sampled shape (sorted, then truncated). */
 const MAX_SHAPE_KEYS = 64;
@@ -68,15 +68,11 @@ function shapeOf(keys: readonly string[]): { readonly id: string; readonly keys:
   return { id: sorted.join('\n'), keys: sorted };
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Which observers run and how lines decode: `batch()` starts gathering one batch's observations. */
 export class BatchObserver {
   private readonly classifier: SchemaClassifier | undefined;
+  /** Lives across batches: its per-shape memo is what makes it cheap. */
+  private readonly leafPaths = new LeafPaths();
 
   constructor(
     private readonly settings: ObserveSettings,
@@ -86,7 +82,7 @@ export class BatchObserver {
   }
 
   batch(): BatchObservation {
-    return new BatchObservation(this.settings, this.format, this.classifier);
+    return new BatchObservation(this.settings, this.format, this.classifier, this.leafPaths);
   }
 }
 
@@ -107,6 +103,7 @@ export class BatchObservation {
     settings: ObserveSettings,
     private readonly format: InputFormat,
     private readonly classifier: SchemaClassifier | undefined,
+    private readonly leafPaths: LeafPaths,
   ) {
     this.fields = settings.fields ? new Map() : undefined;
     this.discoveryShapes = settings.schemas?.discover === true ? new Tallier() : undefined;
@@ -119,10 +116,10 @@ export class BatchObservation {
     const format = this.format;
     // A plain-text event (`{_raw: line}`) has no field keys.
     const plain = format === 'plain' || (format === 'auto' && event['_raw'] === line && Object.keys(event).length === 1);
-    const keys = plain ? [] : fieldKeys(event);
-    // A stream mostly repeats a few shapes: comparing keys (interned strings) is cheaper than counting each.
+    const keys = plain ? [] : this.leafPaths.of(event);
+    // A stream mostly repeats a few shapes (flat ones as the same array): comparing keys is cheaper than counting each.
     if (this.fields !== undefined) {
-      if (this.run > 0 && sameKeys(this.runKeys, keys)) this.run++;
+      if (this.run > 0 && (this.runKeys === keys || sameKeys(this.runKeys, keys))) this.run++;
       else {
         this.tallyRun(this.fields);
         this.runKeys = keys;

@@ -59,28 +59,37 @@ class SlowRes implements Res {
 }
 
 describe('chunked NDJSON stream', () => {
-  it('buffers while backed up, drops beyond the bound, and keeps line order', () => {
+  it('buffers while backed up, drops beyond the bound, keeps line order, and writes a batch as one chunk', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 0, max: 5 }),
-        fc.array(fc.oneof(fc.constant('push' as const), fc.constant('drain' as const)), { maxLength: 60 }),
+        // A number is a batch of that many lines (1: a single push).
+        fc.array(fc.oneof(fc.constant('drain' as const), fc.integer({ min: 1, max: 4 })), { maxLength: 60 }),
         (capacity, bound, ops) => {
           const res = new SlowRes(capacity);
           const stream = createNdjsonStream(res, { maxBufferedLines: bound, onClose: () => undefined });
           const kept: string[] = [];
+          const chunks: string[] = [];
           let n = 0;
           for (const op of ops) {
             if (op === 'drain') res.drain();
-            else {
+            else if (op === 1) {
               const line = String(n++);
-              if (stream.push(line)) kept.push(line);
+              if (stream.push(line)) (kept.push(line), chunks.push(`${line}\n`));
+            } else {
+              const lines = Array.from({ length: op }, () => String(n++));
+              const taken = stream.pushLines(op, (take) => lines.slice(0, take).map((l) => `${l}\n`).join(''));
+              expect(taken).toBeLessThanOrEqual(op);
+              kept.push(...lines.slice(0, taken));
+              if (taken > 0) chunks.push(lines.slice(0, taken).map((l) => `${l}\n`).join(''));
             }
           }
           stream.end('summary');
           for (let i = 0; i < 100 && !res.ended; i++) res.drain();
           expect(res.ended).toBe(true);
-          expect(res.written).toEqual([...kept.map((l) => `${l}\n`), 'summary\n']);
+          expect(res.written).toEqual([...chunks, 'summary\n']);
+          expect(res.written.join('')).toBe([...kept, 'summary'].map((l) => `${l}\n`).join(''));
           expect(stream.dropped).toBe(n - kept.length);
         },
       ),
@@ -104,26 +113,29 @@ describe('chunked NDJSON stream', () => {
     );
   });
 
-  it('builds a lazy line only when it is written, and puts a summary ended from inside one after it', () => {
+  it('writes a batch of lines as one chunk built only when written, takes what fits, and puts a summary ended from inside one after it', () => {
     const res = new SlowRes(1);
     const stream = createNdjsonStream(res, { maxBufferedLines: 4, onClose: () => undefined });
-    let built = 0;
-    const lazy = (text: string | undefined, then?: () => void) => () => {
-      built += 1;
+    const takes: number[] = [];
+    const lazy = (text: string, then?: () => void) => (take: number) => {
+      takes.push(take);
       then?.();
       return text;
     };
-    expect(stream.push(lazy('a'))).toBe(true); // written at once; the transport backs up
-    expect(stream.push(lazy(undefined))).toBe(true);
-    expect(stream.push(lazy('b', () => stream.end('summary')))).toBe(true);
-    expect(stream.push(lazy('c'))).toBe(true);
-    expect(built).toBe(1);
+    expect(stream.pushLines(2, lazy('a\nb\n'))).toBe(2); // written at once; the transport backs up
+    expect(stream.pushLines(1, lazy(''))).toBe(1);
+    expect(stream.pushLines(2, lazy('c\n', () => stream.end('summary')))).toBe(2);
+    expect(stream.pushLines(3, lazy('d\n'))).toBe(1); // one line of room left in the buffer of 4
+    expect(stream.full).toBe(true);
+    expect(stream.pushLines(5, lazy('e\n'))).toBe(0);
+    expect(stream.dropped).toBe(7);
+    expect(takes).toEqual([2]);
     for (let i = 0; i < 10 && !res.ended; i++) res.drain();
-    expect(res.written).toEqual(['a\n', 'b\n', 'c\n', 'summary\n']);
-    expect(built).toBe(4);
+    expect(res.written).toEqual(['a\nb\n', 'c\n', 'd\n', 'summary\n']);
+    expect(takes).toEqual([2, 1, 2, 1]);
     const eager = new SlowRes(10);
     const ended = createNdjsonStream(eager, { maxBufferedLines: 4, onClose: () => undefined });
-    ended.push(lazy('last', () => ended.end('summary')));
+    ended.pushLines(1, lazy('last\n', () => ended.end('summary')));
     expect(eager.written).toEqual(['last\n', 'summary\n']);
     expect(eager.ended).toBe(true);
   });

@@ -2,23 +2,32 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTapFanout, redactionToken } from '../../streams/index.js';
 import type { TapConfig } from '../../streams/index.js';
-import type { JsonEvent, LazyLine, LiveSink, TapRequest } from '../../protocol/index.js';
+import type { JsonEvent, LazyLines, LiveSink, TapRequest } from '../../protocol/index.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
 
-/** A session sink that takes `room` lines (a stalled client once they are used). */
-function sink(room = Infinity): LiveSink & { lines: string[]; summary?: Record<string, unknown> } {
+/** A session sink that takes `room` lines, counted as offered like a stream's buffer counts them (a stalled client once they are used). */
+function sink(room = Infinity): LiveSink & { lines: string[]; chunks: number; summary?: Record<string, unknown> } {
+  let taken = 0;
   const s = {
     lines: [] as string[],
+    /** Chunks built (writes the stream would make). */
+    chunks: 0,
     summary: undefined as Record<string, unknown> | undefined,
     closed: false,
     get full() {
-      return s.closed || s.lines.length >= room;
+      return s.closed || taken >= room;
     },
-    push(line: string | LazyLine) {
-      if (s.full) return false;
-      const text = typeof line === 'string' ? line : line();
-      if (text !== undefined) s.lines.push(text);
-      return true;
+    push(line: string) {
+      return s.pushLines(1, () => `${line}\n`) === 1;
+    },
+    pushLines(count: number, lines: LazyLines) {
+      if (s.closed) return 0;
+      const take = Math.min(count, room - taken);
+      if (take <= 0) return 0;
+      taken += take;
+      s.chunks++;
+      s.lines.push(...lines(take).split('\n').slice(0, -1));
+      return take;
     },
     end(summary: string) {
       s.summary = (JSON.parse(summary) as { svc_tap_summary: Record<string, unknown> }).svc_tap_summary;
@@ -85,6 +94,20 @@ describe('event tap', () => {
     expect(await metricValue(ctx.registry, 'svc_tap_sessions_total')).toBe(3);
     t.closeAll();
     expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(0);
+  });
+
+  it("writes each session's share of a batch as one chunk, decoding each line once for all sessions", () => {
+    const decodes = { n: 0 };
+    const { tap: t } = tap(new SimulatedClock(), decodes);
+    const plain = sink();
+    const redacted = sink();
+    t.open(request({}), plain);
+    t.open(request({ redact: ['a'] }), redacted);
+    t.publish(['{"a":1}', '', '{"a":2}', 'x']);
+    expect(decodes.n).toBe(3);
+    expect([plain.chunks, redacted.chunks]).toEqual([1, 1]);
+    expect(plain.lines).toEqual(['{"a":1}', '{"a":2}']);
+    expect(redacted.lines).toEqual([`{"a":"${redactionToken(SALT, 1)}"}`, `{"a":"${redactionToken(SALT, 2)}"}`]);
   });
 
   it('limit=0 yields only the summary', () => {

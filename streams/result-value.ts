@@ -20,7 +20,7 @@ export function resultValue(line: CommittedResult): Readonly<ResultValue> {
  * has the new keys appended inside that object. The value moves to the new line and gets the merged
  * `enrichments` in place (copying a parsed result costs a good part of parsing it); the old line keeps
  * its text only, so no line's value disagrees with its text. `addedText` is `JSON.stringify(added)`, when the
- * caller can write it more cheaply (serialising even a small object costs about a third of the parse).
+ * caller can write it more cheaply.
  */
 export function withEnrichments(line: CommittedResult, added: Readonly<Record<string, unknown>>, addedText?: string): CommittedResult {
   const value = resultValue(line) as ResultValue;

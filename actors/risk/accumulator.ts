@@ -21,9 +21,14 @@ export interface RiskEntityState {
   lastSeen: number;
 }
 
-/** An entity as the accumulator holds it: its state and the sum of its window's scores (not snapshotted: a restore sums it). */
+/**
+ * An entity as the accumulator holds it: its state, the sum of its window's scores and its oldest
+ * contribution's time (-∞ with none: due for removal), so a result need not read every contribution, nor a tick the
+ * oldest of every entity. Not snapshotted: a restore works them out.
+ */
 interface LiveEntity extends RiskEntityState {
   score: number;
+  oldest: number;
 }
 
 export type RiskTrigger = 'score' | 'tactic_count';
@@ -109,6 +114,7 @@ function incidentRecord(config: RiskIncidentConfig, entity: RiskEntityState, sta
 
 /** Drops leading contributions with `ts ≤ cutoff`. */
 function expire(entity: LiveEntity, cutoff: number): void {
+  if (entity.oldest > cutoff) return;
   let n = 0;
   while (n < entity.contributions.length && (entity.contributions[n] as Contribution).ts <= cutoff) n++;
   if (n > 0) dropOldest(entity, n);
@@ -118,6 +124,7 @@ function expire(entity: LiveEntity, cutoff: number): void {
 function dropOldest(entity: LiveEntity, n: number): void {
   for (let i = 0; i < n; i++) entity.score -= (entity.contributions[i] as Contribution).score;
   entity.contributions.splice(0, n);
+  entity.oldest = entity.contributions[0]?.ts ?? -Infinity;
 }
 
 const sumOfScores = (contributions: readonly Contribution[]): number => contributions.reduce((sum, c) => sum + c.score, 0);
@@ -137,7 +144,7 @@ export class RiskAccumulator {
     let entity = this.entities.get(key);
     if (entity === undefined) {
       if (this.entities.size >= config.maxOpenEntities) return EVICTED;
-      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now, score: 0 };
+      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now, score: 0, oldest: -Infinity };
       this.entities.set(key, entity);
     }
     const before = entity.contributions.length;
@@ -145,6 +152,7 @@ export class RiskAccumulator {
     entity.lastSeen = now;
     entity.contributions.push(c);
     entity.score += c.score;
+    if (entity.contributions.length === 1) entity.oldest = c.ts;
     if (entity.contributions.length > config.maxResultsPerIncident) dropOldest(entity, entity.contributions.length - config.maxResultsPerIncident);
     this.entries += entity.contributions.length - before;
     const trigger = triggerOf(config, entity);
@@ -157,7 +165,7 @@ export class RiskAccumulator {
   /** True when a tick at `now` would drop something. */
   expiring(window: number, now: number): boolean {
     const cutoff = now - window;
-    for (const e of this.entities.values()) if ((e.contributions[0]?.ts ?? cutoff) <= cutoff) return true;
+    for (const e of this.entities.values()) if (e.oldest <= cutoff) return true;
     return false;
   }
 
@@ -183,14 +191,14 @@ export class RiskAccumulator {
 
   /** The entities as snapshots hold them. */
   *states(): Iterable<RiskEntityState> {
-    for (const { score: _, ...state } of this.entities.values()) yield state;
+    for (const { score: _s, oldest: _o, ...state } of this.entities.values()) yield state;
   }
 
   /** Replaces the state with restored entities. */
   restore(entities: readonly RiskEntityState[]): void {
     this.clear();
     for (const e of entities) {
-      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions], score: sumOfScores(e.contributions) });
+      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions], score: sumOfScores(e.contributions), oldest: e.contributions[0]?.ts ?? -Infinity });
       this.entries += e.contributions.length;
     }
   }

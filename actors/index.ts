@@ -19,7 +19,7 @@ export type { AlertObserver } from './alert/pipeline.js';
 export type { AlertStatePiece } from './alert/pipeline.js';
 export type { SilenceCreation } from './alert/pipeline.js';
 export { annotatedResult, compileRiskConfig, quietRiskObserver,   RiskLayer } from './risk/index.js';
-export type { Contribution, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
+export type { Contribution, RiskAnnotation, RiskEntityView, RiskObserver, RiskOutcome, RiskStatePiece } from './risk/index.js';
 export { checkDisposition, DispositionStore } from './dispositions/index.js';
 export type { Disposition, DispositionConfig, DispositionStatePiece, RuleRatio } from './dispositions/index.js';
 export { counts, decideLeases, decideStateKey, fairShare, leaseWritten, partitionOf, stateKeyOf } from './cluster/index.js';

@@ -28,6 +28,7 @@ export type { EventIngest, OtlpErrorReason, OtlpIngest, OtlpTransport } from './
 export { literalUnion } from './literal-union.js';
 export type { LazyLines, LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
 export { bindZeroed, createMetrics } from './metrics.js';
+export { HistogramTally } from './histogram-tally.js';
 export type { MetricGroup, MetricHandles, Metrics } from './metrics.js';
 export type { AlertPipelineFile } from './alert-pipeline.js';
 export type { SilenceSpec } from './alert-pipeline.js';

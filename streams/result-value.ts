@@ -19,20 +19,21 @@ export function resultValue(line: CommittedResult): Readonly<ResultValue> {
  * appended to its text; a result whose text ends with its `enrichments` (a stage before appended them)
  * has the new keys appended inside that object. The value moves to the new line and gets the merged
  * `enrichments` in place (copying a parsed result costs a good part of parsing it); the old line keeps
- * its text only, so no line's value disagrees with its text.
+ * its text only, so no line's value disagrees with its text. `addedText` is `JSON.stringify(added)`, when the
+ * caller can write it more cheaply.
  */
-export function withEnrichments(line: CommittedResult, added: Readonly<Record<string, unknown>>): CommittedResult {
+export function withEnrichments(line: CommittedResult, added: Readonly<Record<string, unknown>>, addedText?: string): CommittedResult {
   const value = resultValue(line) as ResultValue;
   line.value = undefined;
   const { result_id, head } = line;
   const existing = value['enrichments'];
   if (existing === undefined && line.text.endsWith('}')) {
     value['enrichments'] = added;
-    return { result_id, head, text: `${line.text.slice(0, -1)},"enrichments":${JSON.stringify(added)}}`, value };
+    return { result_id, head, text: `${line.text.slice(0, -1)},"enrichments":${addedText ?? JSON.stringify(added)}}`, value };
   }
   const own = typeof existing === 'object' && existing !== null ? (existing as Record<string, unknown>) : undefined;
   value['enrichments'] = { ...own, ...added };
-  const text = own !== undefined && appendsInside(line.text, value, own, added) ? insideLast(line.text, added) : JSON.stringify(value);
+  const text = own !== undefined && appendsInside(line.text, value, own, added) ? insideLast(line.text, addedText ?? JSON.stringify(added)) : JSON.stringify(value);
   return { result_id, head, text, value };
 }
 
@@ -53,9 +54,9 @@ function appendsInside(text: string, value: ResultValue, own: Record<string, unk
   return true;
 }
 
-/** The text with `added`'s keys appended inside its trailing `enrichments` object (`{}}` at the end: an empty one, whatever undefined-valued keys the value holds). */
-function insideLast(text: string, added: Readonly<Record<string, unknown>>): string {
-  const keys = JSON.stringify(added).slice(1, -1);
+/** The text with the keys of `addedText` (an object's JSON) appended inside its trailing `enrichments` object (`{}}` at the end: an empty one, whatever undefined-valued keys the value holds). */
+function insideLast(text: string, addedText: string): string {
+  const keys = addedText.slice(1, -1);
   if (keys === '') return text;
   return `${text.slice(0, -2)}${text.endsWith('{}}') ? '' : ','}${keys}}}`;
 }

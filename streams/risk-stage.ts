@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import Compile from 'typebox/compile';
 import { annotatedResult, quietRiskObserver, RiskLayer } from '../actors/index.js';
-import type { AlertResult, Contribution, RiskObserver, RiskOutcome, RiskStatePiece } from '../actors/index.js';
+import type { AlertResult, Contribution, RiskAnnotation, RiskObserver, RiskOutcome, RiskStatePiece } from '../actors/index.js';
 import type { MetricHandles, RiskFile } from '../protocol/index.js';
 import { resultIdForTimer } from '../state/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
@@ -57,13 +57,23 @@ function emitted(seed: string, record: AlertResult, k: number): CommittedResult 
   return { result_id, head: { rule_title: trigger, rule_id: null, level }, text: JSON.stringify({ result_id, ...record }), bypass: true };
 }
 
+/** `JSON.stringify` of the annotation, written out: its shape is fixed and every object value a string. */
+export function annotationText(a: RiskAnnotation): string {
+  const objects = a['risk.objects'];
+  const score = `{"risk.score":${JSON.stringify(a['risk.score'])}`;
+  if (objects === undefined) return `${score}}`;
+  let list = '';
+  for (const o of objects) list += `${list === '' ? '' : ','}{"type":${JSON.stringify(o.type)},"value":${JSON.stringify(o.value)}}`;
+  return `${score},"risk.objects":[${list}]}`;
+}
+
 /**
  * The result's line after the layer: unchanged, or with the `risk.*` enrichments (`withEnrichments`),
  * or re-serialised without its event payloads (`strip_event`).
  */
 function annotatedLine(line: CommittedResult, r: AlertResult, o: RiskOutcome): CommittedResult {
   if (o.annotation === undefined) return line;
-  if (!o.strip) return withEnrichments(line, o.annotation);
+  if (!o.strip) return withEnrichments(line, o.annotation, annotationText(o.annotation));
   const value = { result_id: line.result_id, ...annotatedResult(r, o) };
   return { result_id: line.result_id, head: line.head, text: JSON.stringify(value), value };
 }

@@ -21,6 +21,16 @@ export interface RiskEntityState {
   lastSeen: number;
 }
 
+/**
+ * An entity as the accumulator holds it: its state, the sum of its window's scores and its oldest
+ * contribution's time (-∞ with none: due for removal), so a result need not read every contribution, nor a tick the
+ * oldest of every entity. Not snapshotted: a restore works them out.
+ */
+interface LiveEntity extends RiskEntityState {
+  score: number;
+  oldest: number;
+}
+
 export type RiskTrigger = 'score' | 'tactic_count';
 
 /** The window statistics of an entity (§8.3 step 4). */
@@ -72,12 +82,8 @@ function tacticCount(entity: RiskEntityState): number {
 }
 
 /** The threshold the window crosses (score first), computing only what the thresholds ask for: most results cross none. */
-function triggerOf(config: RiskIncidentConfig, entity: RiskEntityState): RiskTrigger | undefined {
-  if (config.scoreThreshold !== undefined) {
-    let score = 0;
-    for (const c of entity.contributions) score += c.score;
-    if (score >= config.scoreThreshold) return 'score';
-  }
+function triggerOf(config: RiskIncidentConfig, entity: LiveEntity): RiskTrigger | undefined {
+  if (config.scoreThreshold !== undefined && entity.score >= config.scoreThreshold) return 'score';
   if (config.tacticThreshold !== undefined && tacticCount(entity) >= config.tacticThreshold) return 'tactic_count';
   return undefined;
 }
@@ -107,18 +113,28 @@ function incidentRecord(config: RiskIncidentConfig, entity: RiskEntityState, sta
 }
 
 /** Drops leading contributions with `ts ≤ cutoff`. */
-function expire(entity: RiskEntityState, cutoff: number): void {
+function expire(entity: LiveEntity, cutoff: number): void {
+  if (entity.oldest > cutoff) return;
   let n = 0;
   while (n < entity.contributions.length && (entity.contributions[n] as Contribution).ts <= cutoff) n++;
-  if (n > 0) entity.contributions.splice(0, n);
+  if (n > 0) dropOldest(entity, n);
 }
+
+/** Drops the `n` oldest contributions, their scores off the sum. */
+function dropOldest(entity: LiveEntity, n: number): void {
+  for (let i = 0; i < n; i++) entity.score -= (entity.contributions[i] as Contribution).score;
+  entity.contributions.splice(0, n);
+  entity.oldest = entity.contributions[0]?.ts ?? -Infinity;
+}
+
+const sumOfScores = (contributions: readonly Contribution[]): number => contributions.reduce((sum, c) => sum + c.score, 0);
 
 /**
  * The per-entity risk accumulator (daemon-semantics §8.3). Pure: time is an argument (UNIX seconds)
  * and incident ids come from the caller, so replaying the same calls rebuilds the same state.
  */
 export class RiskAccumulator {
-  readonly entities = new Map<string, RiskEntityState>();
+  readonly entities = new Map<string, LiveEntity>();
   /** Retained contributions over all entities (`svc_risk_state_entries`). */
   entries = 0;
 
@@ -128,14 +144,16 @@ export class RiskAccumulator {
     let entity = this.entities.get(key);
     if (entity === undefined) {
       if (this.entities.size >= config.maxOpenEntities) return EVICTED;
-      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now };
+      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now, score: 0, oldest: -Infinity };
       this.entities.set(key, entity);
     }
     const before = entity.contributions.length;
     expire(entity, now - config.window);
     entity.lastSeen = now;
     entity.contributions.push(c);
-    if (entity.contributions.length > config.maxResultsPerIncident) entity.contributions.splice(0, entity.contributions.length - config.maxResultsPerIncident);
+    entity.score += c.score;
+    if (entity.contributions.length === 1) entity.oldest = c.ts;
+    if (entity.contributions.length > config.maxResultsPerIncident) dropOldest(entity, entity.contributions.length - config.maxResultsPerIncident);
     this.entries += entity.contributions.length - before;
     const trigger = triggerOf(config, entity);
     if (trigger === undefined) return KEPT;
@@ -147,7 +165,7 @@ export class RiskAccumulator {
   /** True when a tick at `now` would drop something. */
   expiring(window: number, now: number): boolean {
     const cutoff = now - window;
-    for (const e of this.entities.values()) if ((e.contributions[0]?.ts ?? cutoff) <= cutoff) return true;
+    for (const e of this.entities.values()) if (e.oldest <= cutoff) return true;
     return false;
   }
 
@@ -171,11 +189,16 @@ export class RiskAccumulator {
     this.entries = 0;
   }
 
+  /** The entities as snapshots hold them. */
+  *states(): Iterable<RiskEntityState> {
+    for (const { score: _s, oldest: _o, ...state } of this.entities.values()) yield state;
+  }
+
   /** Replaces the state with restored entities. */
   restore(entities: readonly RiskEntityState[]): void {
     this.clear();
     for (const e of entities) {
-      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions] });
+      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions], score: sumOfScores(e.contributions), oldest: e.contributions[0]?.ts ?? -Infinity });
       this.entries += e.contributions.length;
     }
   }

@@ -1,5 +1,6 @@
 import { resolveSelector } from '../alert/selectors.js';
 import type { AlertResult } from '../alert/selectors.js';
+import { InternTable } from '../alert/intern.js';
 import type { RiskConfig } from './config.js';
 
 /** The 14 ATT&CK enterprise tactic slugs (§8.3). */
@@ -73,12 +74,32 @@ export function extractObjects(config: RiskConfig, result: AlertResult): RiskObj
   return out;
 }
 
-/** §8.3: ATT&CK tactics of the tags, lower-cased, `_` → `-`, distinct in first-seen order. */
-export function tacticsOf(result: AlertResult): string[] {
-  const out: string[] = [];
+/** Tactic lists held once: an entity keeps many contributions, mostly of a few rules (live and at replay alike). */
+const TACTIC_LISTS = new InternTable<readonly string[]>();
+
+/** The shared, frozen copy of a tactic list. */
+export function sharedTactics(tactics: readonly string[]): readonly string[] {
+  return TACTIC_LISTS.get(tactics.join('\u0000'), () => Object.freeze([...tactics]));
+}
+
+/** Tactics by tag list: results carry the few tag lists of their rules, so each is worked out once. */
+const TACTICS_OF_TAGS = new InternTable<readonly string[]>();
+
+/** §8.3: ATT&CK tactics of the tags, lower-cased, `_` → `-`, distinct in first-seen order (shared, frozen). */
+export function tacticsOf(result: AlertResult): readonly string[] {
   const tags = result['tags'];
-  if (!Array.isArray(tags)) return out;
-  for (const tag of tags as unknown[]) {
+  if (!Array.isArray(tags)) return NONE;
+  let key = '';
+  // Length-prefixed, so no tag's text can pass for two tags.
+  for (const tag of tags as unknown[]) if (typeof tag === 'string') key += `${tag.length}:${tag}`;
+  return TACTICS_OF_TAGS.get(key, () => sharedTactics(tacticsOfTags(tags as unknown[])));
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+function tacticsOfTags(tags: readonly unknown[]): string[] {
+  const out: string[] = [];
+  for (const tag of tags) {
     if (typeof tag !== 'string') continue;
     const t = tag.toLowerCase();
     if (!t.startsWith('attack.')) continue;

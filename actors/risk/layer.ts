@@ -4,7 +4,7 @@ import type { AlertResult } from '../alert/selectors.js';
 import { InternTable } from '../alert/intern.js';
 import { RiskAccumulator, statsOf } from './accumulator.js';
 import type { Contribution, RiskEntityState, RiskTrigger } from './accumulator.js';
-import { extractObjects, resolveScore, tacticsOf } from './annotate.js';
+import { extractObjects, resolveScore, sharedTactics, tacticsOf } from './annotate.js';
 import type { RiskObject } from './annotate.js';
 import { compileRiskConfig } from './config.js';
 import type { RiskConfig } from './config.js';
@@ -24,11 +24,17 @@ export interface RiskAccumulation {
   readonly c: Contribution;
 }
 
+/** The `enrichments` the layer adds to a result (§8.2). */
+export type RiskAnnotation = {
+  readonly 'risk.score': number;
+  readonly 'risk.objects'?: readonly RiskObject[];
+};
+
 /** One result through the layer: the items to dispatch before it, and how the result goes on. */
 export interface RiskOutcome {
   readonly before: readonly AlertResult[];
-  /** The `enrichments` the layer adds to the result (§8.2); undefined when it leaves the result as it is. */
-  readonly annotation?: Readonly<Record<string, unknown>>;
+  /** Undefined when the layer leaves the result as it is. */
+  readonly annotation?: RiskAnnotation;
   /** The result goes on without its event payloads (`strip_event`). */
   readonly strip: boolean;
   readonly accumulated?: RiskAccumulation;
@@ -75,24 +81,20 @@ export function annotatedResult(result: AlertResult, o: RiskOutcome): AlertResul
   return { ...base, enrichments: own === undefined ? o.annotation : { ...(typeof own === 'object' && own !== null ? own : {}), ...o.annotation } };
 }
 
-const UNCHANGED: RiskOutcome = { before: Object.freeze([]), strip: false };
+const NOTHING_BEFORE: readonly AlertResult[] = Object.freeze([]);
+const UNCHANGED: RiskOutcome = { before: NOTHING_BEFORE, strip: false };
 
-/** Contribution parts that repeat across results (rule ids, levels, tactic lists), held once. */
+/** Contribution texts that repeat across results (rule ids, levels), held once. */
 const TEXTS = new InternTable<string>();
-const TACTIC_LISTS = new InternTable<readonly string[]>();
 
-/** The contribution as an entity keeps it: its repeating parts shared (live and at replay alike). */
-function shared(c: Contribution): Contribution {
-  const { ts, score, level, result } = c;
-  const tactics = TACTIC_LISTS.get(c.tactics.join('\u0000'), () => Object.freeze([...c.tactics]));
-  const rule = TEXTS.get(c.rule, () => c.rule);
+/** A contribution as an entity keeps it, its repeating parts shared; `tactics` is shared already (`sharedTactics`). */
+function contribution(ts: number, score: number, tactics: readonly string[], ruleText: string, level: string | undefined, result: AlertResult | undefined): Contribution {
+  const rule = TEXTS.get(ruleText, () => ruleText);
   // Whole literals, not keys added later: an entity holds many contributions, and an added key costs a property store each.
   if (level === undefined) return result === undefined ? { ts, score, tactics, rule } : { ts, score, tactics, rule, result };
   const lvl = TEXTS.get(level, () => level);
   return result === undefined ? { ts, score, tactics, rule, level: lvl } : { ts, score, tactics, rule, level: lvl, result };
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The risk layer (daemon-semantics §8): annotation, risk events and the per-entity accumulator,
@@ -132,40 +134,39 @@ export class RiskLayer {
     observer.annotation(objects.length === 0 ? 'no_entity' : 'scored', score, objects.length);
     const rule = ruleOf(result);
     const level = typeof result['level'] === 'string' ? result['level'] : undefined;
-    let before: AlertResult[] = [];
+    let before = NOTHING_BEFORE;
     if (config.emitRiskEvents) {
-      for (const o of objects) {
-        before.push({ risk_event: true, timestamp: now, rule, rule_title: result['rule_title'], ...(level !== undefined ? { level } : {}), risk_score: score, risk_object: o });
-      }
+      before = objects.map((o) => ({ risk_event: true, timestamp: now, rule, rule_title: result['rule_title'], ...(level !== undefined ? { level } : {}), risk_score: score, risk_object: o }));
     }
-    const annotation: Record<string, unknown> = { 'risk.score': score };
-    if (objects.length > 0) annotation['risk.objects'] = objects;
+    const annotation: RiskAnnotation = objects.length > 0 ? { 'risk.score': score, 'risk.objects': objects } : { 'risk.score': score };
     if (config.incident === undefined || objects.length === 0) return { before, annotation, strip: config.stripEvent };
-    const c: Mutable<Contribution> = { ts: now, score, tactics: tacticsOf(result), rule };
-    if (level !== undefined) c.level = level;
-    if (config.incident.include === 'results') c.result = stripEvents(result);
-    const accumulated: RiskAccumulation = { objects, c };
-    const fired = this.accumulate(accumulated, now, seed, observer);
+    const c = contribution(now, score, tacticsOf(result), rule, level, config.incident.include === 'results' ? stripEvents(result) : undefined);
+    const fired = this.record(objects, c, now, seed, observer);
     if (fired.length > 0) before = before.length === 0 ? fired : [...before, ...fired];
-    return { before, annotation, strip: config.stripEvent, accumulated };
+    return { before, annotation, strip: config.stripEvent, accumulated: { objects, c } };
   }
 
-  /** §8.3 for each object of one result: the risk incidents it fires, in object order. */
-  accumulate(a: RiskAccumulation, now: number, seed: string, observer: RiskObserver): AlertResult[] {
+  /** §8.3 for each object of one result (a replayed accumulation): the risk incidents it fires, in object order. */
+  accumulate(a: RiskAccumulation, now: number, seed: string, observer: RiskObserver): readonly AlertResult[] {
+    const { ts, score, tactics, rule, level, result } = a.c;
+    return this.record(a.objects, contribution(ts, score, sharedTactics(tactics), rule, level, result), now, seed, observer);
+  }
+
+  /** Records the contribution `c` (its parts shared) for each object. */
+  private record(objects: readonly RiskObject[], c: Contribution, now: number, seed: string, observer: RiskObserver): readonly AlertResult[] {
     const incident = this.compiled?.incident;
     if (incident === undefined) return [];
-    const out: AlertResult[] = [];
-    const c = shared(a.c);
-    for (const o of a.objects) {
-      const k = out.length;
+    let out: AlertResult[] | undefined;
+    for (const o of objects) {
+      const k = out?.length ?? 0;
       const r = this.accumulator.record(incident, o, c, now, () => riskIncidentId(seed, k));
       if (r.t === 'evicted') observer.eviction(1);
       else if (r.t === 'fired') {
         observer.incident(r.trigger);
-        out.push(r.record);
+        (out ??= []).push(r.record);
       }
     }
-    return out;
+    return out ?? NOTHING_BEFORE;
   }
 
   /** True when a tick at `now` would change the state (so only those are run and journaled). */
@@ -210,7 +211,7 @@ export class RiskLayer {
   /** The state as snapshot pieces: config first, so a restore compiles before it seeds. */
   *pieces(): Iterable<RiskStatePiece> {
     yield { t: 'config', file: this.file ?? null };
-    for (const entity of this.accumulator.entities.values()) yield { t: 'entity', entity };
+    for (const entity of this.accumulator.states()) yield { t: 'entity', entity };
   }
 
   /** Replaces the whole state with snapshot pieces. Throws AlertConfigError when the stored config no longer compiles. */

@@ -1,5 +1,5 @@
-import type { Counter, Histogram } from 'prom-client';
-import { bindZeroed } from '../../protocol/index.js';
+import type { Counter } from 'prom-client';
+import { bindZeroed, HistogramTally } from '../../protocol/index.js';
 import type { CommittedResult } from '../batch-processor.js';
 import type { ResultKind } from '../result-template.js';
 import { resultValue, withEnrichments } from '../result-value.js';
@@ -21,7 +21,8 @@ interface Bound {
   readonly status: Readonly<Record<Status, Counter.Internal>>;
   /** Outcomes of the batch under way, added to `status` once per batch (a labelled `inc` is not free). */
   readonly tally: Record<Status, number>;
-  readonly duration: Histogram.Internal<'enricher_id' | 'kind'>;
+  /** Call durations, added to the histogram once per batch like `tally`. */
+  readonly duration: HistogramTally<'enricher_id' | 'kind'>;
   /** The first failure is a warning; later ones are debug lines (failures can come per result). */
   warned: boolean;
 }
@@ -83,7 +84,7 @@ export class EnrichStage {
     const bound = set.enrichers.map((e): Bound => {
       const labels = { enricher_id: e.id, kind: e.kind };
       const status = Object.fromEntries(STATUSES.map((s) => [s, bindZeroed(m.svc_enrichment_total, { ...labels, status: s })])) as Record<Status, Counter.Internal>;
-      return { e, status, tally: { success: 0, skip: 0, error: 0, timeout: 0, drop: 0 }, duration: bindZeroed(m.svc_enrichment_duration_seconds, labels), warned: false };
+      return { e, status, tally: { success: 0, skip: 0, error: 0, timeout: 0, drop: 0 }, duration: new HistogramTally(m.svc_enrichment_duration_seconds, labels), warned: false };
     });
     this.set = { bound, kinds: new Set(set.enrichers.map((e) => e.kind)), permits: new Semaphore(set.maxConcurrent) };
   }
@@ -114,6 +115,7 @@ export class EnrichStage {
   /** The batch's counts into the metrics; the results that were not dropped, in order. */
   private finish(set: ActiveSet, out: readonly (CommittedResult | null)[]): readonly CommittedResult[] {
     for (const b of set.bound) {
+      b.duration.flush();
       for (const s of STATUSES) {
         if (b.tally[s] === 0) continue;
         b.status[s].inc(b.tally[s]);

@@ -23,14 +23,18 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(
 export const MAIN = join(ROOT, 'dist/cli/main.js');
 const BATCH_LINES = 500;
 const POSTERS = 4;
+/** How long a run warms up after the workers' hand-over before its span: a time, or processed events. */
+export type WarmUp = { readonly ms: number } | { readonly events: number };
 /**
- * Events processed after the detection workers are ready before the measured span starts. Each isolate's
- * first major collections after building its rules (and main's after dropping its evaluators) are a
- * one-time burst of V8's concurrent marking on its helper threads: a span starting 1 s after the
- * hand-over caught it and reported several times the steady state's CPU per event on other threads.
+ * The steady state: each isolate's first major collections after building its rules (and main's after
+ * dropping its evaluators) are a one-time burst of V8's concurrent marking on its helper threads; a span
+ * starting 1 s after the hand-over caught it and reported several times the steady state's CPU per event
+ * on other threads.
  */
-const WARMUP_EVENTS = 50_000;
-/** A daemon that does not get through the warm-up events in this long is measured anyway. */
+export const WARMUP_STEADY: WarmUp = { events: 50_000 };
+/** Right after the hand-over: for a bench that measures something still filling up (the tap's buffers). */
+export const WARMUP_SHORT: WarmUp = { ms: 1_000 };
+/** A daemon that does not get through its warm-up events in this long is measured anyway. */
 const WARMUP_MAX_MS = 60_000;
 const MEASURE_MS = 4_000;
 const RUNS = 3;
@@ -52,11 +56,12 @@ async function processed(port: number): Promise<number> {
   return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
-/** Resolves once the daemon has processed WARMUP_EVENTS more events (or WARMUP_MAX_MS passed). */
-async function warmUp(port: number): Promise<void> {
+/** Resolves once `warm` has passed (events counted by the daemon, at most WARMUP_MAX_MS). */
+async function warmUp(port: number, warm: WarmUp): Promise<void> {
+  if ('ms' in warm) return new Promise((r) => setTimeout(r, warm.ms));
   const from = await processed(port);
   const until = performance.now() + WARMUP_MAX_MS;
-  while (performance.now() < until && (await processed(port)) - from < WARMUP_EVENTS) await new Promise((r) => setTimeout(r, 250));
+  while (performance.now() < until && (await processed(port)) - from < warm.events) await new Promise((r) => setTimeout(r, 250));
 }
 
 /** user + system CPU seconds so far of a process, or of its main thread (Linux /proc). */
@@ -113,6 +118,7 @@ export async function runMode(
   /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
   during?: (port: number) => Promise<() => void>,
   target: PostTarget = NDJSON_INGEST,
+  warm: WarmUp = WARMUP_STEADY,
 ): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
@@ -150,7 +156,7 @@ export async function runMode(
   // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
   const posters = bodies.length === 0 ? [] : Array.from({ length: POSTERS }, (_, k) => poster(k));
   await handedOver;
-  await warmUp(port);
+  await warmUp(port, warm);
   const before = await processed(port);
   const cpu0 = cpuSeconds(child.pid as number);
   const main0 = cpuSeconds(child.pid as number, true);

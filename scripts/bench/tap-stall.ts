@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
-import { DAEMON_BASE_FLAGS, post, postBodies, runMode } from './daemon.js';
+import { DAEMON_BASE_FLAGS, post, postBodies, runMode, WARMUP_SHORT } from './daemon.js';
 import type { ModeResult } from './daemon.js';
 import { processCreationLane } from './lanes.js';
 
@@ -46,10 +46,11 @@ export async function runTapStallBench(): Promise<BenchRow[]> {
   const noneAfter: ModeResult[] = [];
   const full: ModeResult[] = [];
   for (let r = 0; r < RUNS; r++) {
-    none.push(await runMode(flags, bodies));
-    filling.push(await runMode(flags, bodies, [], (port) => stalledSessions(port, false, bodies)));
-    noneAfter.push(await runMode(flags, bodies, [], prefilled));
-    full.push(await runMode(flags, bodies, [], (port) => stalledSessions(port, true, bodies)));
+    // Measured right after the hand-over: a long warm-up would fill the stalled sessions' buffers.
+    none.push(await runMode(flags, bodies, [], undefined, undefined, WARMUP_SHORT));
+    filling.push(await runMode(flags, bodies, [], (port) => stalledSessions(port, false, bodies), undefined, WARMUP_SHORT));
+    noneAfter.push(await runMode(flags, bodies, [], prefilled, undefined, WARMUP_SHORT));
+    full.push(await runMode(flags, bodies, [], (port) => stalledSessions(port, true, bodies), undefined, WARMUP_SHORT));
   }
   const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
   const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));

@@ -58,7 +58,8 @@ function nodeStages(profile: Profile): Map<number, string> {
     const node = byId.get(id);
     const up = parent.get(id);
     const frame = node === undefined ? undefined : frameStage(node.callFrame);
-    const stage = frame ?? (up !== undefined ? stageOf(up) : node !== undefined && `${node.callFrame.functionName}${node.callFrame.url}` !== '(root)' ? 'other (node internals)' : 'other');
+    // A chain that names no stage up to the root (node's own timers and callbacks) is `other`.
+    const stage = frame ?? (up !== undefined ? stageOf(up) : 'other');
     out.set(id, stage);
     return stage;
   };

@@ -1,6 +1,7 @@
 // Where the daemon's time goes (issue 19 §4): one `--state-db` run of the daemon bench under node's
 // `--cpu-prof` (a profile per thread), its samples of the measured span sorted into stages by the module
-// that was running, as shares of the main thread's and of the detection workers' busy time.
+// that was running (or, for node's own code, the nearest caller that names a stage), as shares of the
+// main thread's and of the detection workers' busy time.
 // Run after `npm run build`: `node dist/scripts/bench/daemon-profile.js`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { processCreationLane } from './lanes.js';
 interface ProfileNode {
   readonly id: number;
   readonly callFrame: { readonly functionName: string; readonly url: string };
+  readonly children?: readonly number[];
 }
 interface Profile {
   readonly startTime: number;
@@ -28,22 +30,46 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
   ['split (lines, units, queue)', /line-splitter|unit-chunks|input-unit|input-queue/],
   ['transfer (worker messages)', /worker-pool|detect-worker|node:internal\/worker|postMessage/],
   ['decode', /\/protocol\/decode\//],
-  ['detect (engine)', /\/sigma\/|detect-batch|detection-text/],
+  ['results (texts, ids)', /event-results|detection-text|result-id|withResultId/],
+  ['detect (engine)', /\/sigma\/|detect-batch/],
   ['correlate', /\/actors\/correlation\/|correlation-state/],
   ['commit (journal, outbox, LMDB)', /\/state\/|lmdb|msgpackr/],
-  ['sinks, tail, results', /\/sinks\/|tail-fanout|event-results|batch-processor|event-pipeline/],
+  ['sinks, tail, batch steps', /\/sinks\/|tail-fanout|batch-processor|event-pipeline/],
   ['metrics, logs', /prom-client|pino|metrics/],
 ];
 
-function stageOf(frame: ProfileNode['callFrame']): string {
-  const text = `${frame.functionName} ${frame.url}`;
+function frameStage(frame: ProfileNode['callFrame']): string | undefined {
   for (const [name, pattern] of STAGES) if (pattern.test(frame.url) || pattern.test(frame.functionName)) return name;
-  return text.trim() === '' ? 'other' : 'other (node internals)';
+  return undefined;
+}
+
+/**
+ * Each node's stage: that of the nearest frame, from the sampled one up its callers, that names one. Node's
+ * own code (a `Buffer.from`, `TextDecoder.decode`, a native `postMessage`) counts for the stage that called it.
+ */
+function nodeStages(profile: Profile): Map<number, string> {
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const out = new Map<number, string>();
+  const stageOf = (id: number): string => {
+    const known = out.get(id);
+    if (known !== undefined) return known;
+    const node = byId.get(id);
+    const up = parent.get(id);
+    const frame = node === undefined ? undefined : frameStage(node.callFrame);
+    // A chain that names no stage up to the root (node's own timers and callbacks) is `other`.
+    const stage = frame ?? (up !== undefined ? stageOf(up) : 'other');
+    out.set(id, stage);
+    return stage;
+  };
+  for (const n of profile.nodes) stageOf(n.id);
+  return out;
 }
 
 /** Sampled µs per stage of one profile, counting only samples taken inside `span` (start-up left out). */
 function stageTimes(profile: Profile, span: { readonly fromUs: number; readonly toUs: number }): Map<string, number> {
-  const stage = new Map(profile.nodes.map((n) => [n.id, stageOf(n.callFrame)]));
+  const stage = nodeStages(profile);
   const out = new Map<string, number>();
   let at = profile.startTime;
   profile.samples.forEach((id, i) => {

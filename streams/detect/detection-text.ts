@@ -1,22 +1,36 @@
 // The NDJSON text of a detection result (without `result_id`), built from per-rule parts serialised
 // once: the same bytes as stringifying the `DetectionResult` object at a fraction of the cost, which
 // matters when most events match a few rules.
-import type { FieldMatch } from '../../protocol/index.js';
 import type { CompiledRule, Match } from '../../sigma/index.js';
 
+type MatchedField = Match['matchedFields'][number];
+
 /**
- * `{field, value}` pairs as the native line shows them (match detail `off`, daemon-semantics §5.1):
- * keyword hits and matches that held because a field was absent are left out, and a pair satisfied by
- * several items is listed once.
+ * The JSON array of `{field, value}` pairs as the native line shows them (match detail `off`,
+ * daemon-semantics §5.1): keyword hits and matches that held because a field was absent are left out,
+ * and a pair satisfied by several items is listed once. Written straight into the text (the same
+ * bytes as stringifying the pairs), without an object per pair.
  */
-function reportedFields(match: Match): FieldMatch[] {
-  const out: FieldMatch[] = [];
-  for (const f of match.matchedFields) {
-    if (f.matcher === 'keyword' || f.value === null) continue;
-    if (out.some((o) => o.field === f.field && o.value === f.value)) continue;
-    out.push({ field: f.field, value: f.value });
+function reportedFields(match: Match): string {
+  const fields = match.matchedFields;
+  let out = '[';
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as MatchedField;
+    if (f.matcher === 'keyword' || f.value === null || listedBefore(fields, i)) continue;
+    const value = JSON.stringify(f.value) as string | undefined;
+    out += `${out.length > 1 ? ',' : ''}{"field":${JSON.stringify(f.field)}${value === undefined ? '' : `,"value":${value}`}}`;
   }
-  return out;
+  return `${out}]`;
+}
+
+/** Whether a reported pair before `i` has the field and value of `fields[i]`. */
+function listedBefore(fields: readonly MatchedField[], i: number): boolean {
+  const f = fields[i] as MatchedField;
+  for (let j = 0; j < i; j++) {
+    const g = fields[j] as MatchedField;
+    if (g.field === f.field && g.value === f.value && g.matcher !== 'keyword') return true;
+  }
+  return false;
 }
 
 interface RuleParts {
@@ -49,7 +63,7 @@ export class DetectionText {
       p = partsOf(match.rule);
       this.parts.set(match.rule, p);
     }
-    const text = `${p.head}${JSON.stringify(match.matchedSelections)},"matched_fields":${JSON.stringify(reportedFields(match))}${p.custom}`;
+    const text = `${p.head}${JSON.stringify(match.matchedSelections)},"matched_fields":${reportedFields(match)}${p.custom}`;
     return this.includeEvent || p.embedsEvent ? `${text},"event":${JSON.stringify(event)}}` : `${text}}`;
   }
 }

@@ -1,6 +1,6 @@
 import type { DedupConfig } from './config.js';
 import { frozenCopyPair, frozenJsonPair } from './frozen-json.js';
-import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
+import { FNV, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
 
 /** An active alert of §9.5 as snapshots store it (times in UNIX seconds). */
@@ -100,14 +100,14 @@ class Entry {
   }
 }
 
-/** The fingerprint of §9.5: only the hash, the hot path's one question. */
+/** The fingerprint of §9.5 (the hash of `rule=<rule>` then `\u001f<selector>=<value>` per selector, absent as `\u0000null`): only the hash, the hot path's one question. */
 function fingerprint(config: DedupConfig, result: AlertResult): string {
-  let text = `rule=${ruleOf(result)}`;
+  const h = FNV.reset().add('rule=').add(ruleOf(result));
   for (const sel of config.fingerprint) {
     const v = resolveSelector(sel, result);
-    text += `\u001f${sel.text}=${v === undefined ? '\u0000null' : valueText(v)}`;
+    h.add('\u001f').add(sel.text).add('=').add(v === undefined ? '\u0000null' : valueText(v));
   }
-  return fnv1a64(text);
+  return h.hex();
 }
 
 /** The resolved fingerprint fields (`dedup_fields`, §9.5): `[selector, value]`, null when absent. */

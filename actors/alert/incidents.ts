@@ -1,7 +1,7 @@
 import { LEVELS } from './config.js';
 import { InternTable } from './intern.js';
 import type { GroupConfig } from './config.js';
-import { fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
+import { FNV, fnv1a64, resolveSelector, ruleOf, valueText } from './selectors.js';
 import type { AlertResult } from './selectors.js';
 
 interface IncidentRef {
@@ -101,12 +101,13 @@ export class IncidentStore {
       d.seed = seed;
       return d;
     }
-    let key = '';
+    // The id hashes `\u001f<selector>=<value>` per selector, absent as `null`.
+    const h = FNV.reset();
     for (const sel of config.by) {
       const v = resolveSelector(sel, result);
-      key += `\u001f${sel.text}=${v === undefined ? 'null' : valueText(v)}`;
+      h.add('\u001f').add(sel.text).add('=').add(v === undefined ? 'null' : valueText(v));
     }
-    d.id = fnv1a64(key);
+    d.id = h.hex();
     if (this.incidents.has(d.id)) return d;
     if (this.incidents.size >= config.maxOpenIncidents) return undefined;
     d.pairs = config.by.map((sel) => [sel.text, resolveSelector(sel, result) ?? null]);

@@ -6,7 +6,7 @@ export {   MAX_MATCHERS } from './matchers.js';
 export { AlertPipeline, quietObserver, withIncident } from './pipeline.js';
 export type { AlertDecision, AlertObserver, AlertStatePiece } from './pipeline.js';
 export { unsafeRegexReason } from './regex-safety.js';
-export { AlertConfigError, fnv1a64,     } from './selectors.js';
+export { AlertConfigError, fnv1a64, Fnv1a64,    } from './selectors.js';
 export type { AlertResult } from './selectors.js';
 export { silenceState,  } from './silences.js';
 export { DEFAULT_MAX_SILENCES } from './config.js';

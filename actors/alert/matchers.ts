@@ -54,5 +54,8 @@ function matchOne(m: CompiledMatcher, result: AlertResult): boolean {
 
 /** All matchers match; an empty set never matches. */
 export function matchesAll(matchers: readonly CompiledMatcher[], result: AlertResult): boolean {
-  return matchers.length > 0 && matchers.every((m) => matchOne(m, result));
+  if (matchers.length === 0) return false;
+  // A loop, not `every` with a closure: this runs for every result and inhibit rule.
+  for (const m of matchers) if (!matchOne(m, result)) return false;
+  return true;
 }

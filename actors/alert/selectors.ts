@@ -84,34 +84,78 @@ export function valueText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-const utf8 = new TextEncoder();
-const NON_ASCII = /[^\u0000-\u007f]/;
-
 /**
- * 64-bit FNV-1a over the UTF-8 bytes, 16 lower-case hex digits (§9.5: stable across restarts). The
- * 64-bit state is four 16-bit limbs in locals (prime = 2^40 + 0x1b3: each limb times 0x1b3, plus the
- * state shifted 40 bits, carries propagated), so every step is small-integer arithmetic: no BigInt,
- * no floating point, no boxed numbers. ASCII text (the usual case) is hashed from its code units
- * without encoding it; other text through TextEncoder (a lone surrogate becomes U+FFFD).
+ * 64-bit FNV-1a over UTF-8 bytes, 16 lower-case hex digits (§9.5: stable across restarts), fed piece
+ * by piece: the hash of the pieces' concatenation without building it (keys are a few fixed
+ * separators and resolved values; the concatenation would be built, flattened and scanned twice).
+ * The 64-bit state is four 16-bit limbs (prime = 2^40 + 0x1b3: each limb times 0x1b3, plus the state
+ * shifted 40 bits, carries propagated), so every step is small-integer arithmetic: no BigInt, no
+ * floating point, no boxed numbers. Text is encoded to UTF-8 as it is hashed (a lone surrogate as
+ * U+FFFD, as TextEncoder does); a surrogate pair split across two pieces is not joined, so callers
+ * put an ASCII separator between values.
  */
-export function fnv1a64(text: string): string {
-  const bytes = NON_ASCII.test(text) ? utf8.encode(text) : undefined;
-  const n = bytes === undefined ? text.length : bytes.length;
-  let h0 = 0x2325;
-  let h1 = 0x8422;
-  let h2 = 0x9ce4;
-  let h3 = 0xcbf2;
-  for (let i = 0; i < n; i++) {
-    h0 ^= bytes === undefined ? text.charCodeAt(i) : (bytes[i] as number);
-    const t0 = Math.imul(h0, 0x1b3);
-    const t1 = Math.imul(h1, 0x1b3) + (t0 >>> 16);
-    const t2 = Math.imul(h2, 0x1b3) + (h0 << 8) + (t1 >>> 16);
-    h3 = (Math.imul(h3, 0x1b3) + (h1 << 8) + (t2 >>> 16)) & 0xffff;
-    h0 = t0 & 0xffff;
-    h1 = t1 & 0xffff;
-    h2 = t2 & 0xffff;
+export class Fnv1a64 {
+  private h0 = 0x2325;
+  private h1 = 0x8422;
+  private h2 = 0x9ce4;
+  private h3 = 0xcbf2;
+
+  /** Back to the offset basis (the hash of no bytes). */
+  reset(): this {
+    this.h0 = 0x2325;
+    this.h1 = 0x8422;
+    this.h2 = 0x9ce4;
+    this.h3 = 0xcbf2;
+    return this;
   }
-  return hex16(h3, h2, h1, h0);
+
+  /** Hashes the UTF-8 bytes of `text`. */
+  add(text: string): this {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x80) this.byte(c);
+      else if (c < 0x800) {
+        this.byte(0xc0 | (c >> 6));
+        this.byte(0x80 | (c & 63));
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        const cp = 0x10000 + ((c - 0xd800) << 10) + (text.charCodeAt(++i) - 0xdc00);
+        this.byte(0xf0 | (cp >> 18));
+        this.byte(0x80 | ((cp >> 12) & 63));
+        this.byte(0x80 | ((cp >> 6) & 63));
+        this.byte(0x80 | (cp & 63));
+      } else {
+        const u = (c & 0xf800) === 0xd800 ? 0xfffd : c;
+        this.byte(0xe0 | (u >> 12));
+        this.byte(0x80 | ((u >> 6) & 63));
+        this.byte(0x80 | (u & 63));
+      }
+    }
+    return this;
+  }
+
+  /** The hash so far as 16 hex digits. */
+  hex(): string {
+    return hex16(this.h3, this.h2, this.h1, this.h0);
+  }
+
+  private byte(b: number): void {
+    const h0 = this.h0 ^ b;
+    const t0 = Math.imul(h0, 0x1b3);
+    const t1 = Math.imul(this.h1, 0x1b3) + (t0 >>> 16);
+    const t2 = Math.imul(this.h2, 0x1b3) + (h0 << 8) + (t1 >>> 16);
+    this.h3 = (Math.imul(this.h3, 0x1b3) + (this.h1 << 8) + (t2 >>> 16)) & 0xffff;
+    this.h0 = t0 & 0xffff;
+    this.h1 = t1 & 0xffff;
+    this.h2 = t2 & 0xffff;
+  }
+}
+
+/** The one hasher of the (single-threaded, non-reentrant) hot paths, reset at each use. */
+export const FNV = new Fnv1a64();
+
+/** 64-bit FNV-1a of one text (see Fnv1a64). */
+export function fnv1a64(text: string): string {
+  return FNV.reset().add(text).hex();
 }
 
 const DIGITS = '0123456789abcdef';

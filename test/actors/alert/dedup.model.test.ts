@@ -2,7 +2,7 @@
 // that change the timers, and crash/restore through the snapshot pieces.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AlertPipeline, fingerprintOf, fnv1a64, quietObserver } from '../../../actors/alert/index.js';
+import { AlertPipeline, fingerprintOf, fnv1a64, Fnv1a64, quietObserver } from '../../../actors/alert/index.js';
 import type { AlertPipelineFile } from '../../../protocol/alert-pipeline.js';
 import { command, pipelineWith, result } from './support.js';
 
@@ -115,5 +115,18 @@ describe('fnv1a64', () => {
       return h.toString(16).padStart(16, '0');
     };
     fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => fnv1a64(s) === reference(s)), { numRuns: 500 });
+  });
+
+  it('fed piece by piece equals the hash of the concatenation when ASCII separates the values', () => {
+    const separator = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(separator, fc.string({ unit: 'binary' }))), (pieces) => {
+        const h = new Fnv1a64();
+        for (const [sep, value] of pieces) h.add(sep).add(value);
+        return h.hex() === fnv1a64(pieces.map(([sep, value]) => sep + value).join(''));
+      }),
+      { numRuns: 300 },
+    );
+    expect(new Fnv1a64().add('foo').reset().add('foo').add('bar').hex()).toBe('85944171f73967e8');
   });
 });

@@ -261,7 +261,8 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
  */
 export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
-  const bodies = postBodies(lane.lines);
+  // Like with like: every poster sends bytes encoded once, up front (OTLP bodies are pre-encoded too).
+  const bodies = postBodies(lane.lines).map((b) => Buffer.from(b));
   const exports = otlpBodies(lane.lines);
   const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
   const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[] };

@@ -113,6 +113,7 @@ function withOtlpErrors(source: OtlpSource): OtlpIngest {
   return {
     export: (transport, encoding, events) => source.export(transport, encoding, events).catch(rethrowIngestError),
     rejected: source.rejected,
+    decode: source.decode,
   };
 }
 

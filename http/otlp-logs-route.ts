@@ -56,7 +56,7 @@ export function otlpLogsRoute(maxBytes: number): Route {
           return sendJson(res, 400, { error: `decompression error: ${error instanceof Error ? error.message : String(error)}` });
         }
       }
-      const decoded: OtlpDecoded = encoding === 'protobuf' ? decodeProtobufLogs(body) : decodeJsonLogs(body);
+      const decoded: OtlpDecoded = otlp.decode !== undefined ? await otlp.decode(encoding, body) : encoding === 'protobuf' ? decodeProtobufLogs(body) : decodeJsonLogs(body);
       if (!decoded.ok) {
         otlp.rejected(transport, 'decode');
         return sendJson(res, 400, { error: decoded.error });

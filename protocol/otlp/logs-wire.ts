@@ -22,13 +22,22 @@ const WIRE_FIXED32 = 5;
  */
 const MAX_DEPTH = 16;
 
-/** AnyValue members (field numbers), as the §17.3 mapping tells them apart. */
+/** AnyValue members (field numbers), as the §17.3 mapping tells them apart, and the wire type of each. */
+const STRING_VALUE = 1;
+const BOOL_VALUE = 2;
+const INT_VALUE = 3;
+const DOUBLE_VALUE = 4;
+const ARRAY_VALUE = 5;
 const KVLIST_VALUE = 6;
+const BYTES_VALUE = 7;
+const MEMBER_WIRE = [-1, WIRE_LEN, WIRE_VARINT, WIRE_VARINT, WIRE_FIXED64, WIRE_LEN, WIRE_LEN, WIRE_LEN];
 
 class WireReader {
   pos = 0;
-  /** The AnyValue member the last `anyValue` read (0: none). */
+  /** The AnyValue member the last `member` located (0: none), and its payload's bytes. */
   kind = 0;
+  from = 0;
+  to = 0;
 
   constructor(readonly buf: Buffer) {}
 
@@ -95,11 +104,14 @@ class WireReader {
     return nanosToRfc3339((BigInt(hi) << 32n) | BigInt(lo));
   }
 
-  /** An AnyValue as §17.3 maps it (`kind` says which member it had); an empty one is null. */
-  anyValue(end: number, depth: number): unknown {
+  /**
+   * Locates the one member of the AnyValue ending at `end` (§17.3): its field number in `kind` (0:
+   * none) and its payload in `from`..`to`, checked to have the member's wire type; fields past the
+   * members are skipped. A second member is left to protobufjs, which keeps both and maps by rank.
+   */
+  member(end: number, depth: number): void {
     if (depth > MAX_DEPTH) throw UNCOMMON;
     let kind = 0;
-    let value: unknown = null;
     while (this.pos < end) {
       const tag = this.tag(end);
       const field = tag >>> 3;
@@ -108,29 +120,54 @@ class WireReader {
         this.skip(wire, end);
         continue;
       }
-      // A second member: protobufjs keeps both and the mapping picks by rank; left to it.
-      if (kind !== 0) throw UNCOMMON;
+      if (kind !== 0 || wire !== MEMBER_WIRE[field]) throw UNCOMMON;
       kind = field;
-      if (field === 1 && wire === WIRE_LEN) value = this.string(end);
-      // bool and int32 are the low 32 bits of the varint, as protobufjs reads them.
-      else if (field === 2 && wire === WIRE_VARINT) value = (this.varint(end) | 0) !== 0;
-      else if (field === 3 && wire === WIRE_VARINT) value = this.varint(end);
-      else if (field === 4 && wire === WIRE_FIXED64) {
-        if (this.pos + 8 > end) throw UNCOMMON;
-        const n = this.buf.readDoubleLE(this.pos);
-        this.pos += 8;
-        value = Number.isFinite(n) ? n : null;
-      } else if (field === 5 && wire === WIRE_LEN) value = this.arrayValue(this.sub(end), depth);
-      else if (field === KVLIST_VALUE && wire === WIRE_LEN) value = this.keyValues(this.sub(end), 1, {}, depth);
-      else if (field === 7 && wire === WIRE_LEN) {
+      if (wire === WIRE_LEN) {
         const to = this.sub(end);
-        value = this.buf.toString('hex', this.pos, to);
+        this.from = this.pos;
         this.pos = to;
-      } else throw UNCOMMON;
+      } else {
+        this.from = this.pos;
+        if (wire === WIRE_VARINT) this.varint(end);
+        else if ((this.pos += 8) > end) throw UNCOMMON;
+      }
+      this.to = this.pos;
     }
     this.done(end);
     this.kind = kind;
-    return value;
+  }
+
+  /** An AnyValue as §17.3 maps it (`kind` says which member it had); an empty one is null. */
+  anyValue(end: number, depth: number): unknown {
+    this.member(end, depth);
+    const { kind, from, to, buf } = this;
+    switch (kind) {
+      case STRING_VALUE:
+        return utf8(buf, from, to);
+      case BOOL_VALUE:
+      case INT_VALUE: {
+        this.pos = from;
+        const n = this.varint(to);
+        this.pos = end;
+        // bool and int32 are the low 32 bits of the varint, as protobufjs reads them.
+        return kind === BOOL_VALUE ? (n | 0) !== 0 : n;
+      }
+      case DOUBLE_VALUE:
+        return finiteOrNull(buf.readDoubleLE(from));
+      case ARRAY_VALUE:
+      case KVLIST_VALUE: {
+        this.pos = from;
+        const value = kind === ARRAY_VALUE ? this.arrayValue(to, depth) : this.keyValues(to, 1, {}, depth);
+        // The nested values moved the reader and named their own members.
+        this.pos = end;
+        this.kind = kind;
+        return value;
+      }
+      case BYTES_VALUE:
+        return buf.toString('hex', from, to);
+      default:
+        return null;
+    }
   }
 
   private arrayValue(end: number, depth: number): unknown[] {
@@ -366,7 +403,7 @@ function recordEvent(r: WireReader, f: RecordFields): Record<string, unknown> {
   if (f.time !== undefined) event['timestamp'] = f.time;
   if (f.observed !== undefined) event['observed_timestamp'] = f.observed;
   if (f.severity !== 0) event['severity_number'] = f.severity;
-  if (f.severityText !== undefined) event['severity_text'] = utf8(buf, f.severityText);
+  if (f.severityText !== undefined) event['severity_text'] = utf8(buf, f.severityText.from, f.severityText.to);
   if (f.body !== undefined) {
     r.pos = f.body.from;
     const value = r.anyValue(f.body.to, 0);
@@ -382,11 +419,16 @@ function recordEvent(r: WireReader, f: RecordFields): Record<string, unknown> {
   return event;
 }
 
-/** A string span, checked as `WireReader.string` checks. */
-function utf8(buf: Buffer, s: Span): string {
-  const text = buf.toString('utf8', s.from, s.to);
+/** A string's bytes, checked as `WireReader.string` checks. */
+function utf8(buf: Buffer, from: number, to: number): string {
+  const text = buf.toString('utf8', from, to);
   if (text.includes('\uFFFD')) throw UNCOMMON;
   return text;
+}
+
+/** A double as §17.3 maps it: NaN and the infinities have no JSON number. */
+function finiteOrNull(n: number): number | null {
+  return Number.isFinite(n) ? n : null;
 }
 
 /** Keys a record's attributes must avoid to be written as they come: §17.3's own, and prefixes of its resource and scope keys. */
@@ -537,40 +579,31 @@ function plainKeys(buf: Buffer, from: readonly number[], to: readonly number[]):
 
 /** An AnyValue written as JSON: scalars from the wire, arrays and kvlists through `anyValue`. */
 function writeValue(r: WireReader, w: JsonBytes, from: number, end: number, depth: number): void {
-  const { buf } = r;
   r.pos = from;
-  let kind = 0;
-  while (r.pos < end) {
-    const tag = r.tag(end);
-    const field = tag >>> 3;
-    const wire = tag & 7;
-    if (field > 7) {
-      r.skip(wire, end);
-      continue;
+  r.member(end, depth);
+  const { buf, kind } = r;
+  switch (kind) {
+    case STRING_VALUE:
+      w.string(buf, r.from, r.to);
+      return;
+    case BOOL_VALUE:
+    case INT_VALUE: {
+      r.pos = r.from;
+      const n = r.varint(r.to);
+      w.ascii(kind === INT_VALUE ? String(n) : (n | 0) !== 0 ? 'true' : 'false');
+      return;
     }
-    if (kind !== 0) throw UNCOMMON;
-    kind = field;
-    if (field === 1 && wire === WIRE_LEN) {
-      const to = r.sub(end);
-      w.string(buf, r.pos, to);
-      r.pos = to;
-    } else if (field === 2 && wire === WIRE_VARINT) w.ascii((r.varint(end) | 0) !== 0 ? 'true' : 'false');
-    else if (field === 3 && wire === WIRE_VARINT) w.ascii(String(r.varint(end)));
-    else if (field === 4 && wire === WIRE_FIXED64) {
-      if (r.pos + 8 > end) throw UNCOMMON;
-      const n = buf.readDoubleLE(r.pos);
-      r.pos += 8;
-      w.ascii(Number.isFinite(n) ? String(n) : 'null');
-    } else if ((field === 5 || field === KVLIST_VALUE) && wire === WIRE_LEN) {
+    case DOUBLE_VALUE:
+      w.ascii(String(finiteOrNull(buf.readDoubleLE(r.from))));
+      return;
+    case BYTES_VALUE:
+      w.hex(buf, r.from, r.to);
+      return;
+    case 0:
+      w.ascii('null');
+      return;
+    default:
       r.pos = from;
       w.json(JSON.stringify(r.anyValue(end, depth)));
-      return;
-    } else if (field === 7 && wire === WIRE_LEN) {
-      const to = r.sub(end);
-      w.hex(buf, r.pos, to);
-      r.pos = to;
-    } else throw UNCOMMON;
   }
-  r.done(end);
-  if (kind === 0) w.ascii('null');
 }

@@ -2,6 +2,9 @@
 // against `sigmad daemon` with the full corpus, measured from svc_events_processed_total: in memory
 // and with --state-db (default detection workers), and in memory with detection inline. Run after
 // `npm run build`: `npm run bench:daemon`; extra daemon flags may follow (`-- --detect-workers 2`).
+// `SIGMAD_BENCH_ONLY=otlp` runs only the NDJSON and OTLP/HTTP ingest rows (memory state), interleaved,
+// `SIGMAD_BENCH_RUNS` times (3); with `SIGMAD_BENCH_BASELINE=<checkout>` (built) its daemon's OTLP and
+// NDJSON rows are interleaved too, so a change is measured against its base in one run.
 import { spawn, spawnSync } from 'node:child_process';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -33,7 +36,7 @@ const WARMUP_EVENTS = 50_000;
 /** A daemon that does not get through its warm-up events in this long is measured anyway. */
 const WARMUP_MAX_MS = 60_000;
 const MEASURE_MS = 4_000;
-const RUNS = 3;
+const RUNS = Number(process.env['SIGMAD_BENCH_RUNS'] ?? 3);
 
 export function post(port: number, path: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}): Promise<string> {
   return new Promise((done, fail) => {
@@ -129,10 +132,12 @@ export async function runMode(
   during?: (port: number) => Promise<() => void>,
   target: PostTarget = NDJSON_INGEST,
   window?: EventWindow,
+  /** The daemon's entry point: this checkout's unless a baseline's. */
+  entry: string = MAIN,
 ): Promise<ModeResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
-  const args = [MAIN, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
+  const args = [entry, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
   const child = spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   // The listener is up before the rules load: post only once the daemon says it is ready, and measure
   // only once its detection workers are (until then the main thread detects: issue 19 §2).
@@ -253,6 +258,70 @@ async function natsInputRates(lines: readonly string[], flags: readonly string[]
   }
 }
 
+const rate = (xs: readonly ModeResult[]): number => Math.round(median(xs.map((x) => x.eventsPerSecond)));
+const cpu = (xs: readonly ModeResult[]): number => median(xs.map((x) => x.cpuMicrosPerEvent));
+const main = (xs: readonly ModeResult[]): number => median(xs.map((x) => x.mainMicrosPerEvent));
+/** Throughput of `a` over `b`: the ratio of the medians, and the median of the per-round ratios (runs interleaved). */
+function throughputRatio(a: readonly ModeResult[], b: readonly ModeResult[]): { readonly ofMedians: number; readonly perRound: readonly number[] } {
+  const perRound = a.map((x, i) => Number((x.eventsPerSecond / (b[i]?.eventsPerSecond ?? Number.NaN)).toFixed(2)));
+  return { ofMedians: Number((rate(a) / rate(b)).toFixed(2)), perRound };
+}
+
+/** The OTLP/HTTP rows against NDJSON ingest of the same lane, memory state (`label` names a baseline build). */
+function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], otlpJson: readonly ModeResult[], label = ''): BenchRow[] {
+  const protobufRatio = throughputRatio(otlp, memory);
+  const jsonRatio = throughputRatio(otlpJson, memory);
+  return [
+    ...(label === '' ? [] : [{ name: `${label}daemon over HTTP NDJSON, memory state`, value: rate(memory), unit: 'events/s' }, { name: `${label}daemon CPU per event, HTTP NDJSON`, value: cpu(memory), unit: 'µs' }, { name: '  of which the main thread', value: main(memory), unit: 'µs' }]),
+    { name: `${label}memory state, OTLP/HTTP protobuf input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlp), unit: 'events/s' },
+    { name: `${label}daemon CPU per event, OTLP/HTTP protobuf`, value: cpu(otlp), unit: 'µs' },
+    { name: '  of which the main thread', value: main(otlp), unit: 'µs' },
+    { name: `${label}OTLP/HTTP protobuf input / HTTP NDJSON input throughput (both memory state)`, value: protobufRatio.ofMedians, unit: `x (target >= 0.8; rounds ${protobufRatio.perRound.join('/')})` },
+    ...(otlpJson.length === 0
+      ? []
+      : [
+          { name: `${label}memory state, OTLP/HTTP JSON input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlpJson), unit: 'events/s' },
+          { name: `${label}daemon CPU per event, OTLP/HTTP JSON`, value: cpu(otlpJson), unit: 'µs' },
+          { name: '  of which the main thread', value: main(otlpJson), unit: 'µs' },
+          { name: `${label}OTLP/HTTP JSON input / HTTP NDJSON input throughput (both memory state)`, value: jsonRatio.ofMedians, unit: `x (rounds ${jsonRatio.perRound.join('/')})` },
+        ]),
+  ];
+}
+
+/**
+ * `SIGMAD_BENCH_ONLY=otlp`: NDJSON and OTLP/HTTP ingest only, interleaved, and the same rows of a
+ * baseline build (`baseline`: a checkout holding `dist/cli/main.js`) interleaved with them.
+ */
+export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
+  const lane = processCreationLane(20_000);
+  // Like with like: every poster sends bytes encoded once, up front (OTLP bodies are pre-encoded too).
+  const bodies = postBodies(lane.lines).map((b) => Buffer.from(b));
+  const exports = otlpBodies(lane.lines);
+  const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
+  const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[] };
+  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  for (let r = 0; r < RUNS; r++) {
+    runs.otlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST));
+    runs.memory.push(await runMode(common, bodies));
+    runs.otlpJson.push(await runMode(common, exports.json, [], undefined, OTLP_JSON_INGEST));
+    if (baseMain === undefined) continue;
+    runs.baseOtlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST, undefined, baseMain));
+    runs.baseMemory.push(await runMode(common, bodies, [], undefined, NDJSON_INGEST, undefined, baseMain));
+  }
+  return [
+    { name: `daemon over HTTP NDJSON, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: rate(runs.memory), unit: 'events/s' },
+    { name: 'daemon CPU per event, HTTP NDJSON', value: cpu(runs.memory), unit: 'µs' },
+    { name: '  of which the main thread', value: main(runs.memory), unit: 'µs' },
+    ...otlpRows(runs.memory, runs.otlp, runs.otlpJson),
+    ...(baseMain === undefined
+      ? []
+      : [
+          ...otlpRows(runs.baseMemory, runs.baseOtlp, [], 'baseline: '),
+          { name: 'OTLP/HTTP protobuf throughput, this build / baseline', value: throughputRatio(runs.otlp, runs.baseOtlp).ofMedians, unit: 'x' },
+        ]),
+  ];
+}
+
 /** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
 export async function runDaemonBench(): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
@@ -273,9 +342,6 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
     inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
   }
-  const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
-  const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
-  const main = (xs: readonly ModeResult[]) => median(xs.map((x) => x.mainMicrosPerEvent));
   const nats = await natsInputRates(lane.lines, common);
   const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
   engineRate(single, lane.lines.slice(0, 2000));
@@ -313,17 +379,13 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
           { name: 'daemon CPU per event, NATS input, --state-db', value: cpu(nats), unit: 'µs' },
           { name: 'NATS input / HTTP NDJSON ingest throughput (both --state-db)', value: Number((rate(nats) / rate(lmdb)).toFixed(2)), unit: 'x' },
         ]),
-    { name: `memory state, OTLP/HTTP protobuf input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlp), unit: 'events/s' },
-    { name: 'daemon CPU per event, OTLP/HTTP protobuf', value: cpu(otlp), unit: 'µs' },
-    { name: '  of which the main thread', value: main(otlp), unit: 'µs' },
-    { name: 'OTLP/HTTP protobuf input / HTTP NDJSON input throughput (both memory state)', value: Number((rate(otlp) / rate(memory)).toFixed(2)), unit: 'x' },
-    { name: `memory state, OTLP/HTTP JSON input (POST /v1/logs, ${BATCH_LINES} records per export)`, value: rate(otlpJson), unit: 'events/s' },
-    { name: 'daemon CPU per event, OTLP/HTTP JSON', value: cpu(otlpJson), unit: 'µs' },
-    { name: 'OTLP/HTTP JSON input / HTTP NDJSON input throughput (both memory state)', value: Number((rate(otlpJson) / rate(memory)).toFixed(2)), unit: 'x' },
+    ...otlpRows(memory, otlp, otlpJson),
   ];
 }
 
-if (isMain(import.meta.url)) {
+if (isMain(import.meta.url) && process.env['SIGMAD_BENCH_ONLY'] === 'otlp') {
+  printRows('Daemon ingest: HTTP NDJSON and OTLP/HTTP (full corpus + sysmon pipeline, memory state, interleaved runs)', await runOtlpIngestBench());
+} else if (isMain(import.meta.url)) {
   printRows('Daemon (full corpus + sysmon pipeline, throughput from svc_events_processed_total)', await runDaemonBench());
   const { PROFILE_TITLE, runDaemonProfile } = await import('./daemon-profile.js');
   printRows(PROFILE_TITLE, await runDaemonProfile());

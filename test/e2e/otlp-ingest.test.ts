@@ -155,6 +155,37 @@ describe('OTLP log ingest', () => {
     expect(await metric('svc_otlp_errors_total{transport="http",reason="decompression"}')).toBe(2);
     expect((await daemon.json({ method: 'GET', url: '/healthz' })).status).toBe(200);
   });
+
+  it('decodes large exports on its decoding thread with the same answers: committed records, decode errors', async () => {
+    const records = (tag: string) =>
+      Array.from({ length: 600 }, (_, i) => ({ body: { stringValue: `${tag} ${i}` }, attributes: [{ key: 'CommandLine', value: { stringValue: i === 0 ? 'whoami /fqdn' : `run ${tag} ${i} ${'x'.repeat(40)}` } }] }));
+    const request = (tag: string) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: records(tag) }] }] });
+    const protobuf = ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request('large-proto'))).finish();
+    const json = JSON.stringify(request('large-json'));
+    // Both far over the size decoded in place.
+    expect(Math.min(protobuf.length, json.length)).toBeGreaterThan(32 * 1024);
+    const records0 = await metric('svc_otlp_log_records_total');
+    const decodeErrors0 = await metric('svc_otlp_errors_total{transport="http",reason="decode"}');
+    const [proto, asJson, truncated] = await Promise.all([
+      daemon.request({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' }, body: protobuf }),
+      daemon.json({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/json' }, body: json }),
+      daemon.json({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' }, body: protobuf.subarray(0, protobuf.length - 3) }),
+    ]);
+    expect(proto.status).toBe(200);
+    expect(ExportLogsServiceResponseType.toObject(ExportLogsServiceResponseType.decode(Buffer.from(proto.text, 'latin1')))).toEqual({});
+    expect(asJson).toEqual({ status: 200, body: { partialSuccess: { rejectedLogRecords: 0, errorMessage: '' } } });
+    expect(truncated.status).toBe(400);
+    expect(truncated.body['error']).toMatch(/^protobuf decode error: /);
+    expect(await metric('svc_otlp_log_records_total')).toBe(records0 + 1200);
+    expect(await metric('svc_otlp_errors_total{transport="http",reason="decode"}')).toBe(decodeErrors0 + 1);
+    // The first record of each export matches the whoami rule.
+    const matched = await waitFor(() => {
+      const l = readNdjson(out).filter((x) => /^large-(proto|json) 0$/.test(String((x['event'] as Record<string, unknown>)['body'])));
+      return l.length >= 2 ? l : undefined;
+    });
+    expect(matched.map((l) => (l['event'] as Record<string, unknown>)['body']).sort()).toEqual(['large-json 0', 'large-proto 0']);
+    expect(daemon.logs.join('\n')).not.toContain('decoded on the main thread');
+  });
 });
 
 describe('OTLP/gRPC with bearer tokens and bad messages', () => {

@@ -4,9 +4,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files too heavy for `npm test`'s 15-minute budget on 2 cores: `npm run test:heavy` runs them
- * (README "Tests"). The three-node cluster lane with an alert pipeline and risk needs a machine of its own.
+ * (README "Tests"): the cluster lanes with an alert pipeline, risk or API silences start several daemons each.
  */
-const HEAVY = ['test/e2e/cluster-stateful.test.ts'];
+const HEAVY = ['test/e2e/cluster-stateful.test.ts', 'test/e2e/cluster-silences.test.ts'];
 
 export default defineConfig({
   test: {

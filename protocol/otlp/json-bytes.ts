@@ -5,9 +5,14 @@
 // string of Latin-1 bytes several times faster than of UTF-8 bytes with any non-ASCII in them; the
 // first character above U+00FF, or a byte that is not valid UTF-8, turns it to UTF-8 for the rest.
 
-/** Per byte: 0 copied as is, else the byte of its short escape (`\n`), or 1 for `\u00XX`. */
+/**
+ * Per byte: 0 copied as is, else the byte of its short escape (`\n`), 1 for `\u00XX`, or `HIGH` for a
+ * byte of a multi-byte character.
+ */
 const ESCAPES = new Uint8Array(256);
+const HIGH = 2;
 for (let b = 0; b < 0x20; b++) ESCAPES[b] = 1;
+for (let b = 0x80; b < 0x100; b++) ESCAPES[b] = HIGH;
 for (const [b, c] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [0x22, '"'], [0x5c, '\\']] as const) ESCAPES[b] = c.charCodeAt(0);
 
 const HEX = '0123456789abcdef';
@@ -93,7 +98,15 @@ export class JsonBytes {
     for (let i = from; i < to; i++) {
       const b = src[i] as number;
       const e = ESCAPES[b] as number;
-      if (b >= 0x80 && !this.wide) {
+      if (e === 0) {
+        buf[p++] = b;
+        continue;
+      }
+      if (e !== HIGH) {
+        p = escape(buf, p, b, e);
+        continue;
+      }
+      if (!this.wide) {
         // U+0080..U+00FF: a lead byte C2 or C3 and one continuation byte.
         const next = i + 1 < to ? (src[i + 1] as number) : 0;
         if ((b === 0xc2 || b === 0xc3) && (next & 0xc0) === 0x80) {
@@ -107,19 +120,7 @@ export class JsonBytes {
         ({ buf } = this);
         p = this.pos;
       }
-      if (e === 0) {
-        buf[p++] = b;
-      } else if (e !== 1) {
-        buf[p++] = BACKSLASH;
-        buf[p++] = e;
-      } else {
-        buf[p++] = BACKSLASH;
-        buf[p++] = 0x75; // u
-        buf[p++] = 0x30;
-        buf[p++] = 0x30;
-        buf[p++] = HEX.charCodeAt(b >> 4);
-        buf[p++] = HEX.charCodeAt(b & 15);
-      }
+      buf[p++] = b;
     }
     buf[p++] = QUOTE;
     this.pos = p;
@@ -139,4 +140,19 @@ export class JsonBytes {
     buf[p++] = QUOTE;
     this.pos = p;
   }
+}
+
+/** Writes the escape `e` (from `ESCAPES`) of byte `b` at `p`; the new position. */
+function escape(buf: Buffer, p: number, b: number, e: number): number {
+  buf[p++] = BACKSLASH;
+  if (e !== 1) {
+    buf[p++] = e;
+    return p;
+  }
+  buf[p++] = 0x75; // u
+  buf[p++] = 0x30;
+  buf[p++] = 0x30;
+  buf[p++] = HEX.charCodeAt(b >> 4);
+  buf[p++] = HEX.charCodeAt(b & 15);
+  return p;
 }

@@ -43,6 +43,19 @@ class WireReader {
 
   /** A varint of at most 7 bytes (49 bits, exact as a double); longer ones are left to protobufjs. */
   varint(end: number): number {
+    // Most are one byte (tags, short lengths): a path small enough to inline.
+    const p = this.pos;
+    if (p < end) {
+      const b = this.buf[p] as number;
+      if (b < 0x80) {
+        this.pos = p + 1;
+        return b;
+      }
+    }
+    return this.longVarint(end);
+  }
+
+  private longVarint(end: number): number {
     const { buf } = this;
     let value = 0;
     let scale = 1;

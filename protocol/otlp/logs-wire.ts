@@ -5,7 +5,7 @@
 // UTF-8, deep nesting, a truncation) throws `UNCOMMON`, and the caller decodes that request with
 // protobufjs instead, which knows every corner of the format and says what is wrong. So both paths
 // yield the same events; `test/protocol/otlp-logs-wire.test.ts` checks that they do.
-import { JsonBytes } from './json-bytes.js';
+import { JsonBytes, widerThanLatin1 } from './json-bytes.js';
 import { nanosToRfc3339 } from './otlp-time.js';
 
 /** Thrown (one object, no stack to capture) where a request is left to protobufjs. */
@@ -43,6 +43,19 @@ class WireReader {
 
   /** A varint of at most 7 bytes (49 bits, exact as a double); longer ones are left to protobufjs. */
   varint(end: number): number {
+    // Most are one byte (tags, short lengths): a path small enough to inline.
+    const p = this.pos;
+    if (p < end) {
+      const b = this.buf[p] as number;
+      if (b < 0x80) {
+        this.pos = p + 1;
+        return b;
+      }
+    }
+    return this.longVarint(end);
+  }
+
+  private longVarint(end: number): number {
     const { buf } = this;
     let value = 0;
     let scale = 1;
@@ -291,7 +304,8 @@ function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown]
   if (name !== '') tail.push(['scope.name', name]);
   if (version !== '') tail.push(['scope.version', version]);
   const tailText = tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
-  const tailBytes = { bytes: Buffer.from(tailText), nonAscii: !/^[\x00-\x7f]*$/.test(tailText) };
+  const wide = widerThanLatin1(tailText);
+  const tailBytes = { bytes: Buffer.from(tailText, wide ? 'utf8' : 'latin1'), wide };
   for (const record of records) {
     r.pos = record.from;
     const fields = recordFields(r, record.to);
@@ -457,7 +471,7 @@ const pair: Pair = { keyFrom: -1, keyTo: -1, valueFrom: -1, valueTo: -1 };
  * would overwrite earlier ones in place) or be an array index (an object lists those first): else
  * undefined, and the record goes through an object like `recordEvent`.
  */
-function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buffer; readonly nonAscii: boolean }, keys: KeyCache): string | undefined {
+function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buffer; readonly wide: boolean }, keys: KeyCache): string | undefined {
   const { buf } = r;
   const w = scratch;
   w.reset();
@@ -512,10 +526,10 @@ function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buff
     keys.from = keyFrom;
     keys.to = keyTo;
   }
-  w.bytes(tail.bytes, tail.nonAscii);
+  w.bytes(tail.bytes, tail.wide);
   w.char(0x7d);
   const text = w.text();
-  if (w.nonAscii && text.includes('\uFFFD')) throw UNCOMMON;
+  if (w.wide && text.includes('\uFFFD')) throw UNCOMMON;
   return text;
 }
 

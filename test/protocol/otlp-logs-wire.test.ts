@@ -11,7 +11,7 @@ const key = fc.oneof(
   fc.constantFrom('a', 'b', 'EventID', 'timestamp', 'body', 'trace_id', 'severity_text', 'scope.name', 'resource.host', '__proto__', '', '0', '17', '1a', 'q"u\\o', 'tab\t', 'é', '日本'),
   fc.string({ maxLength: 5 }),
 );
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom('', 'line\nbreak', '"quoted"', '\u0000\u001f\u007f', '\uFFFD', '\u2028', 'C:\\Windows'));
+const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom('', 'line\nbreak', '"quoted"', '\u0000\u001f\u007f', '\uFFFD', '\u2028', 'C:\\Windows', 'Microsoft® Windows®', 'ÿ\u0080', 'é日本é'));
 const int = fc.oneof(fc.integer({ min: 0, max: 1e6 }), fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((n) => n.toString()));
 const double = fc.oneof(fc.double(), fc.constantFrom(0, -0, Number.NaN, Number.POSITIVE_INFINITY, 1.5e300));
 const bytes = fc.uint8Array({ maxLength: 9 });

@@ -285,7 +285,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tail?.publish(results);
     },
     alerts: alerts.stage,
-    ...(tap !== undefined ? { observe: (lines: readonly string[]) => tap.publish(lines) } : {}),
+    ...(tap !== undefined ? { observe: tap } : {}),
     ...(observers !== undefined ? { observed: observers.observed } : {}),
     ...(enrichment !== undefined ? { enrich: enrichment.stage } : {}),
     risk: risk.stage,

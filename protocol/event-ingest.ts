@@ -1,5 +1,5 @@
 import type { IngestSummary } from './api-records.js';
-import type { RejectedLine } from './decode/index.js';
+import type { RejectedLine, UnitLines } from './decode/index.js';
 import type { OtlpDecoded } from './otlp/logs-request.js';
 
 /**
@@ -12,7 +12,7 @@ export interface EventIngest {
    * Queue raw lines (not parsed here) and resolve once committed. `rejected` are the lines dropped
    * before decoding (over MAX_LINE_BYTES, or not UTF-8); the daemon counts them as parse errors.
    */
-  ingest(batch: { readonly lines: readonly string[]; readonly rejected: readonly RejectedLine[] }, idempotencyKey?: string): Promise<IngestSummary>;
+  ingest(batch: { readonly lines: UnitLines; readonly rejected: readonly RejectedLine[] }, idempotencyKey?: string): Promise<IngestSummary>;
 }
 
 /** Rejection of `EventIngest.ingest` when the event channel is closed (shutdown); answered 503. */

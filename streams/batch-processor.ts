@@ -1,5 +1,7 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/index.js';
+import { joinLines, lineText, lineTexts } from '../protocol/index.js';
+import type { UnitLines } from '../protocol/index.js';
 import type { CompiledRule } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
@@ -73,8 +75,11 @@ export interface BatchProcessorDeps {
    * take the texts without reading them back, tail sessions fan out).
    */
   readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
-  /** Sees each batch's input lines once detection is done (the event tap); must not wait. */
-  readonly observe?: (lines: readonly string[]) => void;
+  /**
+   * Sees each batch's input lines once detection is done (the event tap) while `active`; must not wait.
+   * Lines kept as bytes become strings only then.
+   */
+  readonly observe?: { readonly active: boolean; publish(lines: readonly string[]): void };
   /** Takes each batch's observations for the field and schema observers (when detection made them); must not wait. */
   readonly observed?: (batch: ObservedBatch) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
@@ -105,7 +110,7 @@ export interface BatchProcessorDeps {
 export interface EvaluatingBatch {
   readonly units: readonly InputUnit[];
   /** The units' lines, in order. */
-  readonly lines: readonly string[];
+  readonly lines: UnitLines;
   readonly detected: Promise<DetectedBatch>;
   readonly dequeuedAt: number;
 }
@@ -176,7 +181,7 @@ export class BatchProcessor {
 
   /** Start detecting a batch; its results are applied by `handOver`, batches in the order taken. */
   evaluate(units: readonly InputUnit[], dequeuedAt: number): EvaluatingBatch {
-    const lines = units.length === 1 ? (units[0] as InputUnit).lines : units.flatMap((u) => u.lines);
+    const lines = joinLines(units.map((u) => u.lines));
     return { units, lines, detected: this.deps.detector.detect(lines, this.ctx.clock.now()), dequeuedAt };
   }
 
@@ -203,7 +208,7 @@ export class BatchProcessor {
       for (const u of units) u.settle?.({ ok: false, error: failure });
       throw failure;
     }
-    deps.observe?.(texts);
+    if (deps.observe?.active === true) deps.observe.publish(lineTexts(texts));
     if (detected.observed !== undefined) deps.observed?.(detected.observed);
     // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();
@@ -213,7 +218,7 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     let outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
-    for (const i of detected.parseErrors) deps.decoder.failed(texts[i] as string);
+    for (const i of detected.parseErrors) deps.decoder.failed(lineText(texts, i));
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
     const seqs = units.some((u) => u.sequences !== undefined) ? lineSequences(units) : undefined;

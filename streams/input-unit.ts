@@ -1,8 +1,10 @@
 import type { RejectedLine } from '../protocol/index.js';
+import type { UnitLines } from '../protocol/index.js';
 
 /** Lines handed to the engine together: one HTTP request, or a chunk of stdin. */
 export interface InputUnit {
-  readonly lines: readonly string[];
+  /** Strings, or (HTTP NDJSON) the body's bytes, which become strings only where they are read. */
+  readonly lines: UnitLines;
   /** Lines rejected before queueing (oversized, not UTF-8): counted as parse errors and dead-lettered. */
   readonly rejected: readonly RejectedLine[];
   readonly idempotencyKey?: string;

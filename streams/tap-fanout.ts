@@ -26,6 +26,8 @@ export interface TapDeps {
 export interface TapFanout extends LiveStream<TapRequest> {
   /** Offer a batch's input lines to every session (never waits; full sessions drop and count). */
   publish(lines: readonly string[]): void;
+  /** A session is open: only then are a batch's lines worth making strings of for `publish`. */
+  readonly active: boolean;
   /** End every session (shutdown). */
   closeAll(): void;
 }
@@ -170,6 +172,9 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       if (request.limit === 0) session.finish();
       else cancelTimer = ctx.clock.setTimer(() => session.finish(), request.durationMs);
       return { ok: true, close: () => session.finish() } as const;
+    },
+    get active() {
+      return sessions.size > 0;
     },
     publish(lines) {
       if (sessions.size === 0) return;

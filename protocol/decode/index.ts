@@ -1,5 +1,7 @@
 export { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines } from './line-splitter.js';
 export type { LineFrame, RejectedLine } from './line-splitter.js';
+export { ByteLines, joinLines, lineText, lineTexts } from './byte-lines.js';
+export type { UnitLines } from './byte-lines.js';
 export { InputFormatSchema, isJsonObject } from './decoded-event.js';
 export type { InputFormat, JsonEvent } from './decoded-event.js';
 export { decodeJsonLine } from './json-line.js';

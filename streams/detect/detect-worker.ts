@@ -1,6 +1,7 @@
 // A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
 // the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
+import { ByteLines } from '../../protocol/index.js';
 import { compileInputFilter, createBatchDetector } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
 import { buildRuleSetCached } from './rule-cache.js';
@@ -31,18 +32,22 @@ function load({ gen, inputs }: GenerationInputs): void {
 for (const g of data.generations) load(g);
 serving = built.get(data.generations[0]?.gen ?? -1);
 
+function evaluate(id: number, lines: () => readonly string[], now: number): void {
+  if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
+  if (serving === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
+  try {
+    post({ type: 'done', id, batch: detect(serving, lines(), now) });
+  } catch (error) {
+    post({ type: 'failed', id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  }
+}
+
 port.on('message', (m: ToWorker) => {
   switch (m.type) {
-    case 'batch': {
-      if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
-      if (serving === undefined) return post({ type: 'failed', id: m.id, error: 'no rules loaded' });
-      try {
-        post({ type: 'done', id: m.id, batch: detect(serving, m.lines, m.now) });
-      } catch (error) {
-        post({ type: 'failed', id: m.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      }
-      return;
-    }
+    case 'batch':
+      return evaluate(m.id, () => m.lines, m.now);
+    case 'bytes':
+      return evaluate(m.id, () => new ByteLines(m.bytes, m.bounds).texts(), m.now);
     case 'prepare':
       return load(m);
     case 'activate':

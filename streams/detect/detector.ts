@@ -1,5 +1,7 @@
 // The detection stage as the batch processor sees it: lines in, a DetectedBatch out, under rules that
 // a reload prepares everywhere first and then switches between batches.
+import { lineTexts } from '../../protocol/index.js';
+import type { UnitLines } from '../../protocol/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import { detectRules } from './detect-batch.js';
 import type { BatchDetector, DetectedBatch, DetectRules } from './detect-batch.js';
@@ -8,7 +10,8 @@ import type { RuleInputs } from './rule-inputs.js';
 export interface Detector {
   /** Batches this detector evaluates at once: how far the pipeline may read ahead. */
   readonly parallelism: number;
-  detect(lines: readonly string[], now: number): Promise<DetectedBatch>;
+  /** Lines kept as bytes are decoded where detection runs. */
+  detect(lines: UnitLines, now: number): Promise<DetectedBatch>;
   /** Build the next rules on every evaluator while the current ones serve; rejects when any fails. */
   prepare(ruleSet: RuleSet, inputs: RuleInputs): Promise<void>;
   /** Serve what `prepare` built; only with no batch in flight. */
@@ -35,7 +38,7 @@ export function inlineDetector(initial: RuleSet | DetectRules, detect: BatchDete
     detect(lines, now) {
       // A failure belongs to the batch (logged, its units answered), not to the loop that started it.
       try {
-        return Promise.resolve(detect(current, lines, now));
+        return Promise.resolve(detect(current, lineTexts(lines), now));
       } catch (error) {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }

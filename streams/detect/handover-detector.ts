@@ -4,6 +4,7 @@
 // With `shareWhenBusy`, the calling thread also takes a batch whenever every worker already has its
 // queue full (`sigmad eval`, where the calling thread has little else to do).
 import type { Logger } from 'pino';
+import type { UnitLines } from '../../protocol/index.js';
 import type { Detector } from './detector.js';
 
 export interface HandoverOptions {
@@ -36,7 +37,7 @@ export function handoverDetector(inline: Detector, start: (signal: AbortSignal) 
       options.log.error({ err: error }, 'detection workers did not start; detection stays on the main thread');
     },
   );
-  const onPool = (p: Detector, lines: readonly string[], now: number) => {
+  const onPool = (p: Detector, lines: UnitLines, now: number) => {
     inPool++;
     const batch = p.detect(lines, now);
     const done = (): void => void inPool--;

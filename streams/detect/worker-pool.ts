@@ -3,6 +3,8 @@
 // in-flight batches are evaluated again (a batch is pure, so nothing is lost or duplicated).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { ByteLines } from '../../protocol/index.js';
+import type { UnitLines } from '../../protocol/index.js';
 import type { RuleSet } from '../../sigma/index.js';
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { Detector } from './detector.js';
@@ -32,7 +34,7 @@ export interface WorkerPoolOptions {
 
 interface Job {
   readonly id: number;
-  readonly lines: readonly string[];
+  readonly lines: UnitLines;
   readonly now: number;
   attempts: number;
   resolve(batch: DetectedBatch): void;
@@ -70,13 +72,20 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
   const slots: Slot[] = [];
 
   const send = (slot: Slot, m: ToWorker): void => slot.worker.postMessage(m);
+  // Lines kept as bytes go as a copy of their span, transferred (main keeps the body for a tap or the
+  // dead-letter queue, and for sending the batch again should the worker die); strings are cloned.
+  const sendBatch = (slot: Slot, job: Job): void => {
+    if (!(job.lines instanceof ByteLines)) return send(slot, { type: 'batch', id: job.id, lines: job.lines, now: job.now });
+    const { bytes, bounds } = job.lines.packed();
+    slot.worker.postMessage({ type: 'bytes', id: job.id, bytes, bounds, now: job.now } satisfies ToWorker, [bytes.buffer, bounds.buffer]);
+  };
 
   const dispatch = (job: Job): void => {
     let best: Slot | undefined;
     for (const s of slots) if (!s.retired && (best === undefined || s.jobs.size < best.jobs.size)) best = s;
     if (best === undefined) return job.reject(new Error('every detect worker failed'));
     best.jobs.set(job.id, job);
-    send(best, { type: 'batch', id: job.id, lines: job.lines, now: job.now });
+    sendBatch(best, job);
   };
 
   const onLoad = (slot: Slot, m: Extract<FromWorker, { type: 'loaded' | 'load_failed' }>): void => {

@@ -21,6 +21,8 @@ export interface DetectWorkerData {
 
 export type ToWorker =
   | { readonly type: 'batch'; readonly id: number; readonly lines: readonly string[]; readonly now: number }
+  /** A batch kept as bytes (`ByteLines`, transferred): the worker decodes its lines. */
+  | { readonly type: 'bytes'; readonly id: number; readonly bytes: Uint8Array; readonly bounds: Int32Array; readonly now: number }
   | { readonly type: 'prepare'; readonly gen: number; readonly inputs: RuleInputs }
   | { readonly type: 'activate'; readonly gen: number }
   | { readonly type: 'discard'; readonly gen: number };

@@ -5,6 +5,7 @@ import type { RejectedLine } from '../../protocol/index.js';
 import type { StateStore } from '../../state/index.js';
 import { QueueClosedError } from '../input-unit.js';
 import type { InputUnit, UnitOutcome } from '../input-unit.js';
+import type { UnitLines } from '../../protocol/index.js';
 import type { StageContext } from '../stage-context.js';
 import type { IngestSource } from './ingest-source.js';
 
@@ -19,7 +20,7 @@ export interface HttpSourceDeps {
 
 /** The lines of one request, split by the HTTP layer; `rejected` ones were dropped before decoding. */
 export interface IngestBatch {
-  readonly lines: readonly string[];
+  readonly lines: UnitLines;
   readonly rejected: readonly RejectedLine[];
 }
 
@@ -44,7 +45,7 @@ export interface HttpIngest {
 export function create(_config: HttpSourceConfig, ctx: StageContext, deps: HttpSourceDeps): HttpIngest {
   const inFlight = new Map<string, Promise<IngestSummary>>();
   const units = new Subject<InputUnit>();
-  const submit = async (lines: readonly string[], rejected: readonly RejectedLine[], key: string | undefined): Promise<IngestSummary> => {
+  const submit = async (lines: UnitLines, rejected: readonly RejectedLine[], key: string | undefined): Promise<IngestSummary> => {
     // The admission point settles every unit, refused ones too (after what it admitted of it committed).
     const outcome = await new Promise<UnitOutcome>((settle) => units.next({ lines, rejected, ...(key !== undefined ? { idempotencyKey: key } : {}), settle }));
     if (!outcome.ok) throw outcome.error;

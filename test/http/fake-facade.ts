@@ -8,7 +8,8 @@ import type {
 } from '../../protocol/api-records.js';
 import type { CorrelationStateQuery, PageQuery, SilenceCreateBody } from '../../protocol/api-requests.js';
 import type { SchemaSuggestions } from '../../protocol/observer-records.js';
-import type { RejectedLine } from '../../protocol/decode/index.js';
+import { lineTexts } from '../../protocol/decode/index.js';
+import type { RejectedLine, UnitLines } from '../../protocol/decode/index.js';
 import type {
   DaemonFacade,
   DynamicSources,
@@ -162,10 +163,11 @@ export class FakeDaemonFacade implements DaemonFacade {
     remove: (id: string) => this.silenceMap.delete(id),
   };
 
-  private recordIngest(batch: { readonly lines: readonly string[]; readonly rejected: readonly RejectedLine[] }, key?: string): Promise<IngestSummary> {
-    this.ingested.push({ ...batch, ...(key !== undefined ? { key } : {}) });
+  private recordIngest(batch: { readonly lines: UnitLines; readonly rejected: readonly RejectedLine[] }, key?: string): Promise<IngestSummary> {
+    const lines = lineTexts(batch.lines);
+    this.ingested.push({ lines, rejected: batch.rejected, ...(key !== undefined ? { key } : {}) });
     let parseErrors = batch.rejected.length;
-    for (const line of batch.lines) {
+    for (const line of lines) {
       try {
         JSON.parse(line);
       } catch {

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { lineTexts } from '../../protocol/index.js';
 import { handoverDetector } from '../../streams/index.js';
 import type { DetectedBatch, Detector } from '../../streams/index.js';
 import type { RuleSet } from '../../sigma/index.js';
@@ -21,7 +22,8 @@ function fake(name: string, parallelism: number, deferred: boolean) {
     ({ parseErrors: [], texts: lines.map((l) => `${name}:${l}`), textLines: new Int32Array(0), textRules: new Int32Array(0), correlate: [], rulesPrunedByLogsource: 0 }) as unknown as DetectedBatch;
   const detector: Detector = {
     parallelism,
-    detect(lines) {
+    detect(batchLines) {
+      const lines = lineTexts(batchLines);
       calls.push(`detect ${lines.join(',')}`);
       if (!deferred) return Promise.resolve(batch(lines));
       return new Promise((resolve) => open.push(() => resolve(batch(lines))));

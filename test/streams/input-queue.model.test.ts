@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
+import { splitIngestLines } from '../../http/ingest-lines.js';
+import { lineTexts } from '../../protocol/index.js';
 import type { RejectedLine } from '../../protocol/decode/index.js';
 import type { InputUnit, UnitOutcome } from '../../streams/index.js';
 import { flush, metricValue, testContext } from './support.js';
@@ -90,10 +92,11 @@ async function checkAgainst(m: Model, r: Real): Promise<void> {
   }
 }
 
-/** Lines name their unit and position: `n:i`. */
+/** Lines name their unit and position: `n:i`; odd units keep them as bytes, as HTTP NDJSON does. */
 function unit(u: ModelUnit, settled: Map<number, UnitOutcome>): InputUnit {
+  const lines = Array.from({ length: u.size }, (_, i) => `${u.n}:${i}`);
   return {
-    lines: Array.from({ length: u.size }, (_, i) => `${u.n}:${i}`),
+    lines: u.n % 2 === 1 ? splitIngestLines(new TextEncoder().encode(lines.join('\n'))).lines : lines,
     rejected: rejections(u.oversized),
     ...(u.keyed ? { idempotencyKey: `k${u.n}` } : {}),
     settle: (outcome) => {
@@ -160,8 +163,9 @@ class Take implements fc.Command<Model, Real> {
     const got = await r.queue.take(this.max);
     expect(
       got.map((u) => {
-        const [n, from] = (u.lines[0] as string).split(':').map(Number) as [number, number];
-        u.lines.forEach((line, i) => expect(line).toBe(`${n}:${from + i}`));
+        const lines = lineTexts(u.lines);
+        const [n, from] = (lines[0] as string).split(':').map(Number) as [number, number];
+        lines.forEach((line, i) => expect(line).toBe(`${n}:${from + i}`));
         return { n, from, to: from + u.lines.length };
       }),
     ).toEqual(want);
@@ -233,7 +237,7 @@ describe('input queue', () => {
     while (seen.length < lines.length) {
       expect(q.depth).toBeLessThanOrEqual(2);
       for (const u of await q.take(2)) {
-        seen.push(...u.lines);
+        seen.push(...lineTexts(u.lines));
         u.settle?.({ ok: true, accepted: u.lines.length, parseErrors: u.rejected.length });
       }
     }

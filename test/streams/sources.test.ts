@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OVERSIZED_HEAD_BYTES } from '../../protocol/decode/index.js';
+import { lineTexts, OVERSIZED_HEAD_BYTES } from '../../protocol/decode/index.js';
 import { openMemoryStateStore } from '../../state/index.js';
 import { admitSources, createDecoder, createDlqWriter, createHttpSource, createStdinSource, InputQueue, QueueClosedError, UnitTooLargeError } from '../../streams/index.js';
 import type { HttpIngest } from '../../streams/index.js';
@@ -28,7 +28,7 @@ describe('stdin source', () => {
     await admitSources([createStdinSource({ chunk_lines: 2 }, ctx, { input: input() })], queue, ctx).done;
     queue.close();
     const units = await queue.take(100);
-    expect(units.flatMap((u) => u.lines)).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+    expect(units.flatMap((u) => lineTexts(u.lines))).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
     const rejected = units.flatMap((u) => u.rejected);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]).toMatchObject({ reason: 'too_long', bytes: 1_048_577, head: 'x'.repeat(OVERSIZED_HEAD_BYTES) });
@@ -51,7 +51,7 @@ describe('stdin source', () => {
     expect(queue.depth).toBe(2);
     expect(await metricValue(ctx.registry, 'svc_back_pressure_events_total')).toBe(1);
     const taken: string[] = [];
-    for (let i = 0; i < 4; i++) taken.push(...(await queue.take(2)).flatMap((u) => u.lines));
+    for (let i = 0; i < 4; i++) taken.push(...(await queue.take(2)).flatMap((u) => lineTexts(u.lines)));
     await admission.done;
     expect(reads).toBe(4);
     expect(taken).toHaveLength(8);

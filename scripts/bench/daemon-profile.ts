@@ -26,9 +26,11 @@ interface Profile {
 const STAGES: readonly (readonly [string, RegExp])[] = [
   ['gc', /^\(garbage collector\)$/],
   ['idle', /^\((idle|program)\)$/],
+  // Before receive: the ingest splitter lives under http/.
+  ['split (lines, units, queue)', /line-splitter|ingest-lines|unit-chunks|input-unit|input-queue/],
   ['receive (HTTP, ingest source)', /\/(http|sources)\/|node:_http|node:http|uws|uWebSockets/],
-  ['split (lines, units, queue)', /line-splitter|unit-chunks|input-unit|input-queue/],
-  ['transfer (worker messages)', /worker-pool|detect-worker|node:internal\/worker|postMessage/],
+  // Packing a batch's line bytes is part of moving them; making their strings is decoding.
+  ['transfer (worker messages)', /worker-pool|detect-worker|node:internal\/worker|postMessage|^pack$/],
   ['decode', /\/protocol\/decode\//],
   ['results (texts, ids)', /event-results|detection-text|result-id|withResultId/],
   ['detect (engine)', /\/sigma\/|detect-batch/],

@@ -322,8 +322,31 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
   ];
 }
 
-/** The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. */
-export async function runDaemonBench(): Promise<BenchRow[]> {
+/**
+ * The `--state-db` rows of a baseline build (`SIGMAD_BENCH_BASELINE`: a built checkout) against this
+ * build's, run interleaved with them: where a change moved the daemon's CPU per event, by thread.
+ */
+function baselineRows(lmdb: readonly ModeResult[], base: readonly ModeResult[]): BenchRow[] {
+  if (base.length === 0) return [];
+  const by = (pick: (x: ModeResult) => number, xs: readonly ModeResult[]): number => median(xs.map(pick));
+  const ratio = (pick: (x: ModeResult) => number): number => Number((by(pick, lmdb) / by(pick, base)).toFixed(2));
+  return [
+    { name: 'baseline build, --state-db (interleaved)', value: rate(base), unit: 'events/s' },
+    { name: 'baseline daemon CPU per event, --state-db', value: cpu(base), unit: 'µs' },
+    { name: '  of which the main thread', value: main(base), unit: 'µs' },
+    { name: '  of which the detection workers', value: by((x) => x.workersMicrosPerEvent, base), unit: 'µs' },
+    { name: 'this build / baseline: --state-db CPU per event', value: ratio((x) => x.cpuMicrosPerEvent), unit: 'x' },
+    { name: '  main thread', value: ratio((x) => x.mainMicrosPerEvent), unit: 'x' },
+    { name: '  detection workers', value: ratio((x) => x.workersMicrosPerEvent), unit: 'x' },
+    { name: 'this build / baseline: --state-db throughput', value: Number((rate(lmdb) / rate(base)).toFixed(2)), unit: 'x' },
+  ];
+}
+
+/**
+ * The structured lane (Sysmon process creation), alternating memory and LMDB runs; medians. With
+ * `SIGMAD_BENCH_BASELINE=<checkout>` (built), that build's `--state-db` run follows each of this build's.
+ */
+export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
   const bodies = postBodies(lane.lines);
   const base = DAEMON_BASE_FLAGS;
@@ -332,6 +355,8 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
   const memory: ModeResult[] = [];
   const lmdb: ModeResult[] = [];
   const inline: ModeResult[] = [];
+  const baseLmdb: ModeResult[] = [];
+  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
   const otlp: ModeResult[] = [];
   const otlpJson: ModeResult[] = [];
   const exports = otlpBodies(lane.lines);
@@ -340,6 +365,7 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
     otlpJson.push(await runMode(common, exports.json, [], undefined, OTLP_JSON_INGEST));
     memory.push(await runMode(common, bodies));
     lmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies));
+    if (baseMain !== undefined) baseLmdb.push(await runMode([...common, '--state-db', '$DIR/state'], bodies, [], undefined, NDJSON_INGEST, undefined, baseMain));
     inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
   }
   const nats = await natsInputRates(lane.lines, common);
@@ -380,6 +406,7 @@ export async function runDaemonBench(): Promise<BenchRow[]> {
           { name: 'NATS input / HTTP NDJSON ingest throughput (both --state-db)', value: Number((rate(nats) / rate(lmdb)).toFixed(2)), unit: 'x' },
         ]),
     ...otlpRows(memory, otlp, otlpJson),
+    ...baselineRows(lmdb, baseLmdb),
   ];
 }
 

@@ -61,7 +61,8 @@ function pack(parts: readonly ByteLines[]): PackedLines {
     size += (p.bounds[p.bounds.length - 1] as number) - (p.bounds[0] as number);
     lines += p.length;
   }
-  const bytes = new Uint8Array(size);
+  // Every byte is written below: no zero fill (a batch is hundreds of kilobytes, copied per batch).
+  const bytes = new Uint8Array(Buffer.allocUnsafeSlow(size).buffer, 0, size);
   const bounds = new Int32Array(2 * lines);
   let at = 0;
   let k = 0;

@@ -9,6 +9,7 @@ import { buildRuleSetFrom, createBatchDetector, detectRules, startWorkerPool } f
 import type { DetectedBatch, DetectSettings, RuleInputs } from '../../streams/index.js';
 import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/correlation/index.js';
 import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
+import { splitIngestLines } from '../../http/ingest-lines.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -59,6 +60,21 @@ describe('detect worker pool', () => {
       await pool.close();
     }
     await expect(pool.detect(LINES, 0)).rejects.toThrow(/closed/);
+  }, 60_000);
+
+  it('answers a batch kept as bytes like its strings, also when its worker dies with it in flight', async () => {
+    const inputs = inputsOf(RULES);
+    const pool = await startWorkerPool(inputs, { workers: 1, settings: SETTINGS, log, script: SCRIPT, crashAtBatch: 1 });
+    try {
+      const expected = withoutTime(createBatchDetector(SETTINGS)(detectRules(buildRuleSetFrom(inputs)), LINES, 0));
+      // A byte order mark, CRLF and a blank line: framed away as the string splitter does.
+      const bytes = splitIngestLines(new TextEncoder().encode(`\ufeff${LINES.join('\r\n')}\n\n`)).lines;
+      // The first batch dies with its worker and is sent again, packed again from main's copy.
+      expect(withoutTime(await pool.detect(bytes, 0))).toEqual(expected);
+      expect(withoutTime(await pool.detect(bytes, 0))).toEqual(expected);
+    } finally {
+      await pool.close();
+    }
   }, 60_000);
 
   it('does not start when a worker cannot build the rules', async () => {

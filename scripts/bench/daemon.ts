@@ -259,8 +259,10 @@ async function natsInputRates(lines: readonly string[], flags: readonly string[]
 }
 
 const rate = (xs: readonly ModeResult[]): number => Math.round(median(xs.map((x) => x.eventsPerSecond)));
-const cpu = (xs: readonly ModeResult[]): number => median(xs.map((x) => x.cpuMicrosPerEvent));
-const main = (xs: readonly ModeResult[]): number => median(xs.map((x) => x.mainMicrosPerEvent));
+/** A µs figure's median to 0.1 µs (an even count of runs averages the middle two: no float noise in the rows). */
+const micros = (xs: readonly ModeResult[], pick: (x: ModeResult) => number): number => Number(median(xs.map(pick)).toFixed(1));
+const cpu = (xs: readonly ModeResult[]): number => micros(xs, (x) => x.cpuMicrosPerEvent);
+const main = (xs: readonly ModeResult[]): number => micros(xs, (x) => x.mainMicrosPerEvent);
 /** Throughput of `a` over `b`: the ratio of the medians, and the median of the per-round ratios (runs interleaved). */
 function throughputRatio(a: readonly ModeResult[], b: readonly ModeResult[]): { readonly ofMedians: number; readonly perRound: readonly number[] } {
   const perRound = a.map((x, i) => Number((x.eventsPerSecond / (b[i]?.eventsPerSecond ?? Number.NaN)).toFixed(2)));
@@ -328,13 +330,12 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
  */
 function baselineRows(lmdb: readonly ModeResult[], base: readonly ModeResult[]): BenchRow[] {
   if (base.length === 0) return [];
-  const by = (pick: (x: ModeResult) => number, xs: readonly ModeResult[]): number => median(xs.map(pick));
-  const ratio = (pick: (x: ModeResult) => number): number => Number((by(pick, lmdb) / by(pick, base)).toFixed(2));
+  const ratio = (pick: (x: ModeResult) => number): number => Number((micros(lmdb, pick) / micros(base, pick)).toFixed(2));
   return [
     { name: 'baseline build, --state-db (interleaved)', value: rate(base), unit: 'events/s' },
     { name: 'baseline daemon CPU per event, --state-db', value: cpu(base), unit: 'µs' },
     { name: '  of which the main thread', value: main(base), unit: 'µs' },
-    { name: '  of which the detection workers', value: by((x) => x.workersMicrosPerEvent, base), unit: 'µs' },
+    { name: '  of which the detection workers', value: micros(base, (x) => x.workersMicrosPerEvent), unit: 'µs' },
     { name: 'this build / baseline: --state-db CPU per event', value: ratio((x) => x.cpuMicrosPerEvent), unit: 'x' },
     { name: '  main thread', value: ratio((x) => x.mainMicrosPerEvent), unit: 'x' },
     { name: '  detection workers', value: ratio((x) => x.workersMicrosPerEvent), unit: 'x' },
@@ -390,8 +391,8 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
     { name: 'same with --state-db (LMDB journal + outbox)', value: rate(lmdb), unit: 'events/s' },
     { name: 'daemon CPU per event, --state-db', value: cpu(lmdb), unit: 'µs' },
     { name: '  of which the main thread', value: main(lmdb), unit: 'µs' },
-    { name: '  of which the detection workers', value: median(lmdb.map((x) => x.workersMicrosPerEvent)), unit: 'µs' },
-    { name: '  of which other threads (V8 GC and compiler helpers, libuv, LMDB writer)', value: median(lmdb.map((x) => x.otherMicrosPerEvent)), unit: 'µs' },
+    { name: '  of which the detection workers', value: micros(lmdb, (x) => x.workersMicrosPerEvent), unit: 'µs' },
+    { name: '  of which other threads (V8 GC and compiler helpers, libuv, LMDB writer)', value: micros(lmdb, (x) => x.otherMicrosPerEvent), unit: 'µs' },
     { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
     { name: '--state-db throughput / single-thread engine', value: ratio(rate(lmdb), engine), unit: 'x (target >= 1.5)' },
     { name: '--state-db daemon CPU per event / engine CPU per event', value: ratio(cpu(lmdb), engineCpu), unit: 'x (target <= 1.3)' },

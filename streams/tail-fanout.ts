@@ -1,8 +1,6 @@
-import { Subject } from 'rxjs';
-import type { Subscription } from 'rxjs';
 import Type from 'typebox';
 import { TAIL_LEVELS } from '../protocol/index.js';
-import type { TailLevel } from '../protocol/index.js';
+import type { LiveSink, TailLevel } from '../protocol/index.js';
 import type { CommittedResult } from './batch-processor.js';
 import type { ResultHead } from './detect/detect-batch.js';
 import type { StageContext } from './stage-context.js';
@@ -26,12 +24,7 @@ export interface TailRequest {
 }
 
 /** Where a session writes (the HTTP layer's live response). */
-export interface TailSink {
-  /** Offer one line; false when it was dropped. */
-  push(line: string): boolean;
-  end(summaryLine: string): void;
-  readonly closed: boolean;
-}
+export type TailSink = Pick<LiveSink, 'pushLines' | 'end' | 'closed'>;
 
 export type TailOpen = { readonly ok: true; close(): void } | { readonly ok: false; readonly reason: 'capacity' };
 
@@ -61,14 +54,22 @@ function admits(request: TailRequest, r: ResultHead): boolean {
   return true;
 }
 
+/** The texts of the first `take` results, one per line. */
+function resultLines(results: readonly CommittedResult[], take: number): string {
+  let text = '';
+  for (let i = 0; i < take; i++) text += (results[i] as CommittedResult).text + '\n';
+  return text;
+}
+
 /**
- * The live detection tail: committed results fan out through a Subject to each session, filtered at
- * capture time. Lossy by design: a session whose buffer is full drops (and counts) instead of
- * slowing the engine.
+ * The live detection tail: each commit's results fan out to the sessions, filtered at capture time.
+ * A session gets its share of a commit as one chunk, its buffer counting the share in one step, the
+ * chunk joined only when it is written. Lossy by design: a session whose buffer is full drops (and
+ * counts) the share at once instead of slowing the engine.
  */
 export function create(config: TailConfig, ctx: StageContext): TailFanout {
-  const results$ = new Subject<CommittedResult>();
-  const sessions = new Set<() => void>();
+  /** Each open session's offer of a commit's results. */
+  const sessions = new Map<() => void, (results: readonly CommittedResult[]) => void>();
   const m = ctx.metrics;
   return {
     bufferEvents: config.buffer_events,
@@ -77,39 +78,42 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
       let streamed = 0;
       let dropped = 0;
       let finished = false;
-      let sub: Subscription | undefined;
       let cancelTimer: (() => void) | undefined;
       const finish = (): void => {
         if (finished) return;
         finished = true;
-        sub?.unsubscribe();
         cancelTimer?.();
         sessions.delete(finish);
         m.svc_tail_active_sessions.dec();
         m.svc_tail_detections_dropped_total.inc(dropped);
         if (!sink.closed) sink.end(JSON.stringify({ svc_tail_summary: { streamed, dropped } }));
       };
-      sessions.add(finish);
+      const filtered = request.level !== undefined || request.rule !== undefined;
+      const offer = (results: readonly CommittedResult[]): void => {
+        const admitted = filtered ? results.filter((r) => admits(request, r.head)) : results;
+        if (admitted.length === 0) return;
+        // Past the limit the session has ended: what follows it is neither streamed nor dropped.
+        const wanted = request.limit === undefined ? admitted.length : Math.min(admitted.length, request.limit - streamed);
+        const taken = sink.pushLines(wanted, (take) => resultLines(admitted, take));
+        streamed += taken;
+        if (request.limit !== undefined && streamed >= request.limit) finish();
+        else dropped += admitted.length - taken;
+      };
+      sessions.set(finish, offer);
       m.svc_tail_active_sessions.inc();
       if (request.limit === 0) {
         finish();
         return { ok: true, close: finish } as const;
       }
-      sub = results$.subscribe((r) => {
-        if (!admits(request, r.head)) return;
-        if (sink.push(r.text)) streamed++;
-        else dropped++;
-        if (request.limit !== undefined && streamed >= request.limit) finish();
-      });
       if (request.durationMs !== undefined) cancelTimer = ctx.clock.setTimer(finish, request.durationMs);
       return { ok: true, close: finish } as const;
     },
     publish(results) {
-      if (sessions.size === 0) return;
-      for (const r of results) results$.next(r);
+      if (sessions.size === 0 || results.length === 0) return;
+      for (const offer of sessions.values()) offer(results);
     },
     closeAll() {
-      for (const finish of [...sessions]) finish();
+      for (const finish of [...sessions.keys()]) finish();
     },
   };
 }

@@ -35,6 +35,12 @@ export interface TapFanout extends LiveStream<TapRequest> {
 /** What a line that is not JSON parses to (a redacting raw session drops it). */
 const UNPARSEABLE: unique symbol = Symbol('unparseable');
 
+/** Whitespace only: a line that starts with a printable ASCII character (nearly every one) is decided without copying it. */
+function isBlank(line: string): boolean {
+  const first = line.charCodeAt(0);
+  return !(first > 32 && first < 127) && line.trim() === '';
+}
+
 /**
  * One batch as the sessions see it: its non-blank lines (blank lines are not events: no session sees
  * or drops them), each decoded, parsed or serialised at most once for all the sessions that need it,
@@ -52,7 +58,7 @@ class TapBatch {
   ) {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] as string;
-      if (line.trim() !== '') this.lines.push(line);
+      if (!isBlank(line)) this.lines.push(line);
     }
     this.decodedAt = new Array<JsonEvent | null | undefined>(this.lines.length);
     this.decodedTextAt = new Array<string | null | undefined>(this.lines.length);

@@ -42,9 +42,30 @@ function redactAt(node: unknown, path: readonly string[], i: number, token: (v: 
   return { ...node, [segment]: redactAt(child, path, i + 1, token) };
 }
 
+/**
+ * What a session's token cache holds: values repeat (users, hosts, addresses), and a cached token costs
+ * a Map lookup instead of a SHA-256. Bounded in entries and in each canonical's length (at most about
+ * 1 MB per session); full, it starts over.
+ */
+export const TOKEN_CACHE = { entries: 1_024, maxChars: 512 } as const;
+
 /** The redactor of `paths` (dotted, non-empty) under one session's `salt`. */
-export function createRedactor(paths: readonly string[], salt: Uint8Array): Redactor {
+export function createRedactor(paths: readonly string[], salt: Uint8Array, cache: { readonly entries: number; readonly maxChars: number } = TOKEN_CACHE): Redactor {
   const split = paths.map((p) => p.split('.'));
-  const token = (value: unknown): string => redactionToken(salt, value);
+  const tokens = new Map<string, string>();
+  const token = (value: unknown): string => {
+    // Keyed by the canonical form the token hashes, so `"42"` and `42` share an entry as they share a token.
+    const canonical = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
+    if (canonical === undefined) return redactionToken(salt, value);
+    // A string's token is its own canonical's: hashing `canonical` gives the value's token.
+    if (canonical.length > cache.maxChars) return redactionToken(salt, canonical);
+    let t = tokens.get(canonical);
+    if (t === undefined) {
+      if (tokens.size >= cache.entries) tokens.clear();
+      t = redactionToken(salt, canonical);
+      tokens.set(canonical, t);
+    }
+    return t;
+  };
   return (value) => split.reduce((v, path) => redactAt(v, path, 0, token), value);
 }

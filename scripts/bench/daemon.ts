@@ -50,13 +50,13 @@ export function post(port: number, path: string, body: string | Uint8Array, head
   });
 }
 
-async function processed(port: number): Promise<number> {
+export async function processed(port: number): Promise<number> {
   const text = await post(port, '/metrics', '');
   return Number(/^svc_events_processed_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 /** Resolves once the daemon has processed WARMUP_EVENTS more events (at most WARMUP_MAX_MS). */
-async function warmUp(port: number): Promise<void> {
+export async function warmUp(port: number): Promise<void> {
   const from = await processed(port);
   const until = performance.now() + WARMUP_MAX_MS;
   while (performance.now() < until && (await processed(port)) - from < WARMUP_EVENTS) await new Promise((r) => setTimeout(r, 250));
@@ -120,21 +120,24 @@ export interface EventWindow {
 }
 
 /** Resolves once the daemon has processed `target` events (polled). */
-async function untilProcessed(port: number, target: number): Promise<void> {
+export async function untilProcessed(port: number, target: number): Promise<void> {
   while ((await processed(port)) < target) await new Promise((r) => setTimeout(r, 20));
 }
 
-export async function runMode(
-  extra: readonly string[],
-  bodies: readonly (string | Uint8Array)[],
-  nodeFlags: readonly string[] = [],
-  /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
-  during?: (port: number) => Promise<() => void>,
-  target: PostTarget = NDJSON_INGEST,
-  window?: EventWindow,
-  /** The daemon's entry point: this checkout's unless a baseline's. */
-  entry: string = MAIN,
-): Promise<ModeResult> {
+/** A daemon of the bench, started and ready (its listener up and its rules loaded). */
+export interface BenchDaemon {
+  readonly port: number;
+  readonly pid: number;
+  /** Settles once its detection workers have taken over from main (or it runs without workers). */
+  readonly handedOver: Promise<void>;
+  /** Its `--detect-workers` count, as it logged it. */
+  detectWorkers(): number;
+  /** SIGTERM, then its temporary directory removed. */
+  stop(): Promise<void>;
+}
+
+/** Starts `sigmad daemon` with the full corpus and the sysmon pipeline over HTTP input, plus `extra` flags (`$DIR`: its temporary directory). */
+export async function startDaemon(extra: readonly string[], nodeFlags: readonly string[] = [], entry: string = MAIN): Promise<BenchDaemon> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-bench-'));
   writeFileSync(join(dir, 'empty.yaml'), 'daemon: {}\n');
   const args = [entry, 'daemon', '--config', join(dir, 'empty.yaml'), '--rules', join(ROOT, 'rules'), '--pipeline', 'sysmon', '--input', 'http', '--api-addr', '127.0.0.1:0', ...extra.map((a) => a.replace('$DIR', dir))];
@@ -161,7 +164,21 @@ export async function runMode(
       workersFailed(error);
     });
   });
-  const endDuring = await during?.(port);
+  return {
+    port,
+    pid: child.pid as number,
+    handedOver,
+    detectWorkers: () => detectWorkers,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('exit', r));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** POSTERS concurrent posters cycling through `bodies` until the returned function is called (it resolves once they have stopped). */
+export function startPosters(port: number, bodies: readonly (string | Uint8Array)[], target: PostTarget = NDJSON_INGEST): () => Promise<void> {
   let stop = false;
   const poster = async (k: number): Promise<void> => {
     for (let i = k; !stop; i += POSTERS) {
@@ -170,31 +187,49 @@ export async function runMode(
   };
   // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
   const posters = bodies.length === 0 ? [] : Array.from({ length: POSTERS }, (_, k) => poster(k));
-  await handedOver;
+  return async () => {
+    stop = true;
+    await Promise.all(posters);
+  };
+}
+
+export async function runMode(
+  extra: readonly string[],
+  bodies: readonly (string | Uint8Array)[],
+  nodeFlags: readonly string[] = [],
+  /** Started once the daemon is ready, before the posters; its result is called after the run (e.g. stalled tap clients). */
+  during?: (port: number) => Promise<() => void>,
+  target: PostTarget = NDJSON_INGEST,
+  window?: EventWindow,
+  /** The daemon's entry point: this checkout's unless a baseline's. */
+  entry: string = MAIN,
+): Promise<ModeResult> {
+  const daemon = await startDaemon(extra, nodeFlags, entry);
+  const { port, pid } = daemon;
+  const endDuring = await during?.(port);
+  const stopPosters = startPosters(port, bodies, target);
+  await daemon.handedOver;
   await warmUp(port);
   const endWindow = await window?.start?.(port);
   const before = await processed(port);
-  const cpu0 = cpuSeconds(child.pid as number);
-  const main0 = cpuSeconds(child.pid as number, true);
-  const threads0 = threadCpuSeconds(child.pid as number);
+  const cpu0 = cpuSeconds(pid);
+  const main0 = cpuSeconds(pid, true);
+  const threads0 = threadCpuSeconds(pid);
   const t0 = performance.now();
   const fromUs = monotonicUs();
   await (window === undefined ? new Promise((r) => setTimeout(r, MEASURE_MS)) : untilProcessed(port, before + window.events));
   const toUs = monotonicUs();
   const after = await processed(port);
-  const cpu = cpuSeconds(child.pid as number) - cpu0;
-  const main = cpuSeconds(child.pid as number, true) - main0;
+  const cpu = cpuSeconds(pid) - cpu0;
+  const main = cpuSeconds(pid, true) - main0;
   // Threads are not named: the detection workers are taken to be the busiest threads besides main.
-  const threadCpu = [...threadCpuSeconds(child.pid as number)].filter(([tid]) => tid !== String(child.pid)).map(([tid, seconds]) => seconds - (threads0.get(tid) ?? 0));
-  const workers = threadCpu.sort((a, b) => b - a).slice(0, detectWorkers).reduce((a, b) => a + b, 0);
+  const threadCpu = [...threadCpuSeconds(pid)].filter(([tid]) => tid !== String(pid)).map(([tid, seconds]) => seconds - (threads0.get(tid) ?? 0));
+  const workers = threadCpu.sort((a, b) => b - a).slice(0, daemon.detectWorkers()).reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - t0) / 1000;
-  stop = true;
-  await Promise.all(posters);
+  await stopPosters();
   endDuring?.();
   endWindow?.();
-  child.kill('SIGTERM');
-  await new Promise((r) => child.on('exit', r));
-  rmSync(dir, { recursive: true, force: true });
+  await daemon.stop();
   const events = after - before;
   const perEvent = (s: number): number => (events > 0 ? Number(((s * 1e6) / events).toFixed(1)) : Number.NaN);
   return {

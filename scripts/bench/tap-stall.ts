@@ -1,84 +1,148 @@
-// Issue 16: a tap session whose client reads nothing must not change the daemon's throughput. Runs
-// the daemon bench's structured lane with the tap enabled, with no session and with 4 sessions whose
-// clients never read (`npm run bench:tap`), alternating; medians. Measured in two phases. While the
-// sessions' buffers fill: the sessions open after the warm-up and the measurement covers the next
-// FILL_EVENTS events, fewer than a session's buffer alone holds (daemon.tap.buffer_events, 8,192
-// lines), so every line of it is written to or queued for every session, none dropped. Once they are
-// full: after PREFILL_BODIES posted bodies (posted in both modes), for the bench's usual span.
+// Issue 16: a tap or tail session whose client reads nothing must not change the daemon's throughput
+// (`npm run bench:tap`). The daemon bench's structured lane against one daemon per round with the tap
+// and the tail enabled, its windows interleaved in that daemon so they share its warm JIT, its workers
+// and the machine's load of the moment: no session; 4 stalled tap sessions while their buffers fill
+// (the first FILL_EVENTS events after they open), then once they are full; no session; 4 stalled tail
+// sessions; no session. Each stalled window is compared with the mean of the no-session windows around
+// it (CPU per event is the steadier figure on a loaded machine); medians of the rounds and their spread.
+// `SIGMAD_BENCH_BASELINE=<checkout>` (built) runs the same rounds against its daemon, interleaved.
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
+import { join, resolve } from 'node:path';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
-import { DAEMON_BASE_FLAGS, post, postBodies, runMode } from './daemon.js';
-import type { EventWindow, ModeResult } from './daemon.js';
+import { cpuSeconds, DAEMON_BASE_FLAGS, MAIN, post, postBodies, processed, startDaemon, startPosters, untilProcessed, warmUp } from './daemon.js';
 import { processCreationLane } from './lanes.js';
 
 const STALLED = 4;
-const RUNS = 5;
-/** 40,000 lines of about 1 KB: more than a session's 8,192 lines and its sockets' buffers hold. */
-const PREFILL_BODIES = 80;
-/** The filling phase measured: fewer lines than a session's buffer holds (see above). */
-const FILL_EVENTS = 8_000;
+const ROUNDS = Number(process.env['SIGMAD_BENCH_RUNS'] ?? 3);
+/** A window of steady state: long enough that the 20 ms polling and a GC pause are noise. */
+const WINDOW_MS = 3_000;
+/**
+ * The filling phase: a session's buffer (daemon.tap.buffer_events, 8,192 lines) and its socket's
+ * kernel buffers (about 4 MB on Linux loopback, about 3,800 lines of this lane) fill within it.
+ */
+const FILL_EVENTS = 16_000;
 
-/** Tap sessions (one decoded and redacting, one raw, alternately) whose sockets are never read; resolves once the daemon has them all. */
-async function stalledSessions(port: number): Promise<() => void> {
-  const sockets: Socket[] = [];
-  for (let i = 0; i < STALLED; i++) {
-    const query = i % 2 === 0 ? 'stage=decoded&redact=User,CommandLine' : 'stage=raw&redact=User';
+interface Window {
+  readonly eventsPerSecond: number;
+  readonly cpuMicrosPerEvent: number;
+}
+
+/** One measured window: until `events` more events are processed, or for WINDOW_MS. */
+async function measure(port: number, pid: number, events?: number): Promise<Window> {
+  const before = await processed(port);
+  const cpu0 = cpuSeconds(pid);
+  const t0 = performance.now();
+  await (events === undefined ? new Promise((r) => setTimeout(r, WINDOW_MS)) : untilProcessed(port, before + events));
+  const seconds = (performance.now() - t0) / 1000;
+  const done = (await processed(port)) - before;
+  return { eventsPerSecond: done / seconds, cpuMicrosPerEvent: ((cpuSeconds(pid) - cpu0) * 1e6) / done };
+}
+
+async function gauge(port: number, name: string): Promise<number> {
+  return Number(new RegExp(`^${name} (\\d+)`, 'm').exec(await post(port, '/metrics', ''))?.[1] ?? Number.NaN);
+}
+
+async function untilGauge(port: number, name: string, value: number): Promise<void> {
+  while ((await gauge(port, name)) !== value) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Sessions whose sockets are never read; resolves once the daemon has them all, its result closes them and waits until the daemon has let them go. */
+async function stalledSessions(port: number, paths: readonly string[], activeGauge: string): Promise<() => Promise<void>> {
+  const sockets: Socket[] = paths.map((path) => {
     const socket = connect(port, '127.0.0.1');
     socket.on('error', () => undefined);
-    socket.write(`GET /api/v1/tap?duration=5m&${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     socket.pause();
-    sockets.push(socket);
-  }
-  const active = async (): Promise<number> => Number(/^svc_tap_active_sessions (\d+)/m.exec(await post(port, '/metrics', ''))?.[1] ?? 0);
-  while ((await active()) < STALLED) await new Promise((r) => setTimeout(r, 20));
-  return () => {
+    return socket;
+  });
+  await untilGauge(port, activeGauge, paths.length);
+  return async () => {
     for (const s of sockets) s.destroy();
+    await untilGauge(port, activeGauge, 0);
   };
 }
 
-export async function runTapStallBench(): Promise<BenchRow[]> {
-  process.env['SVC_TAP__MAX_SESSIONS'] = String(STALLED);
-  const bodies = postBodies(processCreationLane(20_000).lines);
-  const flags = [...DAEMON_BASE_FLAGS, '--enable-tap'];
-  const prefill = async (port: number): Promise<void> => {
-    for (let i = 0; i < PREFILL_BODIES; i++) await post(port, '/api/v1/events', bodies[i % bodies.length] ?? '');
-  };
-  const prefilled = async (port: number): Promise<() => void> => {
-    await prefill(port);
-    return () => undefined;
-  };
-  const stalledPrefilled = async (port: number): Promise<() => void> => {
-    const close = await stalledSessions(port);
-    await prefill(port);
-    return close;
-  };
-  const fillWindow: EventWindow = { events: FILL_EVENTS };
-  const fillWindowStalled: EventWindow = { events: FILL_EVENTS, start: stalledSessions };
-  const none: ModeResult[] = [];
-  const filling: ModeResult[] = [];
-  const noneAfter: ModeResult[] = [];
-  const full: ModeResult[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    none.push(await runMode(flags, bodies, [], undefined, undefined, fillWindow));
-    filling.push(await runMode(flags, bodies, [], undefined, undefined, fillWindowStalled));
-    noneAfter.push(await runMode(flags, bodies, [], prefilled));
-    full.push(await runMode(flags, bodies, [], stalledPrefilled));
+/** Tap sessions as a user would open them: two `decoded` redacting two paths, two `raw` redacting one. */
+const TAP_PATHS = Array.from({ length: STALLED }, (_, i) => `/api/v1/tap?duration=5m&${i % 2 === 0 ? 'stage=decoded&redact=User,CommandLine' : 'stage=raw&redact=User'}`);
+const TAIL_PATHS = Array.from({ length: STALLED }, () => '/api/v1/detections/stream');
+
+interface Round {
+  readonly none: Window[];
+  readonly tapFilling: Window;
+  readonly tapFull: Window;
+  readonly tail: Window;
+  readonly detectionsPerEvent: number;
+}
+
+/** One daemon, its windows in the order the header describes. */
+async function runRound(bodies: readonly string[], entry: string): Promise<Round> {
+  const daemon = await startDaemon([...DAEMON_BASE_FLAGS, '--enable-tap', '--enable-tail'], [], entry);
+  const { port, pid } = daemon;
+  const stopPosters = startPosters(port, bodies);
+  try {
+    await daemon.handedOver;
+    await warmUp(port);
+    const detections0 = await gauge(port, 'svc_detection_matches_total');
+    const events0 = await processed(port);
+    const none = [await measure(port, pid)];
+    let close = await stalledSessions(port, TAP_PATHS, 'svc_tap_active_sessions');
+    const tapFilling = await measure(port, pid, FILL_EVENTS);
+    const tapFull = await measure(port, pid);
+    await close();
+    none.push(await measure(port, pid));
+    close = await stalledSessions(port, TAIL_PATHS, 'svc_tail_active_sessions');
+    const tail = await measure(port, pid);
+    await close();
+    none.push(await measure(port, pid));
+    const detectionsPerEvent = ((await gauge(port, 'svc_detection_matches_total')) - detections0) / ((await processed(port)) - events0);
+    return { none, tapFilling, tapFull, tail, detectionsPerEvent };
+  } finally {
+    await stopPosters();
+    await daemon.stop();
   }
-  const rate = (xs: readonly ModeResult[]) => Math.round(median(xs.map((x) => x.eventsPerSecond)));
-  const cpu = (xs: readonly ModeResult[]) => median(xs.map((x) => x.cpuMicrosPerEvent));
-  const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
+}
+
+const mean = (a: Window, b: Window): Window => ({ eventsPerSecond: (a.eventsPerSecond + b.eventsPerSecond) / 2, cpuMicrosPerEvent: (a.cpuMicrosPerEvent + b.cpuMicrosPerEvent) / 2 });
+const fixed2 = (x: number): number => Number(x.toFixed(2));
+
+/** A stalled window against the no-session windows around it: median throughput and CPU-per-event ratios over the rounds, with each round's. */
+function ratioRows(label: string, rounds: readonly Round[], pick: (r: Round) => { readonly stalled: Window; readonly none: Window }): BenchRow[] {
+  const pairs = rounds.map(pick);
+  const rate = pairs.map((p) => fixed2(p.stalled.eventsPerSecond / p.none.eventsPerSecond));
+  const cpu = pairs.map((p) => fixed2(p.stalled.cpuMicrosPerEvent / p.none.cpuMicrosPerEvent));
   return [
-    { name: `daemon over HTTP, tap enabled, no session (${FILL_EVENTS} events after the warm-up)`, value: rate(none), unit: 'events/s' },
-    { name: `same with ${STALLED} stalled tap sessions opened then, filling their buffers`, value: rate(filling), unit: 'events/s' },
-    { name: '  throughput ratio (filling / none), CPU per event ratio', value: ratio(rate(filling), rate(none)), unit: `x, ${ratio(cpu(filling), cpu(none))} x` },
-    { name: `no session, after ${PREFILL_BODIES * 500} lines`, value: rate(noneAfter), unit: 'events/s' },
-    { name: `${STALLED} stalled tap sessions, buffers full (after the same lines)`, value: rate(full), unit: 'events/s' },
-    { name: '  throughput ratio (full / none), CPU per event ratio', value: ratio(rate(full), rate(noneAfter)), unit: `x, ${ratio(cpu(full), cpu(noneAfter))} x` },
+    { name: `${label}: throughput / no session`, value: fixed2(median(rate)), unit: `x (rounds ${rate.join('/')})` },
+    { name: `${label}: CPU per event / no session`, value: fixed2(median(cpu)), unit: `x (rounds ${cpu.join('/')})` },
   ];
 }
 
+function roundRows(prefix: string, rounds: readonly Round[]): BenchRow[] {
+  const noneRates = rounds.flatMap((r) => r.none.map((w) => Math.round(w.eventsPerSecond)));
+  return [
+    { name: `${prefix}daemon over HTTP, tap and tail enabled, no session`, value: Math.round(median(noneRates)), unit: `events/s (windows ${noneRates.join('/')})` },
+    ...ratioRows(`${prefix}${STALLED} stalled tap sessions, filling (first ${FILL_EVENTS} events)`, rounds, (r) => ({ stalled: r.tapFilling, none: mean(r.none[0] as Window, r.none[1] as Window) })),
+    ...ratioRows(`${prefix}${STALLED} stalled tap sessions, buffers full`, rounds, (r) => ({ stalled: r.tapFull, none: mean(r.none[0] as Window, r.none[1] as Window) })),
+    ...ratioRows(`${prefix}${STALLED} stalled tail sessions`, rounds, (r) => ({ stalled: r.tail, none: mean(r.none[1] as Window, r.none[2] as Window) })),
+    { name: `${prefix}  detections per event (what the tail offers)`, value: fixed2(median(rounds.map((r) => r.detectionsPerEvent))), unit: '' },
+  ];
+}
+
+export async function runTapStallBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
+  process.env['SVC_TAP__MAX_SESSIONS'] = String(STALLED);
+  process.env['SVC_TAIL__MAX_SESSIONS'] = String(STALLED);
+  const bodies = postBodies(processCreationLane(20_000).lines);
+  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  const rounds: Round[] = [];
+  const baseRounds: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds.push(await runRound(bodies, MAIN));
+    if (baseMain !== undefined) baseRounds.push(await runRound(bodies, baseMain));
+  }
+  return [...roundRows('', rounds), ...(baseMain === undefined ? [] : roundRows('baseline: ', baseRounds))];
+}
+
 if (isMain(import.meta.url)) {
-  printRows('Event tap: 4 stalled sessions vs none (full corpus + sysmon pipeline)', await runTapStallBench());
+  printRows(`Event tap and detection tail: ${STALLED} stalled sessions vs none (full corpus + sysmon pipeline, windows interleaved in one daemon per round)`, await runTapStallBench());
 }

@@ -1,7 +1,9 @@
 // The event tap against the real daemon on both HTTP adapters: capture, redaction, fail-closed raw
-// redaction, bad parameters, the session cap, and slots freed at once by abrupt disconnects (tap and tail).
+// redaction, bad parameters, the session cap, slots freed at once by abrupt disconnects (tap and tail), and
+// a session whose client reads nothing dropping and counting while a reading one gets every line.
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { send } from '../http/client.js';
@@ -9,6 +11,7 @@ import { FIXTURES, ndjson, startDaemon, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
 const TOKEN = /^svc:redacted:[0-9a-f]{16}$/;
+const BUFFER = 64;
 
 /** A streaming GET whose socket the test can cut, as a client that vanishes does. */
 function openStream(daemon: RunningDaemon, url: string): ClientRequest {
@@ -30,7 +33,9 @@ describe.each(['uws', 'node'] as const)('the event tap (%s adapter)', (adapter) 
     waitFor(async () => ((await gauge(name)) === value ? true : undefined), 10_000, `${name} = ${value}`);
 
   beforeAll(async () => {
-    daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--enable-tap', '--enable-tail', '--api-addr', '127.0.0.1:0', '--http-adapter', adapter]);
+    // Small session buffers: a stalled session runs out of room after its sockets' buffers and 64 lines.
+    const env = { SVC_TAP__BUFFER_EVENTS: String(BUFFER), SVC_TAIL__BUFFER_EVENTS: String(BUFFER) };
+    daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--input', 'http', '--enable-tap', '--enable-tail', '--api-addr', '127.0.0.1:0', '--http-adapter', adapter], { env });
   });
   afterAll(async () => {
     daemon.kill();
@@ -108,4 +113,39 @@ describe.each(['uws', 'node'] as const)('the event tap (%s adapter)', (adapter) 
     const again = await daemon.json({ method: 'GET', url: '/api/v1/tap?limit=0' });
     expect(again.body).toMatchObject({ svc_tap_summary: { captured: 0, dropped: 0 } });
   });
+
+  it('a session whose client reads nothing drops and counts, while a reading session gets every line at the pace it reads', async () => {
+    // 8 KB lines, 12 MB in all: more than the stalled client's socket buffers (about 4 MB on Linux) and its 64 lines hold.
+    const BODIES = 24;
+    const PER_BODY = 64;
+    const total = BODIES * PER_BODY;
+    const pad = 'x'.repeat(8 * 1024);
+    const droppedBefore = await gauge('svc_tap_events_dropped_total');
+    let received = 0;
+    const reading = send(daemon.address, { method: 'GET', url: `/api/v1/tap?stage=raw&limit=${total}` }, (chunk) => {
+      for (const c of chunk) if (c === '\n') received++;
+    });
+    const stalled = connect(daemon.address.kind === 'tcp' ? daemon.address.port : 0, '127.0.0.1');
+    stalled.on('error', () => undefined);
+    stalled.write('GET /api/v1/tap?stage=raw&duration=60s HTTP/1.1\r\nHost: t\r\n\r\n');
+    stalled.pause();
+    try {
+      await until('svc_tap_active_sessions', 2);
+      for (let b = 0; b < BODIES; b++) {
+        const body = Array.from({ length: PER_BODY }, (_, i) => `{"n":${b * PER_BODY + i},"pad":"${pad}"}\n`).join('');
+        await daemon.request({ method: 'POST', url: '/api/v1/events', body });
+        // The reading client keeps up: each body's lines have arrived before the next is posted.
+        await waitFor(() => (received >= (b + 1) * PER_BODY ? true : undefined), 10_000, `lines of body ${b}`);
+      }
+      const res = await reading;
+      const lines = res.text.trim().split('\n');
+      expect(JSON.parse(lines.pop() ?? '')).toMatchObject({ svc_tap_summary: { captured: total, dropped: 0, stage: 'raw' } });
+      expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual([...Array(total).keys()]);
+    } finally {
+      stalled.destroy();
+    }
+    await until('svc_tap_active_sessions', 0);
+    // The stalled session's drops are counted when it ends: at least what neither its buffer nor 8 MB of socket buffers held.
+    expect(await gauge('svc_tap_events_dropped_total')).toBeGreaterThanOrEqual(droppedBefore + total - BUFFER - 1024);
+  }, 60_000);
 });

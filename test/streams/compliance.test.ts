@@ -6,7 +6,8 @@ import type { TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { openMemoryStateStore } from '../../state/index.js';
 import { admitSources, InputQueue, SinkQueueDepths, SinkWorker } from '../../streams/index.js';
-import type { CommittedResult, TailSink } from '../../streams/index.js';
+import type { CommittedResult } from '../../streams/index.js';
+import { liveSink } from './live-sink.js';
 import { flush, metricValue, testContext } from './support.js';
 import * as decodeStage from '../../streams/decode-stage.js';
 import * as dlqWriter from '../../streams/dlq-writer.js';
@@ -146,13 +147,12 @@ const DRIVEN: readonly [string, (ctx: Ctx) => Promise<Counts>, Counts][] = [
     'detection tail: results published; streamed to the session; dropped by its full buffer',
     async (ctx) => {
       const tail = tailFanout.create({ max_sessions: 1, buffer_events: 64 }, ctx);
-      const lines: string[] = [];
-      const sink: TailSink = { push: (l) => lines.length < 2 && lines.push(l) > 0, end: () => undefined, closed: false };
+      const sink = liveSink(2);
       tail.open({}, sink);
       const result = (i: number): CommittedResult => ({ result_id: `r${String(i)}`, head: { rule_title: 'T', rule_id: null, level: 'high' }, text: `{"i":${String(i)}}` });
       tail.publish([0, 1, 2, 3].map(result));
       tail.closeAll();
-      return { received: 4, sent: lines.length, errors: 0, dropped: await metricValue(ctx.registry, 'svc_tail_detections_dropped_total') };
+      return { received: 4, sent: sink.lines.length, errors: 0, dropped: await metricValue(ctx.registry, 'svc_tail_detections_dropped_total') };
     },
     { received: 4, sent: 2, errors: 0, dropped: 2 },
   ],

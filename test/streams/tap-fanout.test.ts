@@ -2,40 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTapFanout, redactionToken } from '../../streams/index.js';
 import type { TapConfig } from '../../streams/index.js';
-import type { JsonEvent, LazyLines, LiveSink, TapRequest } from '../../protocol/index.js';
+import type { JsonEvent, LiveSink, TapRequest } from '../../protocol/index.js';
+import { liveSink } from './live-sink.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
-
-/** A session sink that takes `room` lines, counted as offered like a stream's buffer counts them (a stalled client once they are used). */
-function sink(room = Infinity): LiveSink & { lines: string[]; chunks: number; summary?: Record<string, unknown> } {
-  let taken = 0;
-  const s = {
-    lines: [] as string[],
-    /** Chunks built (writes the stream would make). */
-    chunks: 0,
-    summary: undefined as Record<string, unknown> | undefined,
-    closed: false,
-    get full() {
-      return s.closed || taken >= room;
-    },
-    push(line: string) {
-      return s.pushLines(1, () => `${line}\n`) === 1;
-    },
-    pushLines(count: number, lines: LazyLines) {
-      if (s.closed) return 0;
-      const take = Math.min(count, room - taken);
-      if (take <= 0) return 0;
-      taken += take;
-      s.chunks++;
-      s.lines.push(...lines(take).split('\n').slice(0, -1));
-      return take;
-    },
-    end(summary: string) {
-      s.summary = (JSON.parse(summary) as { svc_tap_summary: Record<string, unknown> }).svc_tap_summary;
-      s.closed = true;
-    },
-  };
-  return s;
-}
 
 const CONFIG: TapConfig = { max_sessions: 2, max_duration_ms: 300_000, buffer_events: 8 };
 const SALT = new Uint8Array(16).fill(7);
@@ -59,8 +28,8 @@ const request = (r: Partial<TapRequest>): TapRequest => ({ durationMs: 30_000, s
 describe('event tap', () => {
   it('streams decoded events (undecodable lines skipped) and raw lines verbatim, blanks aside', () => {
     const { tap: t } = tap();
-    const decoded = sink();
-    const raw = sink();
+    const decoded = liveSink();
+    const raw = liveSink();
     t.open(request({}), decoded);
     t.open(request({ stage: 'raw' }), raw);
     t.publish(['{"a": 1}', 'not json', '  ', '{"b":"x"}']);
@@ -70,7 +39,7 @@ describe('event tap', () => {
 
   it('redacts with the session salt; a redacting raw capture drops what is not JSON (fail closed)', async () => {
     const { ctx, tap: t } = tap();
-    const raw = sink();
+    const raw = liveSink();
     t.open(request({ stage: 'raw', redact: ['user', 'ips'], limit: 3 }), raw);
     t.publish(['{"user":"alice","ips":["1.2.3.4"],"n":1}', 'user=alice', '{"user":"alice"}', '{"n":2}']);
     const token = redactionToken(SALT, 'alice');
@@ -83,14 +52,14 @@ describe('event tap', () => {
   it('ends at its duration with the elapsed time, frees its slot, and refuses sessions past the cap', async () => {
     const clock = new SimulatedClock();
     const { ctx, tap: t } = tap(clock);
-    const a = sink();
+    const a = liveSink();
     expect(t.open(request({ durationMs: 1_000 }), a).ok).toBe(true);
-    expect(t.open(request({}), sink()).ok).toBe(true);
-    expect(t.open(request({}), sink())).toEqual({ ok: false, reason: 'capacity' });
+    expect(t.open(request({}), liveSink()).ok).toBe(true);
+    expect(t.open(request({}), liveSink())).toEqual({ ok: false, reason: 'capacity' });
     expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(2);
     await clock.advance(1_000);
     expect(a.summary).toEqual({ captured: 0, dropped: 0, duration_ms: 1_000, stage: 'decoded' });
-    expect(t.open(request({}), sink()).ok).toBe(true);
+    expect(t.open(request({}), liveSink()).ok).toBe(true);
     expect(await metricValue(ctx.registry, 'svc_tap_sessions_total')).toBe(3);
     t.closeAll();
     expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(0);
@@ -99,8 +68,8 @@ describe('event tap', () => {
   it("writes each session's share of a batch as one chunk, decoding each line once for all sessions", () => {
     const decodes = { n: 0 };
     const { tap: t } = tap(new SimulatedClock(), decodes);
-    const plain = sink();
-    const redacted = sink();
+    const plain = liveSink();
+    const redacted = liveSink();
     t.open(request({}), plain);
     t.open(request({ redact: ['a'] }), redacted);
     t.publish(['{"a":1}', '', '{"a":2}', 'x']);
@@ -112,7 +81,7 @@ describe('event tap', () => {
 
   it('limit=0 yields only the summary', () => {
     const { tap: t } = tap();
-    const s = sink();
+    const s = liveSink();
     t.open(request({ limit: 0 }), s);
     t.publish(['{"a":1}']);
     expect(s.lines).toEqual([]);
@@ -122,7 +91,7 @@ describe('event tap', () => {
   it('a stalled session drops and counts without decoding, and a closed one stops costing anything', () => {
     const decodes = { n: 0 };
     const { tap: t } = tap(new SimulatedClock(), decodes);
-    const stalled = sink(0);
+    const stalled = liveSink(0);
     const opened = t.open(request({}), stalled);
     t.publish(['{"a":1}', '{"a":2}']);
     expect(decodes.n).toBe(0);
@@ -136,7 +105,7 @@ describe('event tap', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 10 }), fc.integer({ min: 0, max: 6 }), fc.option(fc.integer({ min: 1, max: 20 }), { nil: undefined }), (batches, room, limit) => {
         const { tap: t } = tap();
-        const s = sink(room);
+        const s = liveSink(room);
         const opened = t.open(request({ stage: 'raw', ...(limit !== undefined ? { limit } : {}) }), s);
         let offered = 0;
         for (const size of batches) {
@@ -164,7 +133,7 @@ describe('event tap', () => {
       fc.property(fc.array(lines, { maxLength: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), (batches, roomA, roomB) => {
         const summaries = (publish: (t: ReturnType<typeof tap>['tap'], batch: string[]) => void) => {
           const { tap: t } = tap();
-          const sinks = [sink(roomA), sink(roomB)];
+          const sinks = [liveSink(roomA), liveSink(roomB)];
           t.open(request({}), sinks[0] as LiveSink);
           t.open(request({ stage: 'raw' }), sinks[1] as LiveSink);
           for (const batch of batches) publish(t, batch);

@@ -98,4 +98,19 @@ describe('tap redaction', () => {
       user: [{ name: redactionToken(s, 'alice') }, { name: redactionToken(s, 'bob'), id: 1 }],
     });
   });
+
+  it("tokens from a session's bounded cache equal the salted hash, through evictions and values too long to cache (property)", () => {
+    // Few distinct small values so that they repeat; tiny caches so that they evict and refuse.
+    const repeated = fc.oneof(fc.constantFrom('alice', 'bob', '42', 'a-value-longer-than-the-cap'), fc.constantFrom(42, true, null), fc.constant(['x', 1]));
+    const events = fc.array(fc.record({ a: repeated, b: fc.array(repeated, { maxLength: 2 }) }), { maxLength: 12 });
+    const cache = fc.record({ entries: fc.integer({ min: 1, max: 3 }), maxChars: fc.integer({ min: 0, max: 8 }) });
+    fc.assert(
+      fc.property(events, salt, cache, (es, s, c) => {
+        const redact = createRedactor(['a', 'b'], s, c);
+        for (const e of es) {
+          expect(redact(e)).toEqual({ a: redactionToken(s, e.a), b: redactionToken(s, e.b) });
+        }
+      }),
+    );
+  });
 });

@@ -1,0 +1,43 @@
+import type { LazyLines, LiveSink } from '../../protocol/index.js';
+
+export type TestSink = Omit<LiveSink, 'closed'> & {
+  closed: boolean;
+  /** Lines it has room for in all (a stalled client once they are taken); may be raised. */
+  room: number;
+  readonly lines: string[];
+  /** Chunks built (writes the stream would make). */
+  chunks: number;
+  /** The summary record's body (`svc_tap_summary` or `svc_tail_summary`). */
+  summary?: Record<string, unknown>;
+};
+
+/** A session sink that takes `room` lines, counted as offered like a stream's buffer counts them, and builds what it takes at once (a client that reads). */
+export function liveSink(room = Infinity): TestSink {
+  let taken = 0;
+  const s: TestSink = {
+    room,
+    lines: [],
+    chunks: 0,
+    closed: false,
+    get full() {
+      return s.closed || taken >= s.room;
+    },
+    push(line: string) {
+      return s.pushLines(1, () => `${line}\n`) === 1;
+    },
+    pushLines(count: number, lines: LazyLines) {
+      if (s.closed) return 0;
+      const take = Math.min(count, s.room - taken);
+      if (take <= 0) return 0;
+      taken += take;
+      s.chunks++;
+      s.lines.push(...lines(take).split('\n').slice(0, -1));
+      return take;
+    },
+    end(summary: string) {
+      s.summary = Object.values(JSON.parse(summary) as Record<string, Record<string, unknown>>)[0];
+      s.closed = true;
+    },
+  };
+  return s;
+}

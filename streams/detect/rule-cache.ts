@@ -14,7 +14,7 @@ import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 3;
+const FORMAT = 4;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
 /**
  * magic, format (u32), key (32 B), sha-256 (32 B) of what follows: four section lengths (u32), the
@@ -46,9 +46,13 @@ function engineCode(): Buffer {
   return engineDigest;
 }
 
-/** The cache key of `inputs`: rule files (paths and bytes), pipelines, correlation settings, format and engine code. */
+/**
+ * The cache key of `inputs`: rule files (paths and bytes), pipelines, correlation settings, format, engine
+ * code and the node version (a build from an entry compiles each rule's matchers only when first used, so
+ * what compiled when the entry was stored must compile the same way: regex support comes with V8).
+ */
 export function ruleCacheKey(inputs: RuleInputs): Buffer {
-  const hash = createHash('sha256').update(MAGIC).update(String(FORMAT)).update(engineCode());
+  const hash = createHash('sha256').update(MAGIC).update(String(FORMAT)).update(engineCode()).update(process.version);
   // Length-prefixed, so that no two different inputs hash the same byte stream.
   const field = (text: string): void => void hash.update(`${Buffer.byteLength(text)}:`).update(text);
   field(String(inputs.sources.length));

@@ -209,7 +209,7 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
   return out;
 }
 
-/** One cache entry's bytes. */
+/** One cache entry's bytes, in a SharedArrayBuffer of their own. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
   const { warnings, automata, ...rules } = prepared;
   const rulesBytes = serialize({
@@ -228,7 +228,11 @@ export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer 
   format.writeUInt32LE(FORMAT);
   const check = Buffer.alloc(4);
   check.writeUInt32LE(sum);
-  return Buffer.concat([MAGIC, format, key, check, ...body]);
+  // In shared memory from the start: the thread that stores the entry shares it with its workers as is.
+  const parts = [MAGIC, format, key, check, ...body];
+  const entry = Buffer.from(new SharedArrayBuffer(parts.reduce((n, part) => n + part.length, 0)));
+  parts.reduce((at, part) => (entry.set(part, at), at + part.length), 0);
+  return entry;
 }
 
 /**
@@ -281,10 +285,12 @@ export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | und
   if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared };
   const built = buildRuleSetFrom(inputs, pipelines, cache.store);
   if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss' };
-  // Stored, the automata's tables need not stay referenced (their first dense rows outlive promotions).
-  const ruleSet = { ...built, prepared: { ...built.prepared, automata: [] } };
   const bytes = encodeCachedRules(key, built.prepared);
   const stored = shareEntry(bytes, key);
+  // This thread too evaluates from the entry, as a warm start would: the full compile (its matchers, most
+  // of which no event ever selects, and its automata's own tables) is left to the collector.
+  const fromStored = stored !== undefined ? buildFromShared(inputs, stored) : undefined;
+  const ruleSet = fromStored !== undefined ? { ...fromStored, automataBuilt: built.automataBuilt } : { ...built, prepared: { ...built.prepared, automata: [] } };
   try {
     writeCachedRules(cache.dir, key, bytes);
     return { ruleSet, cache: 'miss', ...(stored !== undefined ? { shared: stored } : {}) };

@@ -269,6 +269,8 @@ export interface CachedBuild {
   readonly shared?: SharedRules;
   /** Why a miss could not be stored (the build itself is fine). */
   readonly storeError?: string;
+  /** Time spent finding, reading and checking the entry (its key included), hit or miss. */
+  readonly entryMs: number;
 }
 
 /**
@@ -276,15 +278,17 @@ export interface CachedBuild {
  * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`.
  */
 export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
-  if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off' };
+  if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off', entryMs: 0 };
+  const started = performance.now();
   const key = ruleCacheKey(inputs);
   // The main thread's entry for these very inputs, when it passed one along (a worker), else the file.
   const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
   const shared = given ?? readCachedRules(cache.dir, key);
+  const entryMs = performance.now() - started;
   const fromEntry = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
-  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared };
+  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs };
   const built = buildRuleSetFrom(inputs, pipelines, cache.store);
-  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss' };
+  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss', entryMs };
   const bytes = encodeCachedRules(key, built.prepared);
   const stored = shareEntry(bytes, key);
   // This thread too evaluates from the entry, as a warm start would: the full compile (its matchers, most
@@ -293,9 +297,9 @@ export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | und
   const ruleSet = fromStored !== undefined ? { ...fromStored, automataBuilt: built.automataBuilt } : { ...built, prepared: { ...built.prepared, automata: [] } };
   try {
     writeCachedRules(cache.dir, key, bytes);
-    return { ruleSet, cache: 'miss', ...(stored !== undefined ? { shared: stored } : {}) };
+    return { ruleSet, cache: 'miss', entryMs, ...(stored !== undefined ? { shared: stored } : {}) };
   } catch (error) {
-    return { ruleSet, cache: 'miss', storeError: error instanceof Error ? error.message : String(error), ...(stored !== undefined ? { shared: stored } : {}) };
+    return { ruleSet, cache: 'miss', entryMs, storeError: error instanceof Error ? error.message : String(error), ...(stored !== undefined ? { shared: stored } : {}) };
   }
 }
 

@@ -23,7 +23,11 @@ type LoadFailure = 'pipeline' | 'rules';
 /** How the build went: from the compiled-rule cache or not, and how long it took. */
 export interface RuleBuild {
   readonly cache: CachedBuild['cache'];
+  /** The build, of which `entryMs` went to finding, reading and checking the cache entry. */
   readonly ms: number;
+  readonly entryMs: number;
+  /** Reading the rule files and pipelines before it. */
+  readonly readMs: number;
   readonly storeError?: string;
 }
 
@@ -62,11 +66,12 @@ export function runtimeOptions(config: DaemonConfig, ruleSet: RuleSet): Correlat
 
 /** What a load read from disk: the texts (for workers) and what main parsed on the way. */
 export type RuleTexts =
-  | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[] }
+  | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[]; readonly readMs: number }
   | { readonly ok: false; readonly failure: 'pipeline'; readonly reason: string };
 
 /** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
 export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues): Promise<RuleTexts> {
+  const started = performance.now();
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
@@ -82,7 +87,7 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
     correlation: correlationDefaults(config),
     emitReferenced: config.correlation.emit_referenced,
   };
-  return { ok: true, inputs, pipelines, readErrors: files.errors };
+  return { ok: true, inputs, pipelines, readErrors: files.errors, readMs: Math.round(performance.now() - started) };
 }
 
 /**
@@ -97,7 +102,13 @@ export function buildDaemonRules(texts: RuleTexts, cacheDir?: string): LoadedRul
   const started = performance.now();
   const built = buildRuleSetCached(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines);
   const { ruleSet } = built;
-  const build: RuleBuild = { cache: built.cache, ms: Math.round(performance.now() - started), ...(built.storeError !== undefined ? { storeError: built.storeError } : {}) };
+  const build: RuleBuild = {
+    cache: built.cache,
+    ms: Math.round(performance.now() - started),
+    entryMs: Math.round(built.entryMs),
+    readMs: texts.readMs,
+    ...(built.storeError !== undefined ? { storeError: built.storeError } : {}),
+  };
   const problems = [...texts.readErrors, ...ruleSet.errors];
   if (problems.length > 0) return { ok: false, failure: 'rules', reason: problemSummary(problems), problems };
   if (ruleSet.engine.rules.length === 0 && ruleSet.correlations.correlations.length === 0) {
@@ -110,8 +121,8 @@ export function buildDaemonRules(texts: RuleTexts, cacheDir?: string): LoadedRul
 /** Log how a build went: from the compiled-rule cache or compiled, and its time; a store that failed warns. */
 export function logRuleBuild(log: Logger, loaded: LoadedRules): LoadedRules {
   if (!loaded.ok) return loaded;
-  const { cache, ms, storeError } = loaded.build;
-  log.info({ ruleCache: cache, ms }, 'rules built');
+  const { cache, ms, entryMs, readMs, storeError } = loaded.build;
+  log.info({ ruleCache: cache, ms, entryMs, readMs }, 'rules built');
   if (storeError !== undefined) log.warn({ error: storeError }, 'compiled-rule cache not written; the next start compiles again');
   return loaded;
 }

@@ -8,7 +8,7 @@ import {
   type CompiledCorrelationSet,
   type CorrelationDefaults,
 } from './correlation/index.js';
-import { compileRules, type AutomatonRecord, type CompileOptions, type Engine, type Witness } from './engine/index.js';
+import { compileRules, type AutomatonRecord, type CompileLayout, type CompileOptions, type Engine, type Witness } from './engine/index.js';
 import type { SigmaError, SigmaWarning } from './errors.js';
 import { applyPipelines, type Pipeline } from './pipeline/index.js';
 import { findRule, buildRuleIndex, loadRules, type RuleSource } from './rule/index.js';
@@ -42,6 +42,11 @@ export interface PreparedRules {
   readonly witnesses: readonly (readonly Witness[])[];
   /** The compiled automata (typed-array tables), in the order the compile asks for them; empty: build them. */
   readonly automata: readonly AutomatonRecord[];
+  /**
+   * How the compile numbered fields, literals and automata: given with witnesses and automata, a build
+   * compiles each rule's matchers only when the candidate index first selects the rule.
+   */
+  readonly layout?: CompileLayout;
 }
 
 export interface RuleSet {
@@ -93,7 +98,8 @@ function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError
   const { detections, correlations } = prepared;
   const errors: SigmaError[] = [...loadErrors];
   const warnings: SigmaWarning[] = [...prepared.warnings];
-  const reuse = prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses, automata: prepared.automata } : {};
+  const reuse =
+    prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses, automata: prepared.automata, ...(prepared.layout !== undefined ? { layout: prepared.layout } : {}) } : {};
   const compiled = compileRules(detections, { ...options.compile, ...reuse, recordAutomata: options.recordAutomata ?? false });
   errors.push(...compiled.errors);
   warnings.push(...compiled.warnings);
@@ -107,5 +113,5 @@ function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError
   warnings.push(...correlationSet.warnings);
 
   const ruleSet = { engine: compiled.engine, correlations: correlationSet, errors, warnings, documents: prepared.documents, automataBuilt: compiled.automataBuilt };
-  return errors.length > 0 ? ruleSet : { ...ruleSet, prepared: { ...prepared, witnesses: compiled.witnesses, automata: compiled.automata } };
+  return errors.length > 0 ? ruleSet : { ...ruleSet, prepared: { ...prepared, witnesses: compiled.witnesses, automata: compiled.automata, layout: compiled.layout } };
 }

@@ -4,6 +4,10 @@
 // then, against a node process that reads and hashes the same rule files. Each from a fresh process,
 // read-and-hash and daemon alternating, medians of RUNS. Every run starts twice on one state directory:
 // cold (the compiled-rule cache is empty) and warm (the second start reads it).
+// A breakdown of the path to ready comes from the daemon's own log lines (their `time` against the spawn
+// instant): module loading and config (spawn → reading the rule files), reading the rule files, finding and
+// checking the compiled-rule cache entry, building the rule set from it (or compiling), and the moment
+// the main thread can evaluate (`detection ready`).
 // Run after `npm run build`: `node dist/scripts/bench/startup.js`. With SIGMAD_BENCH_BASELINE=<checkout>
 // (another build's package root, built), that build's cold and warm starts are measured in the same runs, interleaved.
 import { spawn } from 'node:child_process';
@@ -51,11 +55,41 @@ interface Startup {
   /** Spawn → the workers took over detection, and RSS then (the whole process, two workers). */
   readonly workersMs: number;
   readonly workersRss: number;
+  /** The breakdown (NaN where a build does not log it). */
+  readonly phases: Phases;
+}
+
+interface Phases {
+  /** Spawn → the rule files are read: node start-up, module loading, config. */
+  readonly modulesMs: number;
+  readonly readMs: number;
+  /** Key, read and check of the cache entry. */
+  readonly entryMs: number;
+  /** The rule set from the entry (or the compile, cold). */
+  readonly buildMs: number;
+  /** Spawn → the main thread can evaluate. */
+  readonly evaluateMs: number;
+}
+
+/** The breakdown out of the daemon's log, `spawned` being the spawn instant (epoch ms, as pino's `time`). */
+function phasesOf(log: string, spawned: number): Phases {
+  const line = (msg: string): Record<string, unknown> => {
+    const text = log.split('\n').find((l) => l.includes(`"msg":"${msg}"`));
+    return text === undefined ? {} : (JSON.parse(text) as Record<string, unknown>);
+  };
+  const num = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
+  const built = line('rules built');
+  const builtAt = num(built['time']) - spawned;
+  const ms = num(built['ms']);
+  const readMs = num(built['readMs']);
+  const entryMs = num(built['entryMs']);
+  return { modulesMs: builtAt - ms - readMs, readMs, entryMs, buildMs: ms - entryMs, evaluateMs: num(line('detection ready')['time']) - spawned };
 }
 
 /** `npm start`'s profile of the build in `root`, state in `dir`, from spawn to ready and to its workers loaded. */
 async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   const started = performance.now();
+  const spawned = Date.now();
   const main = root === ROOT ? MAIN : join(root, 'dist/cli/main.js');
   const child = spawn(process.execPath, [main, 'daemon', '--config', 'config/bundled.yaml', '--api-addr', '127.0.0.1:0', '--state-db', dir], {
     cwd: root,
@@ -80,7 +114,7 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
     const readyMainCpuMs = cpuSeconds(child.pid as number, true) * 1000;
     const readyCpuMs = cpuSeconds(child.pid as number) * 1000;
     const workersMs = await workers;
-    return { readyMs, readyRss, readyMainCpuMs, readyCpuMs, workersMs, workersRss: rssMb(child.pid as number) };
+    return { readyMs, readyRss, readyMainCpuMs, readyCpuMs, workersMs, workersRss: rssMb(child.pid as number), phases: phasesOf(log, spawned) };
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.on('exit', r));
@@ -111,7 +145,20 @@ function startupRows(prefix: string, runs: readonly Startup[], hash: number, has
     { name: `${prefix}spawn_to_two_workers_detecting`, value: of((s) => s.workersMs), unit: 'ms' },
     { name: `${prefix}workers_detecting_over_read_and_hash`, value: Number((of((s) => s.workersMs) / hash).toFixed(1)), unit: 'ratio' },
     { name: `${prefix}rss_two_workers_detecting`, value: of((s) => s.workersRss), unit: 'MB (target <= 600)' },
+    ...breakdownRows(`${prefix}phase_`, runs),
   ];
+}
+
+/** The path to ready in phases (medians), left out where the build does not log them. */
+function breakdownRows(prefix: string, runs: readonly Startup[]): BenchRow[] {
+  const phase = (name: string, unit: string, pick: (p: Phases) => number): BenchRow => ({ name: `${prefix}${name}`, value: Math.round(median(runs.map((s) => pick(s.phases)))), unit });
+  return [
+    phase('spawn_to_rule_read', 'ms (node start-up, module loading, config)', (p) => p.modulesMs),
+    phase('rule_files_read', 'ms', (p) => p.readMs),
+    phase('cache_entry_read', 'ms (key, read, check)', (p) => p.entryMs),
+    phase('rule_set_build', 'ms (from the entry: deserialise, index; cold: compile and store)', (p) => p.buildMs),
+    phase('spawn_to_first_evaluation_possible', 'ms', (p) => p.evaluateMs),
+  ].filter((row) => Number.isFinite(row.value));
 }
 
 export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {

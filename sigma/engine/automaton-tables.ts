@@ -46,6 +46,8 @@ export class AutomatonSupply {
   readonly made: AutomatonRecord[] = [];
   /** How many were built rather than taken from the stored tables. */
   built = 0;
+  /** How many were asked for: where the next request's record goes (CompileLayout.automataAt). */
+  requests = 0;
 
   constructor(
     stored: readonly AutomatonRecord[] = [],
@@ -65,6 +67,7 @@ export class AutomatonSupply {
   }
 
   private keep<T extends AhoCorasick | AffixTrie>(kind: number, entries: ReadonlyMap<string, readonly number[]>, made: T, fresh: boolean): T {
+    this.requests++;
     if (fresh) this.built++;
     if (this.record) this.made.push({ kind, literals: entries.size, literalChars: fingerprint(entries), tables: made.tables() });
     return made;

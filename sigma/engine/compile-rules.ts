@@ -31,6 +31,32 @@ export interface CompileOptions {
   readonly automata?: readonly AutomatonRecord[];
   /** Record the automata made (`CompileResult.automata`), for a cache entry. */
   readonly recordAutomata?: boolean;
+  /**
+   * The layout an earlier compile of the same rules and options recorded (`CompileResult.layout`), with
+   * its `witnesses` and `automata`: the index and the scope are built from it, and each rule's matchers
+   * only when the index first selects the rule (issue 19 §2: start-up from the compiled-rule cache).
+   */
+  readonly layout?: CompileLayout;
+}
+
+/**
+ * What a compile numbered beyond the rules themselves (plain data): enough to build the candidate index and
+ * the evaluation scope without compiling a matcher, and to compile any one rule later to exactly the
+ * matchers the whole compile gave it (same field slots, keyword literal ids and automata).
+ */
+export interface CompileLayout {
+  /** Field names in slot order (FieldTable). */
+  readonly fields: readonly string[];
+  /** Keyword literals in id order (KeywordLiterals). */
+  readonly literals: readonly string[];
+  /** Rules whose keyword items read the keyword scan's literal bits. */
+  readonly literalRules: readonly number[];
+  /** The most identifiers any rule has (the scope's memo). */
+  readonly maxIdentifiers: number;
+  /** Per rule, the number of its first automaton request; last, the candidate index's first. */
+  readonly automataAt: readonly number[];
+  /** The compile's own warnings (a condition pruned away). */
+  readonly warnings: readonly SigmaWarning[];
 }
 
 export interface CompileResult {
@@ -43,6 +69,8 @@ export interface CompileResult {
   readonly automata: readonly AutomatonRecord[];
   /** How many automata were built rather than taken from `CompileOptions.automata`. */
   readonly automataBuilt: number;
+  /** What a later compile of the same rules may start from (`CompileOptions.layout`; numbered by compiled rule). */
+  readonly layout: CompileLayout;
 }
 
 /** Give an error without a location the rule's, keeping code and message. */
@@ -99,7 +127,10 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
   };
 }
 
+const compiledRule = (rule: DetectionRule, index: number): CompiledRule => ({ index, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
+
 export function compileRules(rules: readonly DetectionRule[], options: CompileOptions = {}): CompileResult {
+  if (options.layout !== undefined && options.witnesses !== undefined) return compileFromLayout(rules, options.layout, options.witnesses, options.automata ?? [], options);
   const fields = new FieldTable((name) => new FieldPath(name));
   const keywords = new KeywordLiterals();
   const automata = new AutomatonSupply(options.automata, options.recordAutomata ?? false);
@@ -109,15 +140,18 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   const compiled: CompiledRule[] = [];
   const programs: RuleProgram[] = [];
   const conditions: (RuleConditions | null)[] = [];
+  const automataAt: number[] = [];
   for (const rule of rules) {
     let parts: RuleParts;
+    const at = automata.requests;
     try {
       parts = compileRule(rule, fields, keywords, automata, warnings);
     } catch (e) {
       errors.push(located(e, documentLoc(rule, ['detection'])));
       continue;
     }
-    compiled.push({ index: compiled.length, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
+    automataAt.push(at);
+    compiled.push(compiledRule(rule, compiled.length));
     if (parts.readsLiterals) literalRules.push(compiled.length - 1);
     programs.push(parts.program);
     conditions.push(parts.conditions);
@@ -125,10 +159,19 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
   const witnesses = options.witnesses ?? chooseRuleSetWitnesses(conditions);
   if (witnesses.length !== conditions.length) throw new Error(`${witnesses.length} witness lists for ${conditions.length} rules`);
+  automataAt.push(automata.requests);
   const index = new CandidateIndex(witnesses, fields, keywords.literals, literalRules, automata);
   const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
   const maxIds = programs.reduce((m, p) => Math.max(m, p.detections.length), 0);
   const scope = new EvalScope(fields.paths, keywordSlots, maxIds);
+  const layout: CompileLayout = {
+    fields: fields.paths.map((p) => p.name),
+    literals: keywords.literals,
+    literalRules,
+    maxIdentifiers: maxIds,
+    automataAt,
+    warnings,
+  };
   return {
     engine: new SigmaEngine(compiled, programs, scope, index, router),
     errors,
@@ -136,5 +179,50 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
     witnesses,
     automata: automata.made,
     automataBuilt: automata.built,
+    layout,
+  };
+}
+
+/**
+ * The engine of rules an earlier compile laid out (`CompileOptions.layout`): the index, router and scope
+ * now, each rule's matchers when the index first selects it. Every number the matchers use is fixed by
+ * the layout, so a rule compiled later gets what the whole compile gave it; a rule that would need a new
+ * field slot or keyword literal means the layout is not these rules' and throws.
+ */
+function compileFromLayout(
+  rules: readonly DetectionRule[],
+  layout: CompileLayout,
+  witnesses: readonly (readonly Witness[])[],
+  stored: readonly AutomatonRecord[],
+  options: CompileOptions,
+): CompileResult {
+  const at = layout.automataAt;
+  if (witnesses.length !== rules.length || at.length !== rules.length + 1) throw new Error(`a layout for ${at.length - 1} rules given ${rules.length}`);
+  const fields = new FieldTable((name) => new FieldPath(name));
+  for (const f of layout.fields) fields.slot(f);
+  const keywords = new KeywordLiterals();
+  for (const l of layout.literals) keywords.id(l);
+  const slots = fields.paths.length;
+  const literals = keywords.literals.length;
+  const compileProgram = (r: number): RuleProgram => {
+    const supply = new AutomatonSupply(stored.slice(at[r], at[r + 1]), false);
+    const { program } = compileRule(rules[r] as DetectionRule, fields, keywords, supply, []);
+    if (fields.paths.length !== slots || keywords.literals.length !== literals) throw new Error(`rule ${r} does not fit the layout it was stored with`);
+    return program;
+  };
+  const supply = new AutomatonSupply(stored.slice(at[rules.length]), false);
+  const index = new CandidateIndex(witnesses, fields, keywords.literals, layout.literalRules, supply);
+  const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
+  const scope = new EvalScope(fields.paths, keywordSlots, layout.maxIdentifiers);
+  const compiled = rules.map(compiledRule);
+  const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
+  return {
+    engine: new SigmaEngine(compiled, new Array<RuleProgram | undefined>(rules.length), scope, index, router, compileProgram),
+    errors: [],
+    warnings: [...layout.warnings],
+    witnesses,
+    automata: [],
+    automataBuilt: supply.built,
+    layout,
   };
 }

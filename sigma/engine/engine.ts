@@ -77,18 +77,20 @@ export class SigmaEngine implements Engine {
 
   constructor(
     readonly rules: readonly CompiledRule[],
-    private readonly programs: readonly RuleProgram[],
+    /** By rule; a hole is compiled by `compileProgram` the first time the rule is evaluated. */
+    private readonly programs: (RuleProgram | undefined)[],
     private readonly scope: EvalScope,
     private readonly index: CandidateIndex,
     private readonly router: LogsourceRouter,
+    private readonly compileProgram: ((rule: number) => RuleProgram) | null = null,
   ) {
     this.bits = ruleBits(rules.length);
   }
 
   release(): void {
     // The evaluating fields stay readonly for the hot path; only this one-way drop writes them.
-    const parts = this as unknown as Record<'programs' | 'scope' | 'index' | 'router', unknown>;
-    parts.programs = parts.scope = parts.index = parts.router = undefined;
+    const parts = this as unknown as Record<'programs' | 'scope' | 'index' | 'router' | 'compileProgram', unknown>;
+    parts.programs = parts.scope = parts.index = parts.router = parts.compileProgram = undefined;
   }
 
   evaluate(event: Readonly<Record<string, unknown>>, ctx?: EvalContext): readonly Match[] {
@@ -116,7 +118,7 @@ export class SigmaEngine implements Engine {
     scope.begin(event);
     const skip = this.router.route(ctx?.logsource, this.stats);
     let out: Match[] | null = null;
-    for (let rule = 0; rule < this.programs.length; rule++) {
+    for (let rule = 0; rule < this.rules.length; rule++) {
       if (skip !== null && skip[rule] === 1) continue;
       if (this.matches(rule)) (out ??= []).push(this.describe(rule));
     }
@@ -124,12 +126,19 @@ export class SigmaEngine implements Engine {
   }
 
   private matches(rule: number): boolean {
-    const p = this.programs[rule] as RuleProgram;
+    const p = this.programs[rule] ?? this.compileLazily(rule);
     if (p.condition === null) return false;
     // A loop, not `fill`: rules have a handful of identifiers, fewer than the builtin's call costs.
     const memo = this.scope.memo;
     for (let i = 0; i < p.detections.length; i++) memo[i] = MEMO_UNKNOWN;
     return p.condition.eval(this.scope, p.detections);
+  }
+
+  private compileLazily(rule: number): RuleProgram {
+    if (this.compileProgram === null) throw new Error(`rule ${rule} has no program`);
+    const p = this.compileProgram(rule);
+    this.programs[rule] = p;
+    return p;
   }
 
   /** The detailed pass for a rule that matched (its memo is still filled). */

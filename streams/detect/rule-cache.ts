@@ -4,23 +4,26 @@
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
+import { crc32 } from 'node:zlib';
 import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 3;
+const FORMAT = 5;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
 /**
- * magic, format (u32), key (32 B), sha-256 (32 B) of what follows: four section lengths (u32), the
- * prepared rules without automata (`v8.serialize`), then the packed automata's header, ints and chars.
+ * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: four section lengths (u32), the
+ * prepared rules without automata (`v8.serialize`, zero-padded to 4 bytes), then the packed automata's
+ * header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
+ * does, at a fraction of a SHA-256 over the ≈ 60 MB of a corpus entry.
  */
-const HEADER_BYTES = MAGIC.length + 4 + 32 + 32;
+const HEADER_BYTES = MAGIC.length + 4 + 32 + 4;
 const SUFFIX = '.rules';
 /** Files kept: the serving rules and the previous ones (a reload that is rolled back). */
 const KEEP = 2;
@@ -46,9 +49,13 @@ function engineCode(): Buffer {
   return engineDigest;
 }
 
-/** The cache key of `inputs`: rule files (paths and bytes), pipelines, correlation settings, format and engine code. */
+/**
+ * The cache key of `inputs`: rule files (paths and bytes), pipelines, correlation settings, format, engine
+ * code and the node version (a build from an entry compiles each rule's matchers only when first used, so
+ * what compiled when the entry was stored must compile the same way: regex support comes with V8).
+ */
 export function ruleCacheKey(inputs: RuleInputs): Buffer {
-  const hash = createHash('sha256').update(MAGIC).update(String(FORMAT)).update(engineCode());
+  const hash = createHash('sha256').update(MAGIC).update(String(FORMAT)).update(engineCode()).update(process.version);
   // Length-prefixed, so that no two different inputs hash the same byte stream.
   const field = (text: string): void => void hash.update(`${Buffer.byteLength(text)}:`).update(text);
   field(String(inputs.sources.length));
@@ -71,11 +78,25 @@ export function readRuleCacheEntry(inputs: RuleInputs, dir: string): SharedRules
 export function readCachedRules(dir: string, key: Buffer): SharedRules | undefined {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(fileOf(dir, key));
+    bytes = readShared(fileOf(dir, key));
   } catch {
     return undefined;
   }
   return decodeSharedRules(bytes, key);
+}
+
+/** A file's bytes read straight into a SharedArrayBuffer: the entry's sections are then views of it, not copies. */
+function readShared(path: string): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const bytes = Buffer.from(new SharedArrayBuffer(size));
+    let at = 0;
+    for (let n = -1; at < size && n !== 0; at += n) n = readSync(fd, bytes, at, size - at, at);
+    return bytes.subarray(0, at);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -94,12 +115,7 @@ export interface SharedRules {
 /** Four section lengths follow the header: rules bytes, then the automata's header, ints and chars (elements). */
 const LENGTHS_BYTES = 16;
 
-/** `length` bytes of `bytes` from `at` in a SharedArrayBuffer of their own (which also aligns a typed array). */
-function sharedCopy<T>(bytes: Buffer, at: number, length: number, view: (b: SharedArrayBuffer) => T): T {
-  const buffer = new SharedArrayBuffer(length);
-  new Uint8Array(buffer).set(bytes.subarray(at, at + length));
-  return view(buffer);
-}
+const padded = (n: number): number => (n + 3) & ~3;
 
 /** The entry in `bytes`, copied into shared memory, when it is whole and intact and stored under `key`. */
 export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | undefined {
@@ -110,26 +126,33 @@ export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | und
   at += 4;
   if (!bytes.subarray(at, at + 32).equals(key)) return undefined;
   at += 32;
-  const sum = bytes.subarray(at, at + 32);
-  if (!createHash('sha256').update(bytes.subarray(HEADER_BYTES)).digest().equals(sum)) return undefined;
+  if (crc32(bytes.subarray(HEADER_BYTES)) !== bytes.readUInt32LE(at)) return undefined;
   return shareEntry(bytes, key);
 }
 
-/** An entry's sections copied into shared memory (the header already checked); undefined when they do not add up. */
+/**
+ * An entry's sections as views of shared memory (the header already checked): of `bytes` itself when they
+ * are a whole SharedArrayBuffer (read by readShared), else of a copy. Undefined when they do not add up.
+ */
 function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   const start = HEADER_BYTES + LENGTHS_BYTES;
   const [rulesBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [number, number, number, number];
-  const rulesEnd = start + rulesBytes;
-  const intsAt = rulesEnd + 4 * headerLength;
+  const headerAt = padded(start + rulesBytes);
+  const intsAt = headerAt + 4 * headerLength;
   const charsAt = intsAt + 4 * intsLength;
   if (charsAt + 2 * charsLength !== bytes.length) return undefined;
+  let buffer = bytes.buffer;
+  if (!(buffer instanceof SharedArrayBuffer) || bytes.byteOffset !== 0) {
+    buffer = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(buffer).set(bytes);
+  }
   return {
     key: key.toString('hex'),
-    rules: sharedCopy(bytes, start, rulesBytes, (b) => new Uint8Array(b)),
+    rules: new Uint8Array(buffer, start, rulesBytes),
     automata: {
-      header: sharedCopy(bytes, rulesEnd, 4 * headerLength, (b) => new Int32Array(b)),
-      ints: sharedCopy(bytes, intsAt, 4 * intsLength, (b) => new Int32Array(b)),
-      chars: sharedCopy(bytes, charsAt, 2 * charsLength, (b) => new Uint16Array(b)),
+      header: new Int32Array(buffer, headerAt, headerLength),
+      ints: new Int32Array(buffer, intsAt, intsLength),
+      chars: new Uint16Array(buffer, charsAt, charsLength),
     },
   };
 }
@@ -186,7 +209,7 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
   return out;
 }
 
-/** One cache entry's bytes. */
+/** One cache entry's bytes, in a SharedArrayBuffer of their own. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
   const { warnings, automata, ...rules } = prepared;
   const rulesBytes = serialize({
@@ -198,11 +221,18 @@ export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer 
   const lengths = Buffer.alloc(LENGTHS_BYTES);
   [rulesBytes.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
   const asBytes = (a: Int32Array | Uint16Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const body = [lengths, rulesBytes, asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
-  const sum = body.reduce((h, part) => h.update(part), createHash('sha256')).digest();
+  const padding = Buffer.alloc(padded(rulesBytes.length) - rulesBytes.length);
+  const body = [lengths, rulesBytes, padding, asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
+  const sum = body.reduce((c, part) => crc32(part, c), 0);
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);
-  return Buffer.concat([MAGIC, format, key, sum, ...body]);
+  const check = Buffer.alloc(4);
+  check.writeUInt32LE(sum);
+  // In shared memory from the start: the thread that stores the entry shares it with its workers as is.
+  const parts = [MAGIC, format, key, check, ...body];
+  const entry = Buffer.from(new SharedArrayBuffer(parts.reduce((n, part) => n + part.length, 0)));
+  parts.reduce((at, part) => (entry.set(part, at), at + part.length), 0);
+  return entry;
 }
 
 /**
@@ -239,6 +269,8 @@ export interface CachedBuild {
   readonly shared?: SharedRules;
   /** Why a miss could not be stored (the build itself is fine). */
   readonly storeError?: string;
+  /** Time spent finding, reading and checking the entry (its key included), hit or miss. */
+  readonly entryMs: number;
 }
 
 /**
@@ -246,24 +278,28 @@ export interface CachedBuild {
  * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`.
  */
 export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
-  if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off' };
+  if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off', entryMs: 0 };
+  const started = performance.now();
   const key = ruleCacheKey(inputs);
   // The main thread's entry for these very inputs, when it passed one along (a worker), else the file.
   const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
   const shared = given ?? readCachedRules(cache.dir, key);
+  const entryMs = performance.now() - started;
   const fromEntry = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
-  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared };
+  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs };
   const built = buildRuleSetFrom(inputs, pipelines, cache.store);
-  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss' };
-  // Stored, the automata's tables need not stay referenced (their first dense rows outlive promotions).
-  const ruleSet = { ...built, prepared: { ...built.prepared, automata: [] } };
+  if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss', entryMs };
   const bytes = encodeCachedRules(key, built.prepared);
   const stored = shareEntry(bytes, key);
+  // This thread too evaluates from the entry, as a warm start would: the full compile (its matchers, most
+  // of which no event ever selects, and its automata's own tables) is left to the collector.
+  const fromStored = stored !== undefined ? buildFromShared(inputs, stored) : undefined;
+  const ruleSet = fromStored !== undefined ? { ...fromStored, automataBuilt: built.automataBuilt } : { ...built, prepared: { ...built.prepared, automata: [] } };
   try {
     writeCachedRules(cache.dir, key, bytes);
-    return { ruleSet, cache: 'miss', ...(stored !== undefined ? { shared: stored } : {}) };
+    return { ruleSet, cache: 'miss', entryMs, ...(stored !== undefined ? { shared: stored } : {}) };
   } catch (error) {
-    return { ruleSet, cache: 'miss', storeError: error instanceof Error ? error.message : String(error), ...(stored !== undefined ? { shared: stored } : {}) };
+    return { ruleSet, cache: 'miss', entryMs, storeError: error instanceof Error ? error.message : String(error), ...(stored !== undefined ? { shared: stored } : {}) };
   }
 }
 

@@ -17,7 +17,7 @@ const INPUTS: RuleInputs = {
   correlation: DEFAULT_CORRELATION_SETTINGS,
   emitReferenced: false,
 };
-const LOADED: LoadedRules = { ok: true, ruleSet: buildRuleSetFrom(INPUTS), inputs: INPUTS, build: { cache: 'off', ms: 0 } };
+const LOADED: LoadedRules = { ok: true, ruleSet: buildRuleSetFrom(INPUTS), inputs: INPUTS, build: { cache: 'off', ms: 0, entryMs: 0, readMs: 0 } };
 
 function harness(loaded: LoadedRules, prepare: () => Promise<void> = () => Promise.resolve()) {
   const ctx = testContext(new SimulatedClock());

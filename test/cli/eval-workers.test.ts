@@ -55,7 +55,7 @@ describe('sigmad eval with detection workers', () => {
     expect(counts(one.stderr)).toMatchObject({ events: 6_000 - 62 + 1, parse_errors: 62 });
   }, 120_000);
 
-  it('auto: one worker per core besides this thread (at most 4) from 512 MiB; none below, for stdin or on one core', () => {
+  it('auto: one worker per core besides this thread (at most 4) from 32 MiB; none below, for stdin or on one core', () => {
     const dir = tempDir('eval-workers-auto');
     const sized = (name: string, bytes: number): string => {
       const file = join(dir, name);
@@ -63,8 +63,8 @@ describe('sigmad eval with detection workers', () => {
       truncateSync(file, bytes);
       return file;
     };
-    const big = sized('big.ndjson', 512 * 1024 * 1024);
-    const small = sized('small.ndjson', 512 * 1024 * 1024 - 1);
+    const big = sized('big.ndjson', 32 * 1024 * 1024);
+    const small = sized('small.ndjson', 32 * 1024 * 1024 - 1);
     expect([2, 3, 8].map((cores) => evalWorkerCount('auto', big, cores))).toEqual([1, 2, 4]);
     expect(evalWorkerCount(undefined, big, 1)).toBe(0);
     expect(evalWorkerCount('auto', small, 8)).toBe(0);

@@ -48,7 +48,8 @@ export async function* lineChunks(read: Read, chunkBytes = CHUNK_BYTES, maxLine 
   let carry: Uint8Array = new Uint8Array(0);
   let skipping = false;
   for (;;) {
-    const buf = new Uint8Array(carry.length + chunkBytes);
+    // A long line doubles the read instead of adding a chunk to it: reading it stays linear.
+    const buf = new Uint8Array(carry.length + Math.max(chunkBytes, carry.length));
     buf.set(carry);
     const n = await read(buf.subarray(carry.length));
     if (n === 0) break;

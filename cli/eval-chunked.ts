@@ -2,6 +2,7 @@
 // detected on this thread, which thus works from the moment its own rules are built while the workers
 // build theirs, and then takes whatever they have no room for. Results are written in input order with
 // the correlation results of each line right after its detections: the bytes of a one-thread run.
+import { setImmediate as turn } from 'node:timers/promises';
 import { splitLines } from '../protocol/index.js';
 import type { InputFormat } from '../protocol/index.js';
 import type { ChunkCorrelation, ChunkResult } from '../streams/index.js';
@@ -103,6 +104,8 @@ export async function evalChunks(chunks: AsyncIterable<ChunkItem>, o: ChunkedEva
       objects = await settle(queue.shift() as Entry);
       if (objects !== undefined) break reading;
     }
+    // A file read with readSync never leaves the microtask queue: let worker messages (ready, results) in.
+    if (o.pool !== undefined) await turn();
     const next = await input.next();
     if (next.done === true) break;
     const item = next.value;

@@ -101,18 +101,19 @@ async function oneThread(text: string): Promise<{ out: string; parseErrors: numb
 }
 
 /**
- * A worker that builds its rules during the first `joinAfter` offers, holds up to `room` chunks and
- * answers each after `delays[i]` macrotasks (so out of order), failing the `failAt`-th chunk it took.
+ * A worker that builds its rules for `joinAfter` macrotasks (as a real one's message arrives), holds up
+ * to `room` chunks and answers each after `delays[i]` macrotasks (so out of order), failing the
+ * `failAt`-th chunk it took.
  */
 function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number, room: number, delays: readonly number[], failAt: number): ChunkPool & { taken: number } {
-  let offers = 0;
   let held = 0;
+  const build = (left: number): void => (left > 0 ? void setImmediate(() => build(left - 1)) : void (pool.ready = 1));
   const pool = {
     capacity: room,
     ready: 0,
     taken: 0,
     offer(bytes: Uint8Array) {
-      if (++offers <= joinAfter || held >= room) return undefined;
+      if (pool.ready === 0 || held >= room) return undefined;
       const i = pool.taken++;
       held++;
       return new Promise<ChunkResult>((resolve, reject) => {
@@ -127,6 +128,7 @@ function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number,
     },
     close: () => Promise.resolve(),
   };
+  build(joinAfter);
   return pool;
 }
 

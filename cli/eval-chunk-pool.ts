@@ -1,9 +1,9 @@
-// `sigmad eval`'s chunk workers (issue 19 §3): each builds its rules while the main thread builds its
-// own, then takes chunks whenever it has room. A chunk is pure work, so one a worker could not finish
+// `sigmad eval`'s chunk workers (issue 19 §3): started first, they load their code while the main
+// thread reads the rules, build theirs while it builds its own, then take chunks whenever they have room. A chunk is pure work, so one a worker could not finish
 // (it died, or failed to build its rules) is simply detected again on the main thread.
 import { Worker } from 'node:worker_threads';
 import { CHUNK_WORKER_SCRIPT } from '../streams/index.js';
-import type { ChunkResult, ChunkWorkerData, FromChunkWorker, ToChunkWorker } from '../streams/index.js';
+import type { ChunkResult, ChunkWorkerData, FromChunkWorker, RuleInputs, ToChunkWorker } from '../streams/index.js';
 
 /** Chunks queued on a worker beside the one it detects, so that it never waits for the main thread. */
 const QUEUE_PER_WORKER = 3;
@@ -25,8 +25,8 @@ export interface ChunkPool {
   readonly capacity: number;
   /** The chunk's result from a ready worker with room, or undefined when none has (the caller detects it). */
   offer(bytes: Uint8Array, now: number): Promise<ChunkResult> | undefined;
-  /** Ready workers (a test and bench figure). */
-  readonly ready: number;
+  /** Send every worker the rules to build (once). */
+  load(inputs: RuleInputs): void;
   close(): Promise<void>;
 }
 
@@ -60,8 +60,9 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
   }
   return {
     capacity: workers * QUEUE_PER_WORKER,
-    get ready() {
-      return slots.filter((s) => s.ready && !s.gone).length;
+    load(inputs) {
+      const message: ToChunkWorker = { type: 'rules', inputs };
+      for (const slot of slots) if (!slot.gone) slot.worker.postMessage(message);
     },
     offer(bytes, now) {
       let best: Slot | undefined;
@@ -69,7 +70,7 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
       if (best === undefined) return undefined;
       const id = nextId++;
       const slot = best;
-      const message: ToChunkWorker = { id, bytes, now };
+      const message: ToChunkWorker = { type: 'chunk', id, bytes, now };
       // Copied, not transferred: the main thread keeps the bytes for a chunk it may have to detect itself.
       slot.worker.postMessage(message);
       return new Promise<ChunkResult>((resolve, reject) => slot.jobs.set(id, { resolve, reject }));

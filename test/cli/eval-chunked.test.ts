@@ -112,6 +112,7 @@ function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number,
     capacity: room,
     ready: 0,
     taken: 0,
+    load: () => undefined,
     offer(bytes: Uint8Array) {
       if (pool.ready === 0 || held >= room) return undefined;
       const i = pool.taken++;

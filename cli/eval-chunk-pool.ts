@@ -30,8 +30,11 @@ export interface ChunkPool {
   close(): Promise<void>;
 }
 
-/** `onFailure` hears of a worker that could not build its rules or died (its chunks come back rejected). */
-export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure: (worker: number, error: string) => void): ChunkPool {
+/**
+ * `onFailure` hears of a worker that could not build its rules or died (its chunks come back rejected).
+ * `script`: the compiled worker entry (tests run this module from source).
+ */
+export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure: (worker: number, error: string) => void, script = CHUNK_WORKER_SCRIPT): ChunkPool {
   let nextId = 0;
   const slots: Slot[] = [];
   const fail = (slot: Slot, index: number, error: string): void => {
@@ -43,7 +46,7 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
     void slot.worker.terminate();
   };
   for (let index = 0; index < workers; index++) {
-    const slot: Slot = { worker: new Worker(CHUNK_WORKER_SCRIPT, { workerData: data }), jobs: new Map(), ready: false, gone: false };
+    const slot: Slot = { worker: new Worker(script, { workerData: data }), jobs: new Map(), ready: false, gone: false };
     slots.push(slot);
     slot.worker.on('message', (m: FromChunkWorker) => {
       if (m.type === 'loaded') slot.ready = true;

@@ -2,10 +2,11 @@
 // are those of evaluating event by event on one thread, whatever the chunk size, when a worker joins,
 // in which order its chunks come back, and when it fails.
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CorrelationRuntime } from '../../actors/index.js';
-import type { ChunkPool } from '../../cli/eval-chunk-pool.js';
+import { startChunkPool, type ChunkPool } from '../../cli/eval-chunk-pool.js';
 import { evalChunks } from '../../cli/eval-chunked.js';
 import { lineChunks, streamReader, type ChunkItem } from '../../cli/eval-chunks.js';
 import { readEvents } from '../../cli/read-events.js';
@@ -13,8 +14,8 @@ import { readRuleSources } from '../../cli/rule-files.js';
 import { splitLines, type LineFrame } from '../../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom, createBatchDetector, detectChunk, detectRules, EventDetector } from '../../streams/index.js';
-import type { ChunkResult, DetectRules } from '../../streams/index.js';
-import { FIXTURES } from '../e2e/harness.js';
+import type { ChunkResult, DetectRules, DetectSettings, RuleInputs } from '../../streams/index.js';
+import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
 
 const encoder = new TextEncoder();
 
@@ -56,12 +57,15 @@ describe('lineChunks', () => {
   });
 });
 
+let inputs: RuleInputs;
 let ruleSet: RuleSet;
 let rules: DetectRules;
+const SETTINGS: DetectSettings = { format: 'auto', syslogTzMinutes: 0, includeEvent: true };
 
 beforeAll(async () => {
   const { sources } = await readRuleSources([join(FIXTURES, 'rules')]);
-  ruleSet = buildRuleSetFrom({ sources, pipelines: [], correlation: { ...DEFAULT_CORRELATION_SETTINGS, eventMode: 'full' }, emitReferenced: false });
+  inputs = { sources, pipelines: [], correlation: { ...DEFAULT_CORRELATION_SETTINGS, eventMode: 'full' }, emitReferenced: false };
+  ruleSet = buildRuleSetFrom(inputs);
   rules = detectRules(ruleSet);
 });
 
@@ -158,7 +162,7 @@ describe('evalChunks', () => {
             inputs.set(key, { text, reference: await oneThread(text) });
           }
           const { text, reference } = inputs.get(key) as { text: string; reference: { out: string; parseErrors: number } };
-          const batch = createBatchDetector({ format: 'auto', syslogTzMinutes: 0, includeEvent: true });
+          const batch = createBatchDetector(SETTINGS);
           const detect = (bytes: Uint8Array) => detectChunk(batch, rules, bytes, 0, true);
           const pool = fakePool(detect, joinAfter, room, delays, failAt);
           const correlation = runtime();
@@ -191,5 +195,38 @@ describe('evalChunks', () => {
     );
     expect(joined).toBeGreaterThan(5);
     expect(failed).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('chunk workers', () => {
+  beforeAll(ensureBuilt, 180_000);
+  const SCRIPT = pathToFileURL(join(ROOT, 'dist/streams/detect/chunk-worker.js'));
+  const until = async <T>(f: () => T | undefined): Promise<T> => {
+    for (let v = f(); ; v = f()) {
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('answer a chunk as this thread does once they have built the rules, and report a build that fails', async () => {
+    const failures: string[] = [];
+    const pool = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    const broken = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    try {
+      const bytes = encoder.encode(input(300, false, true));
+      expect(pool.offer(bytes, 0)).toBeUndefined();
+      pool.load(inputs);
+      broken.load({ ...inputs, pipelines: [{ ref: 'no-such-pipeline' }] });
+      const answer = await (await until(() => pool.offer(bytes, 0)));
+      const inline = detectChunk(createBatchDetector(SETTINGS), rules, bytes, 0, true);
+      expect(answer.correlate.length).toBeGreaterThan(0);
+      expect(answer.prettyAt).toBeGreaterThan(0);
+      expect({ ...answer, seconds: 0 }).toEqual({ ...inline, seconds: 0 });
+      await until(() => (failures.length > 0 ? true : undefined));
+      expect(failures).toEqual([expect.stringMatching(/no-such-pipeline/)]);
+      expect(broken.offer(bytes, 0)).toBeUndefined();
+    } finally {
+      await Promise.all([pool.close(), broken.close()]);
+    }
   }, 60_000);
 });

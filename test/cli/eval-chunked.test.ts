@@ -16,6 +16,7 @@ import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type RuleSet } from
 import { buildRuleSetFrom, createBatchDetector, detectChunk, detectRules, EventDetector } from '../../streams/index.js';
 import type { ChunkResult, DetectRules, DetectSettings, RuleInputs } from '../../streams/index.js';
 import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
+import { evalInput } from './eval-input.js';
 
 const encoder = new TextEncoder();
 
@@ -76,20 +77,6 @@ const runtime = () =>
     maxStateEntries: 100_000,
     onNotice: () => undefined,
   });
-
-/** Detections, failed logons that fire correlations, lines that do not parse; maybe a line over 1 MiB and a pretty-printed tail. */
-function input(n: number, long: boolean, pretty: boolean): string {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const at = new Date(Date.UTC(2024, 4, 1) + i * 7_000).toISOString();
-    if (i % 53 === 52) lines.push('{not json');
-    else if (i % 5 === 0) lines.push(JSON.stringify({ CommandLine: `cmd /c whoami #${i}`, '@timestamp': at }));
-    else lines.push(JSON.stringify({ EventID: 4625, Computer: `h${i % 7}`, '@timestamp': at, seq: i }));
-    if (long && i === n >> 1) lines.push(`{"pad":"${'p'.repeat(1024 * 1024)}"}`);
-  }
-  if (pretty) lines.push('{', '  "CommandLine": "whoami /priv"', '}', '{"CommandLine": "whoami /all"}');
-  return `${lines.join('\n')}\n`;
-}
 
 /** The reference: eval's one-thread path, event by event. */
 async function oneThread(text: string): Promise<{ out: string; parseErrors: number }> {
@@ -158,7 +145,7 @@ describe('evalChunks', () => {
         async ({ n, long, pretty, chunkBytes, joinAfter, room, delays, failAt }) => {
           const key = `${n} ${long} ${pretty}`;
           if (!inputs.has(key)) {
-            const text = input(n, long, pretty);
+            const text = evalInput(n, { long, pretty });
             inputs.set(key, { text, reference: await oneThread(text) });
           }
           const { text, reference } = inputs.get(key) as { text: string; reference: { out: string; parseErrors: number } };
@@ -213,7 +200,7 @@ describe('chunk workers', () => {
     const pool = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
     const broken = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
     try {
-      const bytes = encoder.encode(input(300, false, true));
+      const bytes = encoder.encode(evalInput(300, { pretty: true }));
       expect(pool.offer(bytes, 0)).toBeUndefined();
       pool.load(inputs);
       broken.load({ ...inputs, pipelines: [{ ref: 'no-such-pipeline' }] });

@@ -9,12 +9,15 @@ import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDef
 import { errorsByRule, formatSigmaError } from '../sigma/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
-import { buildRuleSetCached, detectRules, EventDetector, readRuleCacheEntry } from '../streams/index.js';
+import { buildRuleSetCached, createBatchDetector, detectChunk, detectRules, EventDetector, readRuleCacheEntry } from '../streams/index.js';
+import { startChunkPool } from './eval-chunk-pool.js';
+import { evalChunks } from './eval-chunked.js';
+import { fileReader, lineChunks, streamReader } from './eval-chunks.js';
 import { evalRuleCacheDir } from './eval-rule-cache.js';
-import { detectInOrder, evalWorkerCount, startEvalWorkers } from './eval-workers.js';
+import { evalWorkerCount } from './eval-workers.js';
 import { loadPipelines, UsageError } from './load-pipelines.js';
 import { parseDuration } from '../protocol/index.js';
-import { readEventItems, readEvents } from './read-events.js';
+import { isJsonish, readEvents } from './read-events.js';
 import { readRuleSources } from './rule-files.js';
 import { evalAlerts } from './eval-alerts.js';
 import { evalRisk } from './eval-risk.js';
@@ -97,127 +100,136 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   for (const path of rulePaths) checkPath('--rules', path, 'any');
   const input = eventsPath ?? '-';
   if (input !== '-') checkPath('events file', input, 'file');
-  // Logsource routing, the risk layer and the alert pipeline stay on this thread: they need each event here.
-  const workers = routing === undefined && alerts === undefined && risk === undefined ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
-
-  const loadStart = performance.now();
-  const read = await readRuleSources(rulePaths);
-  for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
-  // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
-  const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
+  // Logsource routing, the risk layer and the alert pipeline need each event on this thread: the rest goes in chunks.
+  const chunked = routing === undefined && alerts === undefined && risk === undefined;
+  const workers = chunked ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
   const batchSettings = { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true };
-  // The cache entry is read first so that workers start from it too (in shared memory) while this thread builds.
   const cacheDir = evalRuleCacheDir(flags.ruleCache === undefined ? undefined : String(flags.ruleCache));
-  const entry = cacheDir !== undefined ? readRuleCacheEntry(inputs, cacheDir) : undefined;
-  const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
-  const starting = workers > 0 ? startEvalWorkers(workers, cachedInputs, batchSettings, cacheDir) : undefined;
-  const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines);
-  if (built.storeError !== undefined) process.stderr.write(`warning: compiled-rule cache not written (${built.storeError}); the next run compiles again\n`);
-  const ruleSet: RuleSet = built.ruleSet;
-  const loadMs = performance.now() - loadStart;
-  const rejected = errorsByRule(ruleSet.errors);
-  for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
-  const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
-  if (rulesLoaded === 0) {
-    await starting?.close();
-    process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
-    return 2;
-  }
-  const runtime = ruleSet.correlations.correlations.length > 0
-    ? new CorrelationRuntime(ruleSet.correlations.correlations, {
-        timestampFields: buildTimestampFields(list(flags.timestampField), ruleSet.correlations.ruleTimestampFields),
-        timestampFallback: fallback,
-        maxStateEntries: positiveInt('max-state-entries', flags.maxStateEntries, 100_000),
-        onNotice: (n) => process.stderr.write(`correlation: ${JSON.stringify(n)}\n`),
-      })
+  const watchPretty = isJsonish(format);
+  // Started first: a worker loads its code while this thread reads the rules, then builds its own beside this thread's build.
+  const pool = workers > 0
+    ? startChunkPool(workers, { settings: batchSettings, watchPretty, ...(cacheDir !== undefined ? { ruleCache: cacheDir } : {}) }, (worker, error) =>
+        process.stderr.write(`warning: detection worker ${String(worker)} failed (${error}); the main thread detects its chunks\n`))
     : undefined;
+  try {
+    const loadStart = performance.now();
+    const read = await readRuleSources(rulePaths);
+    for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
+    // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
+    const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
+    // The cache entry is read first so that workers start from it too (in shared memory) while this thread builds.
+    const entry = cacheDir !== undefined ? readRuleCacheEntry(inputs, cacheDir) : undefined;
+    const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
+    pool?.load(cachedInputs);
+    const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines);
+    if (built.storeError !== undefined) process.stderr.write(`warning: compiled-rule cache not written (${built.storeError}); the next run compiles again\n`);
+    const ruleSet: RuleSet = built.ruleSet;
+    const loadMs = performance.now() - loadStart;
+    const rejected = errorsByRule(ruleSet.errors);
+    for (const errs of rejected) process.stderr.write(`rule rejected: ${errs.map(formatSigmaError).join('; ')}\n`);
+    const rulesLoaded = ruleSet.engine.rules.length + ruleSet.correlations.correlations.length;
+    if (rulesLoaded === 0) {
+      process.stderr.write(`${JSON.stringify(evalSummary(0, rejected.length, loadMs))}\n`);
+      return 2;
+    }
+    const runtime = ruleSet.correlations.correlations.length > 0
+      ? new CorrelationRuntime(ruleSet.correlations.correlations, {
+          timestampFields: buildTimestampFields(list(flags.timestampField), ruleSet.correlations.ruleTimestampFields),
+          timestampFallback: fallback,
+          maxStateEntries: positiveInt('max-state-entries', flags.maxStateEntries, 100_000),
+          onNotice: (n) => process.stderr.write(`correlation: ${JSON.stringify(n)}\n`),
+        })
+      : undefined;
 
-  let events = 0;
-  let parseErrors = 0;
-  let matches = 0;
-  let evalMs = 0;
-  const out: string[] = [];
-  const flush = async () => {
-    if (out.length === 0) return;
-    const text = out.join('');
-    out.length = 0;
-    if (!process.stdout.write(text)) await new Promise((r) => process.stdout.once('drain', r));
-  };
-  const rules = detectRules(ruleSet);
-  const emit = (text: string): void => {
-    out.push(`${text}\n`);
-  };
-  const evaluate = (event: JsonEvent): void => {
-    events++;
-    const t0 = performance.now();
-    const before = out.length;
-    const matched = detector.detect(rules, event, emit);
-    if (matched !== undefined && runtime !== undefined) {
-      for (const result of runtime.onEvent(matched, event, Date.now())) out.push(`${JSON.stringify(result)}\n`);
-    }
-    evalMs += performance.now() - t0;
-    matches += out.length - before;
-    // The risk layer and the alert pipeline work on result objects: only their runs pay for reading the lines back.
-    if (alerts !== undefined || risk !== undefined) {
-      let results = out.splice(before).map((l) => JSON.parse(l) as object);
-      // Risk events and incidents go out first and bypass the alert pipeline (§6).
-      if (risk !== undefined) {
-        const scored = risk.results(event, results, events - 1);
-        for (const res of scored.raised) out.push(`${JSON.stringify(res)}\n`);
-        results = scored.annotated;
+    let events = 0;
+    let parseErrors = 0;
+    let matches = 0;
+    let evalMs = 0;
+    const out: string[] = [];
+    const write = async (part: Uint8Array | string): Promise<void> => {
+      if (!process.stdout.write(part)) await new Promise((r) => process.stdout.once('drain', r));
+    };
+    const flush = async () => {
+      if (out.length === 0) return;
+      const text = out.join('');
+      out.length = 0;
+      await write(text);
+    };
+    const rules = detectRules(ruleSet);
+    const emit = (text: string): void => {
+      out.push(`${text}\n`);
+    };
+    const evaluate = (event: JsonEvent): void => {
+      events++;
+      const t0 = performance.now();
+      const before = out.length;
+      const matched = detector.detect(rules, event, emit);
+      if (matched !== undefined && runtime !== undefined) {
+        for (const result of runtime.onEvent(matched, event, Date.now())) out.push(`${JSON.stringify(result)}\n`);
       }
-      for (const res of alerts?.results(event, results, events - 1) ?? results) out.push(`${JSON.stringify(res)}\n`);
-    }
-  };
-  const chunks = input === '-' ? process.stdin : createReadStream(input);
-  const now = Date.now();
-  if (starting === undefined) {
-    for await (const event of readEvents(chunks, format, () => parseErrors++, now)) {
-      evaluate(event);
-      if (out.length >= 256) await flush();
-    }
-  } else {
-    // This thread evaluates until the workers have built their rules, then whatever they have no room for.
-    const workerPool = starting.withMain(ruleSet);
-    try {
-      for await (const step of detectInOrder(readEventItems(chunks, format, () => parseErrors++), workerPool, now)) {
-        if ('event' in step) evaluate(step.event);
-        else {
-          const t0 = performance.now();
-          const batch = step.batch;
-          parseErrors += batch.parseErrors.length;
-          events += step.lines - batch.parseErrors.length;
-          matches += batch.texts.length;
-          // Per line: its detections, then the correlation results it fired (the order `evaluate` gives).
-          let t = 0;
-          for (const c of batch.correlate) {
-            for (; t < batch.texts.length && (batch.textLines[t] as number) <= c.line; t++) out.push(`${batch.texts[t] as string}\n`);
-            const fired = runtime?.onEvent(c.matched, c.event, Date.now()) ?? [];
-            matches += fired.length;
-            for (const res of fired) out.push(`${JSON.stringify(res)}\n`);
-          }
-          for (; t < batch.texts.length; t++) out.push(`${batch.texts[t] as string}\n`);
-          evalMs += batch.seconds * 1000 + (performance.now() - t0);
+      evalMs += performance.now() - t0;
+      matches += out.length - before;
+      // The risk layer and the alert pipeline work on result objects: only their runs pay for reading the lines back.
+      if (alerts !== undefined || risk !== undefined) {
+        let results = out.splice(before).map((l) => JSON.parse(l) as object);
+        // Risk events and incidents go out first and bypass the alert pipeline (§6).
+        if (risk !== undefined) {
+          const scored = risk.results(event, results, events - 1);
+          for (const res of scored.raised) out.push(`${JSON.stringify(res)}\n`);
+          results = scored.annotated;
         }
+        for (const res of alerts?.results(event, results, events - 1) ?? results) out.push(`${JSON.stringify(res)}\n`);
+      }
+    };
+    const now = Date.now();
+    if (!chunked) {
+      for await (const event of readEvents(input === '-' ? process.stdin : createReadStream(input), format, () => parseErrors++, now)) {
+        evaluate(event);
         if (out.length >= 256) await flush();
       }
-    } finally {
-      await workerPool.close();
+    } else {
+      const detect = createBatchDetector(batchSettings);
+      const file = input === '-' ? undefined : fileReader(input);
+      try {
+        const run = await evalChunks(lineChunks(file?.read ?? streamReader(process.stdin)), {
+          format,
+          detect: (bytes) => detectChunk(detect, rules, bytes, now, watchPretty),
+          ...(pool !== undefined ? { pool } : {}),
+          correlate: (c) => runtime?.onEvent(c.matched, c.event, Date.now()).map((res) => `${JSON.stringify(res)}\n`) ?? [],
+          write,
+          onParseError: () => parseErrors++,
+        });
+        events += run.events;
+        parseErrors += run.parseErrors;
+        matches += run.matches;
+        evalMs += run.seconds * 1000;
+        // NDJSON that turned into pretty-printed objects: the rest is read as objects, on this thread.
+        if (run.rest !== undefined) {
+          for await (const event of readEvents(run.rest, format, () => parseErrors++, now, 'objects')) {
+            evaluate(event);
+            if (out.length >= 256) await flush();
+          }
+        }
+      } finally {
+        file?.close();
+      }
     }
+    for (const res of alerts?.finish() ?? []) out.push(`${JSON.stringify(res)}\n`);
+    await flush();
+    // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
+    if (routing !== undefined) {
+      const routing = {
+        rules_pruned_by_logsource: ruleSet.engine.stats.rulesPrunedByLogsource,
+        events_without_logsource: ruleSet.engine.stats.eventsWithoutLogsource,
+      };
+      process.stderr.write(`logsource routing: ${JSON.stringify(routing)}\n`);
+    }
+    const summary = evalSummary(rulesLoaded, rejected.length, loadMs, { events, parseErrors, matches, evalMs });
+    process.stderr.write(`${JSON.stringify(summary)}\n`);
+    return 0;
+  } finally {
+    await pool?.close();
   }
-  for (const res of alerts?.finish() ?? []) out.push(`${JSON.stringify(res)}\n`);
-  await flush();
-  // Routing figures go on their own line: the summary keeps exactly the keys of the eval contract.
-  if (routing !== undefined) {
-    const routing = {
-      rules_pruned_by_logsource: ruleSet.engine.stats.rulesPrunedByLogsource,
-      events_without_logsource: ruleSet.engine.stats.eventsWithoutLogsource,
-    };
-    process.stderr.write(`logsource routing: ${JSON.stringify(routing)}\n`);
-  }
-  const summary = evalSummary(rulesLoaded, rejected.length, loadMs, { events, parseErrors, matches, evalMs });
-  process.stderr.write(`${JSON.stringify(summary)}\n`);
-  return 0;
 }
 
 /** The last stderr line of every run that got as far as loading rules, always with the same keys. */

@@ -9,22 +9,27 @@ import {
   type JsonEvent,
   type LineFrame,
 } from '../protocol/index.js';
+import { opensPrettyValue } from '../streams/index.js';
 
 /** One input item: an NDJSON line still to decode, or an event read from pretty-printed objects. */
-export type EventItem = { readonly line: string } | { readonly event: JsonEvent };
+type EventItem = { readonly line: string } | { readonly event: JsonEvent };
+
+/** How the input is laid out: decided by its first line, `objects` for the rest once NDJSON turns pretty-printed. */
+export type InputLayout = 'undecided' | 'lines' | 'objects';
 
 /**
  * Decoded events of `chunks` (see `readEventItems`), decoded on this thread with syslog years anchored
- * at `now`.
+ * at `now`; `layout` is `objects` for the rest of an input that turned pretty-printed.
  */
 export async function* readEvents(
   chunks: AsyncIterable<Uint8Array | string>,
   format: InputFormat,
   onParseError: (reason: string) => void,
   now = Date.now(),
+  layout: InputLayout = 'undecided',
 ): AsyncGenerator<JsonEvent> {
   const options = { now, tzOffsetMinutes: 0 };
-  for await (const items of readEventItems(chunks, format, onParseError)) {
+  for await (const items of readEventItems(chunks, format, onParseError, layout)) {
     for (const item of items) {
       if ('event' in item) {
         yield item.event;
@@ -38,21 +43,21 @@ export async function* readEvents(
 }
 
 /**
- * The items of `chunks`, a list per chunk read, lines left to the caller to decode (with `decodeLine`,
- * here or on a worker); `onParseError` hears of every line or object that gives no event (a line
+ * The items of `chunks`, a list per chunk read, lines left to `readEvents` to decode; `onParseError` hears of every line or object that gives no event (a line
  * over 1 MiB or not UTF-8 included). The first line decides the layout: one that is not a whole JSON
  * value but starts one means pretty-printed objects, read over the whole input. NDJSON that later
  * turns pretty-printed switches to objects at a line holding only `{` or `[` (how pretty-printers open
  * a value); any other bad line stays one parse error, so a live stream is never held back by one.
  */
-export async function* readEventItems(
+async function* readEventItems(
   chunks: AsyncIterable<Uint8Array | string>,
   format: InputFormat,
   onParseError: (reason: string) => void,
+  layout: InputLayout = 'undecided',
 ): AsyncGenerator<EventItem[]> {
-  const jsonish = format === 'auto' || format === 'json' || format === 'evtx-json';
+  const jsonish = isJsonish(format);
   const splitter = new LineSplitter();
-  let mode = (jsonish ? 'undecided' : 'lines') as 'undecided' | 'lines' | 'objects';
+  let mode: InputLayout = jsonish ? layout : 'lines';
   const held: string[] = [];
   const handle = (frames: LineFrame[]): EventItem[] => {
     const items: EventItem[] = [];
@@ -98,6 +103,18 @@ export async function* readEventItems(
   yield events;
 }
 
+/** Whether a JSON input format is read (pretty-printed objects are possible). */
+export function isJsonish(format: InputFormat): boolean {
+  return format === 'auto' || format === 'json' || format === 'evtx-json';
+}
+
+/** The layout the first line of `frames` decides (see readEventItems), or undecided when no line is whole and UTF-8. */
+export function layoutOf(frames: readonly LineFrame[], format: InputFormat): InputLayout {
+  if (!isJsonish(format)) return 'lines';
+  const first = frames.find((f) => f.ok);
+  return first === undefined ? 'undecided' : startsPrettyPrinted(first.line) ? 'objects' : 'lines';
+}
+
 function startsPrettyPrinted(line: string): boolean {
   const t = line.trimStart();
   if (!t.startsWith('{') && !t.startsWith('[')) return false;
@@ -107,9 +124,4 @@ function startsPrettyPrinted(line: string): boolean {
   } catch {
     return true;
   }
-}
-
-function opensPrettyValue(line: string): boolean {
-  const t = line.trim();
-  return t === '{' || t === '[';
 }

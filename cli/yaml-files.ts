@@ -21,9 +21,12 @@ export async function yamlFilesOf(path: string, fail: (message: string) => Error
 
 /** Checks one list entry against `schema`, compiled once per schema. */
 export function entryCheck<S extends TSchema>(schema: S, noun: string, fail: (message: string) => Error) {
-  const checker = Compile(schema);
+  // Compiled on first use: every command imports this module's users, few of them read such a file.
+  const compile = () => Compile(schema);
+  let compiled: ReturnType<typeof compile> | undefined;
   /** The entry, typed; errors name the file, the id (or the entry's position) and the key. */
   return (raw: unknown, index: number, file: string): { readonly entry: Static<S>; readonly where: string } => {
+    const checker = (compiled ??= compile());
     const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : `#${index + 1}`;
     const where = `${file}: ${noun} ${id}:`;
     const unknown = unknownKey(schema, raw, '');

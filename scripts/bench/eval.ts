@@ -1,9 +1,10 @@
 // One-shot `sigmad eval` as a user runs it (issue 19 §3): wall-clock from process start over 100,000
 // Sysmon process-creation events (about 1.1 KB each) with the bundled corpus and the sysmon pipeline,
 // output to /dev/null, against a node process that only reads the file and JSON.parses each line; one
-// thread (what `auto` does at this size) with a cold compiled-rule cache (the first run) and a warm one,
-// and one worker beside the main thread (warm), alternating, medians of RUNS. With
-// SIGMAD_BENCH_BASELINE=<checkout> (another build's package root, built), its one-thread eval too. On a machine others load, wall-clock says little: the CPU rows estimate an idle machine with a
+// thread with a cold compiled-rule cache (the first run) and a warm one, and `auto` (warm: at this size
+// one chunk worker per core besides the main thread, which detects too), alternating, medians of RUNS. With
+// SIGMAD_BENCH_BASELINE=<checkout> (another build's package root, built, 5db3147 or later: it has
+// --rule-cache), its one-thread eval and its `--detect-workers 1`, both with a warm cache of their own. On a machine others load, wall-clock says little: the CPU rows estimate an idle machine with a
 // free core, whose wall-clock is at least the busier of the main thread and the other threads.
 // Run after `npm run build`: `node dist/scripts/bench/eval.js`.
 import { spawn } from 'node:child_process';
@@ -66,23 +67,28 @@ export async function runEvalBench(baseline = process.env['SIGMAD_BENCH_BASELINE
     const parse: Run[] = [];
     const cold: Run[] = [];
     const warm: Run[] = [];
-    const worker: Run[] = [];
+    const auto: Run[] = [];
     const before: Run[] = [];
+    const beforeWorker: Run[] = [];
+    const baselineArgs = (workers: number) => [join(baseline ?? '', 'dist/cli/main.js'), 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--rule-cache', join(dir, 'cache-baseline'), '--detect-workers', String(workers), file];
+    if (baseline !== undefined) await timed(baselineArgs(0));
     for (let r = 0; r < RUNS; r++) {
       parse.push(await timed(['-e', PARSE_ONLY, file]));
       // A fresh cache directory per run: the first eval compiles and stores, the next ones read it.
       cold.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '0']));
       warm.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '0']));
-      worker.push(await timed([...evalArgs(MAIN, r), '--detect-workers', '1']));
-      // The baseline build has no --rule-cache: its eval compiles every time.
-      if (baseline !== undefined) before.push(await timed([join(baseline, 'dist/cli/main.js'), 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--detect-workers', '0', file]));
+      auto.push(await timed([...evalArgs(MAIN, r), '--detect-workers', 'auto']));
+      if (baseline !== undefined) {
+        before.push(await timed(baselineArgs(0)));
+        beforeWorker.push(await timed(baselineArgs(1)));
+      }
     }
     const of = (runs: readonly Run[], pick: (r: Run) => number): number => Math.round(median(runs.map(pick)));
     const wall = (r: Run) => r.wallMs;
     const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
     const parseWall = of(parse, wall);
     const parseCpu = of(parse, (r) => r.cpuMs);
-    const busiest = of(worker, (r) => Math.max(r.mainCpuMs, r.cpuMs - r.mainCpuMs));
+    const busiest = of(auto, (r) => Math.max(r.mainCpuMs, r.cpuMs - r.mainCpuMs));
     const lane = (name: string, runs: readonly Run[], note = ''): BenchRow[] => [
       { name: `eval_100k_wall_${name}`, value: of(runs, wall), unit: `ms${note}` },
       { name: `eval_100k_parse_only_over_eval_${name}`, value: ratio(parseWall, of(runs, wall)), unit: 'ratio (target >= 0.4)' },
@@ -94,10 +100,10 @@ export async function runEvalBench(baseline = process.env['SIGMAD_BENCH_BASELINE
       { name: 'eval_100k_cpu_read_parse_only_node', value: parseCpu, unit: 'ms CPU' },
       ...lane('one_thread_cold_cache', cold, ' (first run: compiles and stores)'),
       ...lane('one_thread_warm_cache', warm),
-      ...lane('one_worker_warm_cache', worker, ' (--detect-workers 1)'),
-      { name: 'eval_100k_cpu_one_worker_warm_cache_main_thread', value: of(worker, (r) => r.mainCpuMs), unit: 'ms CPU' },
-      { name: 'eval_100k_parse_only_cpu_over_eval_one_worker_busiest_side_cpu', value: ratio(parseCpu, busiest), unit: 'ratio (idle-machine estimate)' },
-      ...(before.length > 0 ? lane('baseline_one_thread', before) : []),
+      ...lane('auto_warm_cache', auto, ' (--detect-workers auto: main thread and chunk workers)'),
+      { name: 'eval_100k_cpu_auto_warm_cache_main_thread', value: of(auto, (r) => r.mainCpuMs), unit: 'ms CPU' },
+      { name: 'eval_100k_parse_only_cpu_over_eval_auto_busiest_side_cpu', value: ratio(parseCpu, busiest), unit: 'ratio (idle-machine estimate)' },
+      ...(before.length > 0 ? [...lane('baseline_one_thread_warm_cache', before), ...lane('baseline_one_worker_warm_cache', beforeWorker, ' (--detect-workers 1)')] : []),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

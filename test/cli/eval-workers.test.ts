@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { evalRuleCacheDir } from '../../cli/eval-rule-cache.js';
 import { evalWorkerCount } from '../../cli/eval-workers.js';
 import { ensureBuilt, FIXTURES, MAIN, tempDir } from '../e2e/harness.js';
+import { evalInput } from './eval-input.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -27,35 +28,23 @@ function counts(stderr: readonly string[]): Record<string, number> {
 
 const RULES = join(FIXTURES, 'rules');
 
-/** Detections, failed logons on a few hosts (correlations fire), lines that do not parse, then pretty-printed objects. */
-function events(n: number): string {
-  const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const at = new Date(Date.UTC(2024, 4, 1) + i * 7_000).toISOString();
-    if (i % 97 === 0) lines.push('{not json');
-    else if (i % 5 === 0) lines.push(JSON.stringify({ CommandLine: `cmd /c whoami #${i}`, '@timestamp': at }));
-    else lines.push(JSON.stringify({ EventID: 4625, Computer: `h${i % 7}`, '@timestamp': at, seq: i }));
-  }
-  lines.push('{', '  "CommandLine": "whoami /priv"', '}');
-  return `${lines.join('\n')}\n`;
-}
-
 describe('sigmad eval with detection workers', () => {
   it('writes the same bytes in the same order as a single-threaded run, and the same summary', async () => {
     const file = join(tempDir('eval-workers'), 'events.ndjson');
-    writeFileSync(file, events(6_000));
-    const flags = ['--rules', RULES, '--include-event', '--correlation-event-mode', 'full', file];
+    writeFileSync(file, evalInput(6_000, { pretty: true }));
+    const flags = ['--rules', RULES, '--input-format', 'json', '--include-event', '--correlation-event-mode', 'full', file];
     const [one, two] = await Promise.all([run(['--detect-workers', '0', ...flags]), run(['--detect-workers', '2', ...flags])]);
     expect([one.code, two.code]).toEqual([0, 0]);
     const out = one.stdout.split('\n');
     expect(out.filter((l) => l.includes('"correlation_type"')).length).toBeGreaterThan(100);
-    expect(out.filter((l) => l.includes('Whoami Execution')).length).toBe(1_200 - 13 + 1);
+    // 1,200 whoami lines of which 23 do not parse (i % 5 = 0 and i % 53 = 52), and two pretty-printed objects.
+    expect(out.filter((l) => l.includes('Whoami Execution')).length).toBe(1_200 - 23 + 2);
     expect(two.stdout).toBe(one.stdout);
     expect(counts(two.stderr)).toEqual(counts(one.stderr));
-    expect(counts(one.stderr)).toMatchObject({ events: 6_000 - 62 + 1, parse_errors: 62 });
+    expect(counts(one.stderr)).toMatchObject({ events: 6_000 - 113 + 2, parse_errors: 113 });
   }, 120_000);
 
-  it('auto: one worker per core besides this thread (at most 4) from 512 MiB; none below, for stdin or on one core', () => {
+  it('auto: one worker per core besides this thread (at most 4) from 32 MiB; none below, for stdin or on one core', () => {
     const dir = tempDir('eval-workers-auto');
     const sized = (name: string, bytes: number): string => {
       const file = join(dir, name);
@@ -63,8 +52,8 @@ describe('sigmad eval with detection workers', () => {
       truncateSync(file, bytes);
       return file;
     };
-    const big = sized('big.ndjson', 512 * 1024 * 1024);
-    const small = sized('small.ndjson', 512 * 1024 * 1024 - 1);
+    const big = sized('big.ndjson', 32 * 1024 * 1024);
+    const small = sized('small.ndjson', 32 * 1024 * 1024 - 1);
     expect([2, 3, 8].map((cores) => evalWorkerCount('auto', big, cores))).toEqual([1, 2, 4]);
     expect(evalWorkerCount(undefined, big, 1)).toBe(0);
     expect(evalWorkerCount('auto', small, 8)).toBe(0);
@@ -75,7 +64,7 @@ describe('sigmad eval with detection workers', () => {
   it('--rule-cache: a first run stores the compiled rules, later ones (workers too) read them, and all write the bytes of a run without it', async () => {
     const dir = tempDir('eval-rule-cache');
     const file = join(dir, 'events.ndjson');
-    writeFileSync(file, events(1_000));
+    writeFileSync(file, evalInput(1_000, { pretty: true }));
     const cache = join(dir, 'cache');
     const flags = ['--rules', RULES, '--include-event', '--correlation-event-mode', 'full', file];
     const off = await run(['--rule-cache', 'off', '--detect-workers', '0', ...flags]);

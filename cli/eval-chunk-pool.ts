@@ -1,0 +1,86 @@
+// `sigmad eval`'s chunk workers (issue 19 §3): started first, they load their code while the main
+// thread reads the rules, build theirs while it builds its own, then take chunks whenever they have room. A chunk is pure work, so one a worker could not finish
+// (it died, or failed to build its rules) is simply detected again on the main thread.
+import { Worker } from 'node:worker_threads';
+import { CHUNK_WORKER_SCRIPT } from '../streams/index.js';
+import type { ChunkResult, ChunkWorkerData, FromChunkWorker, RuleInputs, ToChunkWorker } from '../streams/index.js';
+
+/** Chunks queued on a worker beside the one it detects, so that it never waits for the main thread. */
+const QUEUE_PER_WORKER = 3;
+
+interface Job {
+  resolve(result: ChunkResult): void;
+  reject(error: Error): void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly jobs: Map<number, Job>;
+  ready: boolean;
+  gone: boolean;
+}
+
+export interface ChunkPool {
+  /** Chunks the workers may hold at once. */
+  readonly capacity: number;
+  /** The chunk's result from a ready worker with room, or undefined when none has (the caller detects it). */
+  offer(bytes: Uint8Array, now: number): Promise<ChunkResult> | undefined;
+  /** Send every worker the rules to build (once). */
+  load(inputs: RuleInputs): void;
+  close(): Promise<void>;
+}
+
+/**
+ * `onFailure` hears of a worker that could not build its rules or died (its chunks come back rejected).
+ * `script`: the compiled worker entry (tests run this module from source).
+ */
+export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure: (worker: number, error: string) => void, script = CHUNK_WORKER_SCRIPT): ChunkPool {
+  let nextId = 0;
+  const slots: Slot[] = [];
+  const fail = (slot: Slot, index: number, error: string): void => {
+    if (slot.gone) return;
+    slot.gone = true;
+    onFailure(index, error);
+    for (const job of slot.jobs.values()) job.reject(new Error(`detection worker ${String(index)}: ${error}`));
+    slot.jobs.clear();
+    void slot.worker.terminate();
+  };
+  for (let index = 0; index < workers; index++) {
+    const slot: Slot = { worker: new Worker(script, { workerData: data }), jobs: new Map(), ready: false, gone: false };
+    slots.push(slot);
+    slot.worker.on('message', (m: FromChunkWorker) => {
+      if (m.type === 'loaded') slot.ready = true;
+      else if (m.type === 'load_failed') fail(slot, index, m.error);
+      else {
+        const job = slot.jobs.get(m.id);
+        slot.jobs.delete(m.id);
+        if (m.type === 'done') job?.resolve(m.result);
+        else job?.reject(new Error(m.error));
+      }
+    });
+    slot.worker.on('error', (error) => fail(slot, index, error.message));
+    slot.worker.on('exit', (code) => fail(slot, index, `exited with code ${String(code)}`));
+  }
+  return {
+    capacity: workers * QUEUE_PER_WORKER,
+    load(inputs) {
+      const message: ToChunkWorker = { type: 'rules', inputs };
+      for (const slot of slots) if (!slot.gone) slot.worker.postMessage(message);
+    },
+    offer(bytes, now) {
+      let best: Slot | undefined;
+      for (const s of slots) if (s.ready && !s.gone && s.jobs.size < QUEUE_PER_WORKER && (best === undefined || s.jobs.size < best.jobs.size)) best = s;
+      if (best === undefined) return undefined;
+      const id = nextId++;
+      const slot = best;
+      const message: ToChunkWorker = { type: 'chunk', id, bytes, now };
+      // Copied, not transferred: the main thread keeps the bytes for a chunk it may have to detect itself.
+      slot.worker.postMessage(message);
+      return new Promise<ChunkResult>((resolve, reject) => slot.jobs.set(id, { resolve, reject }));
+    },
+    async close() {
+      for (const slot of slots) slot.gone = true;
+      await Promise.all(slots.map((s) => s.worker.terminate()));
+    },
+  };
+}

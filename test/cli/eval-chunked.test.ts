@@ -1,0 +1,219 @@
+// `sigmad eval` in chunks (issue 19 §3): the chunks cover the input's lines exactly, and the written bytes
+// are those of evaluating event by event on one thread, whatever the chunk size, when a worker joins,
+// in which order its chunks come back, and when it fails.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CorrelationRuntime } from '../../actors/index.js';
+import { startChunkPool, type ChunkPool } from '../../cli/eval-chunk-pool.js';
+import { evalChunks } from '../../cli/eval-chunked.js';
+import { lineChunks, streamReader, type ChunkItem } from '../../cli/eval-chunks.js';
+import { readEvents } from '../../cli/read-events.js';
+import { readRuleSources } from '../../cli/rule-files.js';
+import { splitLines, type LineFrame } from '../../protocol/index.js';
+import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type RuleSet } from '../../sigma/index.js';
+import { buildRuleSetFrom, createBatchDetector, detectChunk, detectRules, EventDetector } from '../../streams/index.js';
+import type { ChunkResult, DetectRules, DetectSettings, RuleInputs } from '../../streams/index.js';
+import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
+import { evalInput } from './eval-input.js';
+
+const encoder = new TextEncoder();
+
+async function* pieces(bytes: Uint8Array, cuts: readonly number[]): AsyncGenerator<Uint8Array> {
+  let at = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    if (cut <= at || cut >= bytes.length) continue;
+    yield bytes.subarray(at, cut);
+    at = cut;
+  }
+  if (at < bytes.length) yield bytes.subarray(at);
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** What a frame says, without its line number (chunks count lines from their own start). */
+const said = (f: LineFrame) => (f.ok ? f.line : f.reason);
+
+describe('lineChunks', () => {
+  it('cuts the input into chunks of whole lines that frame as the whole input does, a line over the limit reported once as skipped', async () => {
+    const line = fc.oneof(fc.stringMatching(/^[a-zé{} \r]{0,12}$/), fc.stringMatching(/^x{20,70}\r?$/));
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.integer({ min: 1, max: 48 }), fc.array(fc.nat(2_000), { maxLength: 20 }), async (lines, finalNewline, chunkBytes, cuts) => {
+        const maxLine = 24;
+        const bytes = encoder.encode(lines.join('\n') + (finalNewline ? '\n' : ''));
+        const items = await collect(lineChunks(streamReader(pieces(bytes, cuts)), chunkBytes, maxLine));
+        const framed = items.flatMap((item: ChunkItem) => (item instanceof Uint8Array ? splitLines(item, { maxLineBytes: maxLine }).map(said) : ['too_long']));
+        expect(framed).toEqual(splitLines(bytes, { maxLineBytes: maxLine }).map(said));
+        items.slice(0, -1).forEach((item) => {
+          if (item instanceof Uint8Array) expect(item.at(-1)).toBe(0x0a);
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+let inputs: RuleInputs;
+let ruleSet: RuleSet;
+let rules: DetectRules;
+const SETTINGS: DetectSettings = { format: 'auto', syslogTzMinutes: 0, includeEvent: true };
+
+beforeAll(async () => {
+  const { sources } = await readRuleSources([join(FIXTURES, 'rules')]);
+  inputs = { sources, pipelines: [], correlation: { ...DEFAULT_CORRELATION_SETTINGS, eventMode: 'full' }, emitReferenced: false };
+  ruleSet = buildRuleSetFrom(inputs);
+  rules = detectRules(ruleSet);
+});
+
+const runtime = () =>
+  new CorrelationRuntime(ruleSet.correlations.correlations, {
+    timestampFields: buildTimestampFields([], ruleSet.correlations.ruleTimestampFields),
+    timestampFallback: 'wallclock',
+    maxStateEntries: 100_000,
+    onNotice: () => undefined,
+  });
+
+/** The reference: eval's one-thread path, event by event. */
+async function oneThread(text: string): Promise<{ out: string; parseErrors: number }> {
+  const detector = new EventDetector({ includeEvent: true });
+  const correlation = runtime();
+  let out = '';
+  let parseErrors = 0;
+  for await (const event of readEvents(pieces(encoder.encode(text), []), 'auto', () => parseErrors++, 0)) {
+    const matched = detector.detect(rules, event, (t) => void (out += `${t}\n`));
+    if (matched !== undefined) for (const r of correlation.onEvent(matched, event, 0)) out += `${JSON.stringify(r)}\n`;
+  }
+  return { out, parseErrors };
+}
+
+/**
+ * A worker that builds its rules for `joinAfter` macrotasks (as a real one's message arrives), holds up
+ * to `room` chunks and answers each after `delays[i]` macrotasks (so out of order), failing the
+ * `failAt`-th chunk it took.
+ */
+function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number, room: number, delays: readonly number[], failAt: number): ChunkPool & { taken: number } {
+  let held = 0;
+  const build = (left: number): void => (left > 0 ? void setImmediate(() => build(left - 1)) : void (pool.ready = 1));
+  const pool = {
+    capacity: room,
+    ready: 0,
+    taken: 0,
+    load: () => undefined,
+    offer(bytes: Uint8Array) {
+      if (pool.ready === 0 || held >= room) return undefined;
+      const i = pool.taken++;
+      held++;
+      return new Promise<ChunkResult>((resolve, reject) => {
+        const answer = (left: number): void => {
+          if (left > 0) return void setImmediate(() => answer(left - 1));
+          held--;
+          if (i === failAt) reject(new Error('worker died'));
+          else resolve(detect(bytes.slice()));
+        };
+        answer(delays[i % delays.length] ?? 0);
+      });
+    },
+    close: () => Promise.resolve(),
+  };
+  build(joinAfter);
+  return pool;
+}
+
+describe('evalChunks', () => {
+  it('writes the bytes of the one-thread run whatever the chunk size, join point, answer order and a failed chunk', async () => {
+    const inputs = new Map<string, { text: string; reference: { out: string; parseErrors: number } }>();
+    /** Runs where the worker took chunks, and where one of them failed. */
+    let joined = 0;
+    let failed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          n: fc.integer({ min: 0, max: 400 }),
+          long: fc.boolean(),
+          pretty: fc.boolean(),
+          chunkBytes: fc.integer({ min: 64, max: 16_384 }),
+          joinAfter: fc.nat(20),
+          room: fc.integer({ min: 1, max: 4 }),
+          delays: fc.array(fc.nat(6), { minLength: 1, maxLength: 8 }),
+          failAt: fc.integer({ min: -1, max: 10 }),
+        }),
+        async ({ n, long, pretty, chunkBytes, joinAfter, room, delays, failAt }) => {
+          const key = `${n} ${long} ${pretty}`;
+          if (!inputs.has(key)) {
+            const text = evalInput(n, { long, pretty });
+            inputs.set(key, { text, reference: await oneThread(text) });
+          }
+          const { text, reference } = inputs.get(key) as { text: string; reference: { out: string; parseErrors: number } };
+          const batch = createBatchDetector(SETTINGS);
+          const detect = (bytes: Uint8Array) => detectChunk(batch, rules, bytes, 0, true);
+          const pool = fakePool(detect, joinAfter, room, delays, failAt);
+          const correlation = runtime();
+          const parts: Buffer[] = [];
+          let restErrors = 0;
+          const run = await evalChunks(lineChunks(streamReader(pieces(encoder.encode(text), [])), chunkBytes), {
+            format: 'auto',
+            detect,
+            pool,
+            correlate: (c) => correlation.onEvent(c.matched, c.event, 0).map((r) => `${JSON.stringify(r)}\n`),
+            write: (part) => Promise.resolve(void parts.push(Buffer.from(part))),
+            onParseError: () => restErrors++,
+          });
+          // The pretty-printed tail is read as objects, as eval-command does.
+          const detector = new EventDetector({ includeEvent: true });
+          if (run.rest !== undefined) {
+            for await (const event of readEvents(run.rest, 'auto', () => restErrors++, 0, 'objects')) {
+              const matched = detector.detect(rules, event, (t) => void parts.push(Buffer.from(`${t}\n`)));
+              if (matched !== undefined) for (const r of correlation.onEvent(matched, event, 0)) parts.push(Buffer.from(`${JSON.stringify(r)}\n`));
+            }
+          }
+          expect(Buffer.concat(parts).toString()).toBe(reference.out);
+          expect(run.parseErrors + restErrors).toBe(reference.parseErrors);
+          expect(run.rest !== undefined).toBe(pretty);
+          if (pool.taken > 0) joined++;
+          if (failAt >= 0 && failAt < pool.taken) failed++;
+        },
+      ),
+      { numRuns: 40 },
+    );
+    expect(joined).toBeGreaterThan(5);
+    expect(failed).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('chunk workers', () => {
+  beforeAll(ensureBuilt, 180_000);
+  const SCRIPT = pathToFileURL(join(ROOT, 'dist/streams/detect/chunk-worker.js'));
+  const until = async <T>(f: () => T | undefined): Promise<T> => {
+    for (let v = f(); ; v = f()) {
+      if (v !== undefined) return v;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('answer a chunk as this thread does once they have built the rules, and report a build that fails', async () => {
+    const failures: string[] = [];
+    const pool = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    const broken = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    try {
+      const bytes = encoder.encode(evalInput(300, { pretty: true }));
+      expect(pool.offer(bytes, 0)).toBeUndefined();
+      pool.load(inputs);
+      broken.load({ ...inputs, pipelines: [{ ref: 'no-such-pipeline' }] });
+      const answer = await (await until(() => pool.offer(bytes, 0)));
+      const inline = detectChunk(createBatchDetector(SETTINGS), rules, bytes, 0, true);
+      expect(answer.correlate.length).toBeGreaterThan(0);
+      expect(answer.prettyAt).toBeGreaterThan(0);
+      expect({ ...answer, seconds: 0 }).toEqual({ ...inline, seconds: 0 });
+      await until(() => (failures.length > 0 ? true : undefined));
+      expect(failures).toEqual([expect.stringMatching(/no-such-pipeline/)]);
+      expect(broken.offer(bytes, 0)).toBeUndefined();
+    } finally {
+      await Promise.all([pool.close(), broken.close()]);
+    }
+  }, 60_000);
+});

@@ -75,8 +75,8 @@ export interface ClusterBus {
   watchFloors(): Promise<FloorWatch>;
   /** Follows the API silence bucket (`<name>-silences`). */
   followSilences(): Promise<ClusterSilences>;
-  /** A consumer of the partition's hits starting after `afterSeq`. */
-  hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
+  /** A consumer of the partition's hits starting after `afterSeq`, named after `owner` (unique per partition owner). */
+  hitFeed(partition: number, afterSeq: number, owner: string): Promise<HitFeed>;
   close(): Promise<void>;
 }
 
@@ -151,8 +151,8 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
       async saveSnapshot(p, data) {
         await snapshots.putBlob({ name: `p-${p}` }, data);
       },
-      async hitFeed(p, afterSeq, node) {
-        const durable = `${name}-${node.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
+      async hitFeed(p, afterSeq, owner) {
+        const durable = `${name}-${owner.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
         let consumer: Consumer | undefined;
         const port: ConsumerPort<JsMsg> = {
           async fetch(max, expiresMs) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { compileAlertConfig, decideStateKey, partitionOf, stateKeyOf } from '../../actors/index.js';
 import type { AlertResult } from '../../actors/index.js';
 import { useNatsServer } from './nats-fixture.js';
-import { converged, owned, publish } from './cluster-lane.js';
+import { converged, owned, publish, showLogs } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -109,7 +109,7 @@ describe('API silences in cluster mode', () => {
       await inForce(2);
       expect((await bursts(muted('3'), 8)).sort()).toEqual(muted('3').sort());
     } catch (error) {
-      for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+      showLogs(nodes);
       throw error;
     } finally {
       for (const d of nodes) d.kill('SIGTERM');

@@ -10,7 +10,9 @@ import type { CorrelationRuntimeOptions, HeldLease, LeaseTiming } from '../../ac
 import type { ClusterRecord, IncidentRecord } from '../../protocol/index.js';
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import type { Clock, StageContext } from '../stage-context.js';
+import { unixSeconds } from '../journaled-stage.js';
 import type { ClusterBus, FloorWatch } from './cluster-bus.js';
+import type { ClusterSilences } from './cluster-silences.js';
 import { PartitionOwner } from './partition-owner.js';
 import type { PartitionOwnerDeps, StatefulRouting } from './partition-owner.js';
 
@@ -21,6 +23,9 @@ export interface ClusterNodeSettings {
   readonly snapshotIntervalMs: number;
 }
 
+/** What a node runs the partitions' alert pipeline and risk layer with. */
+type NodeStateful = Pick<StatefulRouting, 'files' | 'selectors'> & { readonly silences: Pick<ClusterSilences, 'changesAfter' | 'sweep'> };
+
 export interface ClusterNodeDeps {
   readonly bus: ClusterBus;
   /** The correlations in force and their runtime options (owners are built with them). */
@@ -29,8 +34,8 @@ export interface ClusterNodeDeps {
   readonly delivered: PartitionOwnerDeps['delivered'];
   readonly inputFloor: PartitionOwnerDeps['inputFloor'];
   readonly ctx: StageContext;
-  /** With an alert pipeline or risk layer: the files the partitions run, the selectors of their state keys and the cluster's API silences. */
-  readonly stateful?: Pick<StatefulRouting, 'files' | 'selectors' | 'silences'>;
+  /** With an alert pipeline or risk layer: the files the partitions run, the selectors of their state keys and the cluster's API silences (the owner of partition 0 sweeps the expired ones). */
+  readonly stateful?: NodeStateful;
 }
 
 
@@ -170,6 +175,13 @@ export class ClusterNode {
     for (const p of this.held.keys()) if (this.leased(p) && !this.owners.has(p)) this.takeOver(p);
     ctx.metrics.svc_cluster_partitions_owned.set(this.owners.size);
     for (const o of this.owners.values()) ctx.metrics.svc_cluster_partition_lag.set({ partition: String(o.status.partition) }, o.status.lag);
+    if (this.deps.stateful !== undefined && this.leased(0)) {
+      const purged = await this.step('sweep expired silences', this.deps.stateful.silences.sweep(unixSeconds(now))).catch((error: unknown) => {
+        this.log.warn({ err: error }, 'expired silences not purged; the next round sweeps again');
+        return 0;
+      });
+      if (purged > 0) this.log.info({ purged }, 'expired silences purged from the silence bucket');
+    }
     this.log.debug({ ms: ctx.clock.now() - now, members: this.members.length, owned: this.owners.size, actions: actions.length }, 'cluster round');
   }
 
@@ -207,7 +219,7 @@ export class ClusterNode {
       );
   }
 
-  private routing(partition: number, stateful: Pick<StatefulRouting, 'files' | 'selectors' | 'silences'>): StatefulRouting {
+  private routing(partition: number, stateful: NodeStateful): StatefulRouting {
     const { bus } = this.deps;
     const { partitions } = this.settings;
     return {

@@ -39,6 +39,9 @@ export interface ClusterNodeDeps {
 }
 
 
+/** A takeover (snapshot read, hit consumer) not done in this many ttls is given up on and started again. */
+const TAKEOVER_TTLS = 4;
+
 /** Clock difference tolerated between nodes: a tenth of the ttl, at most a second. */
 function timingOf(ttlMs: number): LeaseTiming {
   return { ttlMs, marginMs: Math.min(1_000, Math.floor(ttlMs / 10)) };
@@ -206,16 +209,21 @@ export class ClusterNode {
     this.owners.set(partition, owner);
     const started = performance.now();
     const previous = this.stopping.get(partition) ?? Promise.resolve();
-    void within(this.deps.ctx.clock, this.timing.ttlMs, 'the previous owner stopping', previous)
+    const { clock } = this.deps.ctx;
+    void within(clock, this.timing.ttlMs, 'the previous owner stopping', previous)
       .catch(() => undefined)
-      .then(() => owner.start())
+      // A start that does not answer (its snapshot read or consumer) is given up on: the next round starts another.
+      .then(() => within(clock, TAKEOVER_TTLS * this.timing.ttlMs, `taking over partition ${partition}`, owner.start()))
       .then(
         (begun) => {
           if (!begun) return;
           this.deps.ctx.metrics.svc_cluster_takeovers_total.inc();
           this.log.info({ partition, ms: Math.round(performance.now() - started) }, 'partition owned');
         },
-        (error: unknown) => this.log.warn({ err: error, partition }, 'partition takeover failed; retrying'),
+        (error: unknown) => {
+          this.log.warn({ err: error, partition }, 'partition takeover failed; retrying');
+          if (this.owners.get(partition) === owner) void this.dropOwner(partition, false, 0).catch(() => undefined);
+        },
       );
   }
 

@@ -302,7 +302,8 @@ export class PartitionOwner {
         if (emitted.length > 0) this.lastOseq = await this.deps.deliver(emitted);
       }
       this.out = { floor: this.stateful?.appliedFloor ?? this.floor, oseq: this.lastOseq };
-      if (!this.stopped && ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
+      // Not once the lease stopped counting: the next owner may be reading the snapshot (a read the write would hold up).
+      if (!this.stopped && this.deps.leased() && ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
     }
   }
 

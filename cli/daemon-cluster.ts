@@ -70,7 +70,7 @@ export async function openDaemonCluster(config: DaemonConfig, settings: DaemonSe
   const input = parseNatsUrl(config.input.source);
   const inputStream = streamNameFor(input.subject);
   const inputConsumer = inputConsumerName(input.subject, config.nats.consumer_group);
-  const bus = await openClusterBus(c.url.slice('nats://'.length), c.name, settings.nats);
+  const bus = await openClusterBus(c.url.slice('nats://'.length), c.name, settings.nats, ctx.clock);
   const silences = stateful ? await bus.followSilences() : undefined;
   const router = new HitRouter(c.partitions, () => rules().options, () => stateful);
   let node: ClusterNode | undefined;

@@ -7,8 +7,10 @@ const ClusterPartitionRecord = Type.Object({
   partition: Type.Integer({ minimum: 0 }),
   /** Hit-stream sequence of the last hit applied. */
   hit_seq: Type.Integer({ minimum: 0 }),
-  /** Hits of the partition the owner has not applied yet (as of its last fetch). */
+  /** Hits of the partition the owner has not applied yet: not fetched (as of its last fetch), or fetched and waiting for a floor. */
   lag: Type.Integer({ minimum: 0 }),
+  /** Input stream sequence up to which every hit of the partition is applied and its results are at every sink. */
+  floor: Type.Integer({ minimum: 0 }),
   /** Hit-stream sequence the partition's newest snapshot covers. */
   snapshot_seq: Type.Integer({ minimum: 0 }),
   groups: Type.Integer({ minimum: 0 }),

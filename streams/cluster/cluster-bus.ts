@@ -6,11 +6,13 @@ import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
-import type { ObjectStore } from '@nats-io/obj';
+import type { ObjectResult, ObjectStore } from '@nats-io/obj';
 import { nanos } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { LeaseAction, LeaseRecord } from '../../actors/index.js';
 import { connectNats } from '../nats/nats-connection.js';
+import { sleep } from '../stage-context.js';
+import type { Clock } from '../stage-context.js';
 import { followSilences } from './cluster-silences.js';
 import { HitCursor } from './hit-cursor.js';
 import type { ConsumerPort } from './hit-cursor.js';
@@ -21,6 +23,8 @@ import type { NatsAuth } from '../nats/nats-connection.js';
 const DUPLICATE_WINDOW_MS = 10 * 60_000;
 /** A partition consumer of a node that died is removed by the server after this long unused. */
 const CONSUMER_INACTIVE_MS = 30_000;
+/** How often a snapshot read checks that the snapshot was not replaced under it. */
+const REPLACED_CHECK_MS = 250;
 
 /** One hit: the partition's subject, its deterministic id, and its body. */
 export interface Hit {
@@ -75,14 +79,56 @@ export interface ClusterBus {
   watchFloors(): Promise<FloorWatch>;
   /** Follows the API silence bucket (`<name>-silences`). */
   followSilences(): Promise<ClusterSilences>;
-  /** A consumer of the partition's hits starting after `afterSeq`. */
-  hitFeed(partition: number, afterSeq: number, node: string): Promise<HitFeed>;
+  /** A consumer of the partition's hits starting after `afterSeq`, named after `owner` (unique per partition owner). */
+  hitFeed(partition: number, afterSeq: number, owner: string): Promise<HitFeed>;
   close(): Promise<void>;
 }
 
 const decoder = new TextDecoder();
 
-export async function openClusterBus(server: string, name: string, auth: NatsAuth): Promise<ClusterBus> {
+/** Every byte of an object; rejects when the read fails. */
+async function readObject(r: ObjectResult, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+  }
+  const error = await r.error;
+  if (error !== null && error !== undefined) throw error;
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The newest snapshot `key`. A put replacing an object purges the old one's chunks, and a read of
+ * them then waits for ever for chunks that are gone (it held up a takeover, and with it its node's
+ * round, for good): while reading, the object's meta is checked, and a replaced one is read again.
+ */
+export async function readSnapshot(snapshots: Pick<ObjectStore, 'get' | 'info'>, key: string, clock: Clock): Promise<Uint8Array | null> {
+  for (;;) {
+    const r = await snapshots.get(key);
+    if (r === null) return null;
+    const reader = r.data.getReader();
+    let reading = true;
+    const read = readObject(r, reader).finally(() => {
+      reading = false;
+    });
+    const replaced = (async (): Promise<undefined> => {
+      while (reading) {
+        await sleep(clock, REPLACED_CHECK_MS);
+        const info = await snapshots.info(key).catch(() => r.info);
+        if (reading && info?.nuid !== r.info.nuid) return undefined;
+      }
+      return new Promise<undefined>(() => undefined);
+    })();
+    const data = await Promise.race([read, replaced]);
+    if (data !== undefined) return data;
+    read.catch(() => undefined);
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+export async function openClusterBus(server: string, name: string, auth: NatsAuth, clock: Clock): Promise<ClusterBus> {
   const nc: NatsConnection = await connectNats(server, auth, 'sigmad-cluster');
   try {
     const jsm = await jetstreamManager(nc);
@@ -147,12 +193,12 @@ export async function openClusterBus(server: string, name: string, auth: NatsAut
       },
       followSilences: async () => followSilences(await new Kvm(nc).create(`${name}-silences`, { history: 1 })),
       inputFloor: async (inputStream, consumer) => (await jsm.consumers.info(inputStream, consumer)).ack_floor.stream_seq,
-      loadSnapshot: (p) => snapshots.getBlob(`p-${p}`),
+      loadSnapshot: (p) => readSnapshot(snapshots, `p-${p}`, clock),
       async saveSnapshot(p, data) {
         await snapshots.putBlob({ name: `p-${p}` }, data);
       },
-      async hitFeed(p, afterSeq, node) {
-        const durable = `${name}-${node.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
+      async hitFeed(p, afterSeq, owner) {
+        const durable = `${name}-${owner.replace(/[^A-Za-z0-9_-]/g, '_')}-p${p}`;
         let consumer: Consumer | undefined;
         const port: ConsumerPort<JsMsg> = {
           async fetch(max, expiresMs) {

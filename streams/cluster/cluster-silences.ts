@@ -3,7 +3,11 @@
 // each partition owner records the changes it has not applied yet in its own hit stream, at its
 // alert pipeline's floor, and applies them from there in input order (`StatefulPartition`), so a new
 // owner replaying the hits after a snapshot puts each silence in force at the same point of the input.
+// Expired silences are purged from the bucket by the node owning partition 0 (`sweep`): a purge is no
+// change for the partitions (they drop expired silences on their own ticks, and a replay reads the
+// silence from the partition's hits, not from the bucket).
 import type { KV } from '@nats-io/kv';
+import { silenceState } from '../../actors/index.js';
 import type { Silence } from '../../actors/index.js';
 
 /** A silence id's newest state in the bucket: put (`silence`) or deleted, at bucket revision `rev`. */
@@ -24,6 +28,8 @@ export interface ClusterSilences {
   deleted(id: string): boolean;
   /** The newest change of every id changed after revision `rev`, in revision order. */
   changesAfter(rev: number): SilenceChange[];
+  /** Purges the API silences expired at `now` (unix seconds) from the bucket, each only if not written again since; how many. */
+  sweep(now: number): Promise<number>;
   stop(): void;
 }
 
@@ -41,7 +47,9 @@ export async function followSilences(kv: KV): Promise<ClusterSilences> {
   void (async () => {
     for await (const e of watch) {
       const id = idOf(e.key);
-      newest.set(id, e.operation === 'PUT' ? { rev: e.revision, id, silence: JSON.parse(decoder.decode(e.value)) as Silence } : { rev: e.revision, id });
+      // A purge is a sweep of an expired silence: forgotten, where a delete (`DEL`) also ends a static silence of the id.
+      if (e.operation === 'PURGE') newest.delete(id);
+      else newest.set(id, e.operation === 'PUT' ? { rev: e.revision, id, silence: JSON.parse(decoder.decode(e.value)) as Silence } : { rev: e.revision, id });
       seenRev = Math.max(seenRev, e.revision);
       for (const w of waiting.filter((x) => x.rev <= seenRev)) {
         waiting.splice(waiting.indexOf(w), 1);
@@ -63,6 +71,12 @@ export async function followSilences(kv: KV): Promise<ClusterSilences> {
     live: () => [...newest.values()].filter((c) => c.silence !== undefined).sort((a, b) => a.rev - b.rev).map((c) => c.silence as Silence),
     deleted: (id) => newest.has(id) && newest.get(id)?.silence === undefined,
     changesAfter: (rev) => [...newest.values()].filter((c) => c.rev > rev).sort((a, b) => a.rev - b.rev),
+    async sweep(now) {
+      const expired = [...newest.values()].filter((c) => c.silence !== undefined && silenceState(c.silence, now) === 'expired');
+      // Revision-checked: a silence of the same id put again meanwhile stays.
+      const purged = await Promise.all(expired.map((c) => kv.purge(keyOf(c.id), { previousSeq: c.rev }).then(() => true, () => false)));
+      return purged.filter(Boolean).length;
+    },
     stop: () => watch.stop(),
   };
 }

@@ -65,7 +65,8 @@ export interface StatefulRouting {
 export interface PartitionOwnerDeps {
   readonly partition: number;
   readonly partitions: number;
-  readonly node: string;
+  /** Names this owner's hit consumer: unique per owner, so an owner let go never touches its successor's. */
+  readonly consumer: string;
   readonly bus: ClusterBus;
   /** Runtime options of the rules in force (timestamps, fallback, cap). */
   readonly options: CorrelationRuntimeOptions;
@@ -96,12 +97,20 @@ export class PartitionOwner {
   private pending: { readonly hitSeq: number; readonly hit: HitBody }[] = [];
   private snapshotSeq = 0;
   private tickedAt = -1;
-  private lag = 0;
+  /** Hits stored and not fetched yet, as of the last fetch. */
+  private unfetched = 0;
+  /** Input sequence up to which every hit is applied and its results committed (`oseq`: the outbox sequence of the last). */
+  private out = { floor: 0, oseq: -1 };
+  /** The newest `out.floor` seen with its results at every sink. */
+  private outFloor = 0;
   private stopped = false;
-  /** The hit loop ended by itself (a failure): the node replaces this owner from its snapshot. */
+  /** The feed opened and the hits after the snapshot are being applied. */
+  private opened = false;
+  /** The hit loop failed: what it applied may not be out, so it takes no snapshot. */
+  private failed = false;
+  /** The hit loop ended (stopped, or a failure: then the node replaces this owner from its snapshot). */
   ended = false;
   private loop: Promise<void> = Promise.resolve();
-  private feed: HitFeed | undefined;
   private lastSnapshotAt = 0;
   /** Outbox sequence of the last result this owner committed. */
   private lastOseq = -1;
@@ -145,18 +154,59 @@ export class PartitionOwner {
     return this.stateful?.riskEntities(this.deps.ctx.clock.now()) ?? [];
   }
 
-  get status(): { partition: number; hit_seq: number; lag: number; snapshot_seq: number; groups: number; silence_rev: number } {
-    return { partition: this.deps.partition, hit_seq: this.seq, lag: this.lag, snapshot_seq: this.snapshotSeq, groups: this.runtime.stateEntries, silence_rev: this.stateful?.silenceRev ?? 0 };
+  /**
+   * `lag`: hits stored and not fetched yet (as of the last fetch) plus hits fetched and waiting for a
+   * floor: 0 only once nothing fetched waits. `floor`: every hit of input sequence ≤ it is applied
+   * and its results are at every sink; with an alert pipeline or risk layer that includes the
+   * correlation results other partitions forwarded here (their owners publish them before moving
+   * the correlation floor this partition applies up to).
+   */
+  get status(): { partition: number; hit_seq: number; lag: number; floor: number; snapshot_seq: number; groups: number; silence_rev: number } {
+    if (this.deps.delivered(this.out.oseq)) this.outFloor = this.out.floor;
+    return { partition: this.deps.partition, hit_seq: this.seq, lag: this.lag(), floor: this.outFloor, snapshot_seq: this.snapshotSeq, groups: this.runtime.stateEntries, silence_rev: this.stateful?.silenceRev ?? 0 };
+  }
+
+  /** Hits not applied yet: not fetched, or fetched and waiting (a tick waits in both lists, counted once). */
+  private lag(): number {
+    const waiting = new Set(this.pending.map((p) => p.hitSeq));
+    for (const seq of this.stateful?.waiting() ?? []) waiting.add(seq);
+    return this.unfetched + waiting.size;
   }
 
   groups(): ReturnType<CorrelationRuntime['groupSnapshots']> {
     return this.runtime.groupSnapshots();
   }
 
-  /** Loads the snapshot and starts applying hits after it; resolves once the feed is open. */
-  async start(): Promise<void> {
-    const { bus, partition, node } = this.deps;
+  /**
+   * Loads the snapshot and starts applying hits after it; resolves once the feed is open (false: the
+   * owner was stopped first). A failure ends the owner.
+   */
+  start(): Promise<boolean> {
+    const opened = this.open();
+    this.loop = opened
+      .then(async (feed) => {
+        if (feed === undefined) return;
+        try {
+          await this.run(feed);
+        } catch (error) {
+          this.failed = true;
+          throw error;
+        } finally {
+          await feed.close();
+        }
+      })
+      .finally(() => {
+        this.ended = true;
+      });
+    // The failure is the caller's to report (through `start`'s answer); `stop` waits for the loop regardless.
+    this.loop.catch(() => undefined);
+    return opened.then((feed) => feed !== undefined);
+  }
+
+  private async open(): Promise<HitFeed | undefined> {
+    const { bus, partition, consumer } = this.deps;
     const data = await bus.loadSnapshot(partition);
+    if (this.stopped) return undefined;
     if (data !== null) {
       const snap = JSON.parse(new TextDecoder().decode(data)) as PartitionSnapshot;
       if (snap.v === SNAPSHOT_VERSION || snap.v === 2) {
@@ -171,11 +221,15 @@ export class PartitionOwner {
       } else this.log.warn({ version: snap.v }, 'partition snapshot of an unknown version; starting the partition empty');
     }
     this.lastSnapshotAt = this.deps.ctx.clock.now();
-    this.feed = await bus.hitFeed(partition, this.seq, node);
+    this.out = { floor: this.stateful?.appliedFloor ?? this.floor, oseq: -1 };
+    const feed = await bus.hitFeed(partition, this.seq, consumer);
+    if (this.stopped) {
+      await feed.close();
+      return undefined;
+    }
+    this.opened = true;
     this.log.info({ fromSeq: this.seq + 1, groups: this.runtime.stateEntries }, 'partition taken over; replaying its hits');
-    this.loop = this.run(this.feed).finally(() => {
-      this.ended = true;
-    });
+    return feed;
   }
 
   /**
@@ -184,9 +238,9 @@ export class PartitionOwner {
    */
   async stop(handBack: boolean, deadlineMs: number): Promise<void> {
     this.stopped = true;
-    await this.loop;
-    await this.feed?.close();
-    if (!handBack) return;
+    await this.loop.catch(() => undefined);
+    // An owner that never opened holds no state to hand on, and one that failed may not have delivered what it applied.
+    if (!handBack || !this.opened || this.failed) return;
     const until = this.deps.ctx.clock.now() + deadlineMs;
     while (!this.deps.delivered(this.lastOseq) && this.deps.ctx.clock.now() < until) await sleep(this.deps.ctx.clock, 20);
     if (this.deps.delivered(this.lastOseq)) await this.snapshot();
@@ -230,7 +284,7 @@ export class PartitionOwner {
         if (hit.v !== undefined) this.silencesRecorded = Math.max(this.silencesRecorded, ...hit.v.map((c) => c.rev));
         else if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) this.pending.push({ hitSeq: m.seq, hit });
       }
-      this.lag = batch.pending;
+      this.unfetched = batch.pending;
       // Not "the fetch came back empty": on a starved process that only says the fetch's timer ran first.
       const drained = batch.drained;
       if (drained) this.caughtUp = true;
@@ -247,7 +301,9 @@ export class PartitionOwner {
         const emitted = drained ? this.stateful.applyUpTo(Math.min(floor, correlated)) : [];
         if (emitted.length > 0) this.lastOseq = await this.deps.deliver(emitted);
       }
-      if (ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
+      this.out = { floor: this.stateful?.appliedFloor ?? this.floor, oseq: this.lastOseq };
+      // Not once the lease stopped counting: the next owner may be reading the snapshot (a read the write would hold up).
+      if (!this.stopped && this.deps.leased() && ctx.clock.now() - this.lastSnapshotAt >= this.deps.snapshotIntervalMs && this.resumeSeq > this.snapshotSeq && this.deps.delivered(this.lastOseq)) await this.snapshot();
     }
   }
 

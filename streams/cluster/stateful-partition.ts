@@ -79,6 +79,11 @@ export class StatefulPartition {
     return this.appliedRev;
   }
 
+  /** Hit sequences of the hits waiting for a floor. */
+  waiting(): number[] {
+    return this.pending.map((p) => p.hitSeq);
+  }
+
   /** Hit sequence before the oldest waiting hit (Infinity: none waits). */
   get resumeSeq(): number {
     let min = Infinity;

@@ -52,16 +52,24 @@ async function inputDrained(nc: NatsConnection, subject: string): Promise<boolea
   return info !== undefined && info.num_pending === 0 && info.num_ack_pending === 0;
 }
 
+/** Stream sequence of the last input message published on `subject`. */
+async function lastInput(nc: NatsConnection, subject: string): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  return (await jsm.streams.info(`svc-${subject.replace(/[.>*]/g, '-')}`).catch(() => undefined))?.state.last_seq ?? 0;
+}
+
 interface PartitionView {
   readonly partition: number;
   readonly hit_seq: number;
   readonly lag: number;
+  readonly floor: number;
 }
 
 /**
  * The result stream once the daemons are done with the input, however long that takes on a loaded
  * machine: every input message acknowledged, every partition owned (`partitions`, 0 for a single
- * node) and caught up, at least `min` results, and nothing new for 3 s. Fails only when nothing moves
+ * node) with nothing waiting (lag 0) and its results out up to the last input message (its floor),
+ * at least `min` results, and nothing new for 3 s. Fails only when nothing moves
  * (result count, hit sequences, ownership) for `stallMs`, and then says what was missing from `expected`.
  */
 export async function converged(nc: NatsConnection, io: { readonly input: string; readonly output: string }, nodes: readonly RunningDaemon[], partitions: number, min: number, stallMs: number, expected?: (texts: readonly string[]) => string): Promise<string[]> {
@@ -84,11 +92,12 @@ export async function converged(nc: NatsConnection, io: { readonly input: string
       count = n;
       stable = now;
     }
-    const caughtUp = owned.length === partitions && owned.every((o) => o.lag === 0);
+    const last = partitions === 0 ? 0 : await lastInput(nc, io.input);
+    const caughtUp = owned.length === partitions && owned.every((o) => o.lag === 0 && o.floor >= last);
     if (n >= min && caughtUp && now - stable > 3_000 && (await inputDrained(nc, io.input))) return streamTexts(nc, io.output);
     if (now - moved > stallMs) {
       const diff = expected === undefined ? '' : `\n${expected(await streamTexts(nc, io.output))}`;
-      throw new Error(`${io.output} made no progress for ${stallMs} ms: ${n} results (want ≥ ${min}), partitions ${JSON.stringify(views.map((v) => v.map((o) => [o.partition, o.hit_seq, o.lag])))}${diff}`);
+      throw new Error(`${io.output} made no progress for ${stallMs} ms: ${n} results (want ≥ ${min}), last input ${await lastInput(nc, io.input)}, partitions [partition, hit_seq, lag, floor] ${JSON.stringify(views.map((v) => v.map((o) => [o.partition, o.hit_seq, o.lag, o.floor])))}${diff}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -132,12 +141,20 @@ export async function killAndRestartMidLane(nc: NatsConnection, nodes: RunningDa
   nodes[2] = await restart();
 }
 
-/** Runs `body`; on a failure shows each node's last log lines; stops the oracle and every node (`nodes` as it is by then). */
+/** Each node's last log lines and its cluster warnings (a round or owner that gave up names what it waited on). */
+export function showLogs(nodes: readonly RunningDaemon[]): void {
+  for (const d of nodes) {
+    const warnings = d.logs.filter((l) => l.includes('"component":"cluster"') && /"level":[45]0/.test(l));
+    console.error([...warnings.slice(-12), '…', ...d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8)].join('\n'));
+  }
+}
+
+/** Runs `body`; on a failure shows each node's logs; stops the oracle and every node (`nodes` as it is by then). */
 export async function runCluster(oracle: RunningDaemon, nodes: RunningDaemon[], body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (error) {
-    for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+    showLogs(nodes);
     throw error;
   } finally {
     for (const d of [oracle, ...nodes]) d.kill('SIGTERM');

@@ -1,13 +1,15 @@
 // Issue 21, API silences across the cluster: two nodes with an alert pipeline whose state is partitioned
 // by host. A silence created on one node is listed by the other and mutes results in the partitions
-// either node owns; deleting it on the other node unmutes them everywhere.
+// either node owns; deleting it on the other node unmutes them everywhere. An expired silence is
+// purged from the bucket.
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Kvm } from '@nats-io/kv';
 import { describe, expect, it } from 'vitest';
 import { compileAlertConfig, decideStateKey, partitionOf, stateKeyOf } from '../../actors/index.js';
 import type { AlertResult } from '../../actors/index.js';
 import { useNatsServer } from './nats-fixture.js';
-import { converged, owned, publish } from './cluster-lane.js';
+import { converged, owned, publish, showLogs } from './cluster-lane.js';
 import { FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -108,8 +110,16 @@ describe('API silences in cluster mode', () => {
       expect((await b.json({ method: 'DELETE', url: `/api/v1/silences/${id}` })).status).toBe(404);
       await inForce(2);
       expect((await bursts(muted('3'), 8)).sort()).toEqual(muted('3').sort());
+
+      // An expired silence leaves the bucket: the owner of partition 0 purges it.
+      const short = await b.json({ method: 'POST', url: '/api/v1/silences', body: JSON.stringify({ matchers: [{ selector: 'rule', op: '=', value: 'none' }], ends_at: new Date(Date.now() + 1_000).toISOString() }) });
+      expect(short.status).toBe(201);
+      const bucket = await new Kvm(nats.nc).open('silences-silences');
+      const key = `s.${Buffer.from(short.body['id'] as string, 'utf8').toString('base64url')}`;
+      expect((await bucket.get(key))?.operation).toBe('PUT');
+      await waitFor(async () => ((await bucket.get(key))?.operation ?? 'PURGE') === 'PURGE' ? true : undefined, 30_000, 'the expired silence purged from the bucket');
     } catch (error) {
-      for (const d of nodes) console.error(d.logs.filter((l) => !l.includes('"msg":"HTTP')).slice(-8).join('\n'));
+      showLogs(nodes);
       throw error;
     } finally {
       for (const d of nodes) d.kill('SIGTERM');

@@ -67,7 +67,7 @@ function populatedFacade(): FakeDaemonFacade {
   });
   const cluster = () => ({
     node: 'n1', partitions: 64, members: ['n1', 'n2'],
-    owned: [{ partition: 3, hit_seq: 10, lag: 0, snapshot_seq: 8, groups: 1, silence_rev: 0 }],
+    owned: [{ partition: 3, hit_seq: 10, lag: 0, floor: 12, snapshot_seq: 8, groups: 1, silence_rev: 0 }],
     groups: [],
     incidents: [{ incident_id: 'i1', state: 'open', trigger: 'snapshot', first_seen: 1, last_seen: 2, result_count: 1, rule_counts: { r1: 1 } }],
     risk: [{ entity_type: 'host', entity_value: 'h1', score: 30, tactic_count: 0, source_count: 1, result_count: 1, window_start: 1, window_end: 2 }],

@@ -16,3 +16,14 @@ export async function rereadConfig<T>(read: () => Promise<T>, what: string, metr
     return undefined;
   }
 }
+
+/**
+ * A reload of a watched config file: re-reads it (`rereadConfig`: false when it no longer loads, the
+ * old one kept), puts it in force with `apply` and logs `<what> reloaded` with the fields `apply` returns.
+ */
+export async function reloadConfig<T>(read: () => Promise<T>, what: string, metrics: MetricHandles, log: Logger, apply: (config: T) => Promise<object | void>): Promise<boolean> {
+  const config = await rereadConfig(read, what, metrics, log);
+  if (config === undefined) return false;
+  log.info((await apply(config)) ?? {}, `${what} reloaded`);
+  return true;
+}

@@ -14,7 +14,7 @@ import { AlertStage, metricsObserver, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, CommittedResult, EventPipeline, JournalBuffer } from '../streams/index.js';
 import { stageTicks } from './stage-ticks.js';
 import { readAlertPipeline } from './alert-pipeline-file.js';
-import { rereadConfig } from './config-reload.js';
+import { reloadConfig } from './config-reload.js';
 import { renderBundle } from './incident-bundle.js';
 import type { BundleRisk, BundleRules } from './incident-bundle.js';
 
@@ -126,13 +126,11 @@ export function createDaemonAlerts(initial: AlertPipelineFile | undefined, deps:
       ticks.start();
     },
     async reload() {
-      if (deps.path === undefined || path === undefined) return true;
       const at = deps.path;
-      const file = await rereadConfig(() => readAlertPipeline(at), 'alert pipeline', metrics, log);
-      if (file === undefined) return false;
-      await exclusive(() => ({ value: stage.load(file) }));
-      log.info('alert pipeline reloaded');
-      return true;
+      if (at === undefined || path === undefined) return true;
+      return reloadConfig(() => readAlertPipeline(at), 'alert pipeline', metrics, log, async (file) => {
+        await exclusive(() => ({ value: stage.load(file) }));
+      });
     },
     stop() {
       ticks.stop();

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { EgressPolicy } from '../protocol/index.js';
 import { createEgressAgent, createExtractCompiler, EnrichStage } from '../streams/index.js';
 import type { EnricherBuildDeps, SourceLookup, StageContext } from '../streams/index.js';
-import { rereadConfig } from './config-reload.js';
+import { reloadConfig } from './config-reload.js';
 import { readEnrichers } from './enricher-file.js';
 
 export interface DaemonEnrichment {
@@ -51,13 +51,11 @@ export async function createDaemonEnrichment(path: string | undefined, deps: Dae
   return {
     stage,
     watched: [resolve(path)],
-    async reload() {
-      const set = await rereadConfig(() => readEnrichers(path, build), 'enrichers', ctx.metrics, log);
-      if (set === undefined) return false;
-      stage.load(set);
-      log.info({ enrichers: stage.size }, 'enrichers reloaded');
-      return true;
-    },
+    reload: () =>
+      reloadConfig(() => readEnrichers(path, build), 'enrichers', ctx.metrics, log, async (set) => {
+        stage.load(set);
+        return { enrichers: stage.size };
+      }),
     close: () => dispatcher.close(),
   };
 }

@@ -7,7 +7,7 @@ import type { MetricHandles, RiskFile } from '../protocol/index.js';
 import type { AnyJournaledKind } from '../state/index.js';
 import { RiskStage, riskMetricsObserver, unixSeconds } from '../streams/index.js';
 import type { BatchProcessor, Clock, EventPipeline, JournalBuffer } from '../streams/index.js';
-import { rereadConfig } from './config-reload.js';
+import { reloadConfig } from './config-reload.js';
 import { readRiskFile } from './risk-file.js';
 import { stageTicks } from './stage-ticks.js';
 
@@ -73,14 +73,13 @@ export function createDaemonRisk(initial: RiskFile | undefined, deps: DaemonRisk
       if (initial !== undefined) ticks.start();
     },
     async reload() {
-      if (deps.path === undefined || path === undefined) return true;
       const at = deps.path;
-      const file = await rereadConfig(() => readRiskFile(at), 'risk config', metrics, log);
-      if (file === undefined) return false;
-      await exclusive(() => stage.load(file));
-      stage.gauges();
-      log.info({ incident: file.incident !== undefined }, 'risk config reloaded');
-      return true;
+      if (at === undefined || path === undefined) return true;
+      return reloadConfig(() => readRiskFile(at), 'risk config', metrics, log, async (file) => {
+        await exclusive(() => stage.load(file));
+        stage.gauges();
+        return { incident: file.incident !== undefined };
+      });
     },
     stop() {
       ticks.stop();

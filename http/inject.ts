@@ -1,5 +1,5 @@
-import type { Chunk, HttpApp, Res } from './handler.js';
-import { AbortCallbacks } from './abort-callbacks.js';
+import type { Chunk, HttpApp } from './handler.js';
+import { HeldHeadRes } from './held-head-res.js';
 
 /** An in-memory adapter: runs a request through the app without a socket (tests, tooling). */
 
@@ -57,32 +57,16 @@ function splitOnce(s: string, sep: string): [string, string] {
   return i === -1 ? [s, ''] : [s.slice(0, i), s.slice(i + 1)];
 }
 
-class InjectRes implements Res {
-  private code = 200;
-  private readonly headerMap: Record<string, string> = {};
+class InjectRes extends HeldHeadRes {
   private readonly chunks: Uint8Array[] = [];
-  private ended = false;
-  private readonly aborts = new AbortCallbacks();
 
   constructor(
     private readonly onChunk: ((chunk: string) => void) | undefined,
     private readonly done: (r: InjectResponse) => void,
-  ) {}
+  ) {
+    super();
+  }
 
-  get closed(): boolean {
-    return this.ended || this.aborts.aborted;
-  }
-  get aborted(): boolean {
-    return this.aborts.aborted;
-  }
-  status(code: number): Res {
-    this.code = code;
-    return this;
-  }
-  header(name: string, value: string): Res {
-    this.headerMap[name.toLowerCase()] = value;
-    return this;
-  }
   write(chunk: Chunk): boolean {
     if (this.closed) return false;
     const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk.slice();
@@ -99,9 +83,6 @@ class InjectRes implements Res {
   onWritable(cb: () => void): void {
     queueMicrotask(cb);
   }
-  onAbort(cb: () => void): void {
-    this.aborts.add(cb);
-  }
   abort(): void {
     if (this.closed) return;
     this.aborts.fire();
@@ -112,7 +93,7 @@ class InjectRes implements Res {
     const text = decoder.decode(body);
     this.done({
       status: this.code,
-      headers: { ...this.headerMap },
+      headers: Object.fromEntries(this.headers),
       body,
       text,
       aborted: this.aborts.aborted,

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { AbortCallbacks } from './abort-callbacks.js';
+import { HeldHeadRes } from './held-head-res.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -113,18 +113,15 @@ function closeApp(uApp: TemplatedApp): void {
 /** How often a streaming response re-arms uWS's 10 s idle timer (whose resolution is about 4 s). */
 const STREAM_IDLE_RENEW_MS = 2_000;
 
-class UwsRes implements Res {
-  private code = 200;
-  private readonly headers = new Map<string, string>();
+class UwsRes extends HeldHeadRes {
   private started = false;
-  private ended = false;
-  private readonly aborts = new AbortCallbacks();
   private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly res: HttpResponse,
     private readonly open: OpenResponses<UwsRes>,
   ) {
+    super();
     open.add(this);
     res.onAborted(() => {
       this.stopKeepAlive();
@@ -133,20 +130,6 @@ class UwsRes implements Res {
     });
   }
 
-  get closed(): boolean {
-    return this.ended || this.aborts.aborted;
-  }
-  get aborted(): boolean {
-    return this.aborts.aborted;
-  }
-  status(code: number): Res {
-    this.code = code;
-    return this;
-  }
-  header(name: string, value: string): Res {
-    this.headers.set(name.toLowerCase(), value);
-    return this;
-  }
   write(chunk: Chunk): boolean {
     if (this.closed) return false;
     this.keepAlive ??= setInterval(() => this.renewIdleTimer(), STREAM_IDLE_RENEW_MS);
@@ -174,9 +157,6 @@ class UwsRes implements Res {
       if (!this.closed) cb();
       return true;
     });
-  }
-  onAbort(cb: () => void): void {
-    this.aborts.add(cb);
   }
   /** Force the connection closed (shutdown); uWS then runs the abort handlers. */
   cut(): void {

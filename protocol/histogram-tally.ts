@@ -25,7 +25,11 @@ function sameLabels(a: Record<string, unknown>, b: Record<string, unknown>): boo
  * template enricher's whole call. prom-client has no call that adds values in bulk, so `flush` adds
  * them to the series' values it keeps, in order, as `observe` would (the same sum to the last bit);
  * should a prom-client version keep them otherwise, the tally finds no series and `flush` observes
- * each value instead (the same exposition, at the old cost).
+ * each value instead (the same exposition, at the old cost). prom-client 15's public hooks do not
+ * serve: a `collect` callback can only `observe` value by value (the same cost, moved to the scrape,
+ * with the values held until one comes), and `registerMetric` is typed for its own four metric
+ * classes, so a custom object would need a cast and our own histogram exposition shaped to what the
+ * registry reads from `get()`: more code resting on prom-client's internals, not less.
  */
 export class HistogramTally<T extends string> {
   private readonly bounds: readonly number[];

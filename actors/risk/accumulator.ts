@@ -1,5 +1,6 @@
 import type { AlertResult } from '../alert/selectors.js';
 import type { RiskIncidentConfig } from './config.js';
+import { OldestIndex } from './oldest-index.js';
 
 /** One result's part in an entity's window (§8.3). `ts` is UNIX seconds. */
 export interface Contribution {
@@ -22,13 +23,14 @@ export interface RiskEntityState {
 }
 
 /**
- * An entity as the accumulator holds it: its state, the sum of its window's scores and its oldest
- * contribution's time (-∞ with none: due for removal), so a result need not read every contribution, nor a tick the
- * oldest of every entity. Not snapshotted: a restore works them out.
+ * An entity as the accumulator holds it: its state, the sum of its window's scores, its oldest
+ * contribution's time (-∞ with none: due for removal) and its place in the index by that time, so a
+ * result need not read every contribution, nor a tick every entity. Not snapshotted: a restore works them out.
  */
 interface LiveEntity extends RiskEntityState {
   score: number;
   oldest: number;
+  slot: number;
 }
 
 export type RiskTrigger = 'score' | 'tactic_count';
@@ -135,6 +137,8 @@ const sumOfScores = (contributions: readonly Contribution[]): number => contribu
  */
 export class RiskAccumulator {
   readonly entities = new Map<string, LiveEntity>();
+  /** The entities by oldest contribution: a tick reads only those it expires. */
+  readonly byOldest = new OldestIndex<LiveEntity>();
   /** Retained contributions over all entities (`svc_risk_state_entries`). */
   entries = 0;
 
@@ -142,18 +146,23 @@ export class RiskAccumulator {
   record(config: RiskIncidentConfig, object: { readonly type: string; readonly value: string }, c: Contribution, now: number, id: () => string): RecordOutcome {
     const key = keyOf(object.type, object.value);
     let entity = this.entities.get(key);
+    const opened = entity === undefined;
     if (entity === undefined) {
       if (this.entities.size >= config.maxOpenEntities) return EVICTED;
-      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now, score: 0, oldest: -Infinity };
+      entity = { type: object.type, value: object.value, contributions: [], lastSeen: now, score: 0, oldest: -Infinity, slot: -1 };
       this.entities.set(key, entity);
     }
     const before = entity.contributions.length;
+    const was = entity.oldest;
     expire(entity, now - config.window);
     entity.lastSeen = now;
     entity.contributions.push(c);
     entity.score += c.score;
     if (entity.contributions.length === 1) entity.oldest = c.ts;
     if (entity.contributions.length > config.maxResultsPerIncident) dropOldest(entity, entity.contributions.length - config.maxResultsPerIncident);
+    if (opened) this.byOldest.add(entity);
+    // Its key is at most `was`: only an oldest below that (a contribution older than the one it followed) needs the index.
+    else if (entity.oldest < was) this.byOldest.lowered(entity);
     this.entries += entity.contributions.length - before;
     const trigger = triggerOf(config, entity);
     if (trigger === undefined) return KEPT;
@@ -164,20 +173,21 @@ export class RiskAccumulator {
 
   /** True when a tick at `now` would drop something. */
   expiring(window: number, now: number): boolean {
-    const cutoff = now - window;
-    for (const e of this.entities.values()) if (e.oldest <= cutoff) return true;
-    return false;
+    return this.byOldest.due(now - window) !== undefined;
   }
 
   /** The 1 s tick (§8.3): expires contributions, removes emptied entities; returns how many were removed. */
   tick(window: number, now: number): number {
+    const cutoff = now - window;
     let removed = 0;
-    for (const [key, e] of this.entities) {
+    // An entity left with contributions has its oldest above the cutoff now, so `due` moves past it.
+    for (let e = this.byOldest.due(cutoff); e !== undefined; e = this.byOldest.due(cutoff)) {
       const before = e.contributions.length;
-      expire(e, now - window);
+      expire(e, cutoff);
       this.entries -= before - e.contributions.length;
       if (e.contributions.length === 0) {
-        this.entities.delete(key);
+        this.byOldest.removeTop();
+        this.entities.delete(keyOf(e.type, e.value));
         removed++;
       }
     }
@@ -186,20 +196,22 @@ export class RiskAccumulator {
 
   clear(): void {
     this.entities.clear();
+    this.byOldest.rebuild([]);
     this.entries = 0;
   }
 
   /** The entities as snapshots hold them. */
   *states(): Iterable<RiskEntityState> {
-    for (const { score: _s, oldest: _o, ...state } of this.entities.values()) yield state;
+    for (const { score: _s, oldest: _o, slot: _p, ...state } of this.entities.values()) yield state;
   }
 
   /** Replaces the state with restored entities. */
   restore(entities: readonly RiskEntityState[]): void {
     this.clear();
     for (const e of entities) {
-      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions], score: sumOfScores(e.contributions), oldest: e.contributions[0]?.ts ?? -Infinity });
+      this.entities.set(keyOf(e.type, e.value), { ...e, contributions: [...e.contributions], score: sumOfScores(e.contributions), oldest: e.contributions[0]?.ts ?? -Infinity, slot: -1 });
       this.entries += e.contributions.length;
     }
+    this.byOldest.rebuild(this.entities.values());
   }
 }

@@ -1,13 +1,13 @@
-// Risk layer benchmarks (issue 14): cost per result through the stage with 100k open entities, and
-// heap per entity holding 10 contributions. Run after `npm run build`: `node --expose-gc dist/scripts/bench/risk.js`.
+// Risk layer benchmarks (issue 14): cost per result through the stage with 100k open entities, the
+// 1 s tick with 100k open entities, and heap per entity holding 10 contributions. Run after `npm run build`: `node --expose-gc dist/scripts/bench/risk.js`.
 import { quietRiskObserver } from '../../actors/index.js';
 import type { RiskFile } from '../../protocol/index.js';
 import { RiskStage } from '../../streams/index.js';
 import type { CommittedResult, JournalBuffer } from '../../streams/index.js';
 import { line } from './alert.js';
-import { isMain, printRows, type BenchRow } from './bench-row.js';
+import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { heapUsed } from './correlation.js';
-import { stageCost } from './stage-cost.js';
+import { cpuMicros, stageCost } from './stage-cost.js';
 
 const NOW = 1_767_225_600;
 /** One object per result: the command line (unique per `i`), so entities = distinct results. */
@@ -45,6 +45,36 @@ function costPerResult(): BenchRow[] {
   ];
 }
 
+/**
+ * µs per tick with 100k open entities, opened 1k a second over 100 s: a tick that expires nothing
+ * (most ticks: it only asks whether one is due) and one that expires the 1k entities of one second.
+ */
+function tickCost(): BenchRow[] {
+  const { stage: s, journal } = stage();
+  for (let k = 0; k < 100; k++) {
+    journal.at = (NOW + k) * 1000;
+    feed(s, journal, lines(Array.from({ length: 1000 }, (_, i) => k * 1000 + i)));
+  }
+  const idle: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const t = cpuMicros();
+    for (let i = 0; i < 1000; i++) s.tick(NOW + 100 + i);
+    idle.push((cpuMicros() - t) / 1000);
+  }
+  const expiring: number[] = [];
+  for (let k = 0; k < 100; k++) {
+    const t = cpuMicros();
+    s.tick(NOW + 86_400 + k);
+    expiring.push(cpuMicros() - t);
+    journal.drafts.length = 0;
+  }
+  return [
+    { name: 'risk_tick_idle_100k_entities', value: Number(median(idle).toFixed(2)), unit: 'µs/tick' },
+    { name: 'risk_tick_expiring_1k_of_100k_entities', value: Number(median(expiring.slice(0, 10)).toFixed(0)), unit: 'µs/tick' },
+    { name: 'risk_open_entities_after_expiring_ticks', value: s.layer.accumulator.entities.size, unit: 'entities' },
+  ];
+}
+
 /** Heap per entity holding 10 contributions (10k entities). */
 function heapPerEntity(): BenchRow {
   const ids = lines(Array.from({ length: 10_000 }, (_, i) => i));
@@ -56,7 +86,7 @@ function heapPerEntity(): BenchRow {
 }
 
 export function runRiskBench(): BenchRow[] {
-  return [...costPerResult(), heapPerEntity()];
+  return [...costPerResult(), ...tickCost(), heapPerEntity()];
 }
 
 if (isMain(import.meta.url)) printRows('Risk layer', runRiskBench());

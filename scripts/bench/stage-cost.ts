@@ -9,7 +9,7 @@
 import type { CommittedResult } from '../../streams/index.js';
 import { median, type BenchRow } from './bench-row.js';
 
-function cpuMicros(): number {
+export function cpuMicros(): number {
   const u = process.cpuUsage();
   return u.user + u.system;
 }

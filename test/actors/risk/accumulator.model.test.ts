@@ -1,14 +1,15 @@
 // The risk accumulator (daemon-semantics §8.3) through its journaled stage, against a small reference
 // model with a simulated clock: window edges, thresholds, cooldown, the entity cap and the per-entity
 // contribution cap, reloads (one without an incident block clears it), snapshots, and crashes that
-// restore the last snapshot and replay the journal written since.
+// restore the last snapshot and replay the journal written since. After every command the index of
+// entities by oldest contribution is checked against a full scan of the entities.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JournalDraft } from '../../../state/index.js';
 import type { RiskFile } from '../../../protocol/index.js';
 import { RiskStage } from '../../../streams/risk-stage.js';
 import type { CommittedResult, JournalBuffer } from '../../../streams/index.js';
-import { command } from '../alert/support.js';
+import { command as plainCommand } from '../alert/support.js';
 
 interface RefContribution {
   ts: number;
@@ -35,6 +36,34 @@ interface Real {
   snapshot: unknown[];
   log: JournalDraft[];
 }
+
+/**
+ * The index holds each entity once, at its slot, keyed at most at its oldest contribution's time, in
+ * heap order; and it finds an expiring entity exactly when a full scan does, for any cutoff.
+ */
+function checkIndex(m: Model, r: Real): void {
+  const acc = r.stage.layer.accumulator;
+  const heap = [...acc.byOldest.entries()];
+  expect(heap.length).toBe(acc.entities.size);
+  expect(new Set(heap.map((h) => h.item)).size).toBe(heap.length);
+  for (const { item, key, slot } of heap) {
+    expect(acc.entities.get(`${item.type}\u0000${item.value}`)).toBe(item);
+    expect(item.slot).toBe(slot);
+    expect(key).toBeLessThanOrEqual(item.oldest);
+    if (slot > 0) expect((heap[(slot - 1) >> 1] as { key: number }).key).toBeLessThanOrEqual(key);
+  }
+  // The cutoffs where the answer can change: at each entity's oldest time and just below it.
+  const oldest = [...acc.entities.values()].map((e) => e.oldest);
+  for (const cutoff of [m.now - m.window, ...oldest.flatMap((o) => [o - 1, o])]) {
+    expect(acc.expiring(m.window, cutoff + m.window)).toBe(oldest.some((o) => o <= cutoff));
+  }
+}
+
+const command = (name: string, run: (m: Model, r: Real) => void): fc.Command<Model, Real> =>
+  plainCommand(name, (m: Model, r: Real) => {
+    run(m, r);
+    checkIndex(m, r);
+  });
 
 const SCORE_THRESHOLD = 8;
 const TACTIC_THRESHOLD = 3;

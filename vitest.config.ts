@@ -1,5 +1,4 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
@@ -15,7 +14,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // `sigmad eval` keeps a per-user compiled-rule cache: spawned ones use this one, not the home directory's.
-    env: { XDG_CACHE_HOME: join(tmpdir(), 'sigmad-test-cache') },
+    // vitest's default is one worker fewer than the cores: a single one on 2 cores, and the core idles
+    // while that worker's file waits on a daemon, a timer or a socket. One per core keeps them busy.
+    maxWorkers: Math.max(2, availableParallelism()),
+    setupFiles: ['test/setup/worker-cache.ts'],
   },
 });

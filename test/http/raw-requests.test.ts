@@ -3,7 +3,7 @@
 // refusals are JSON errors of the catalogue (uWS closes such connections without a response).
 // Found by the raw-socket fuzzing: node:http held a trickling client for up to 90 s and answered its
 // parser errors with empty non-JSON responses.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { FakeDaemonFacade } from './fake-facade.js';
 import { createHttpApp } from '../../http/http-app.js';
 import type { HttpApp } from '../../http/handler.js';
@@ -22,21 +22,22 @@ const ADAPTERS: readonly [string, (app: HttpApp, a: ListenAddress) => Promise<Ht
 /** Both adapters cut a trickling client after about 10 s; the bound leaves room for a busy machine. */
 const SLOWLORIS_BOUND_MS = 20_000;
 
-describe.each(ADAPTERS)('raw requests on the %s adapter', (adapter, listen) => {
+// Concurrent: the exchanges mostly wait (on a trickle, a quiet period), each on its own connection.
+describe.concurrent.each(ADAPTERS)('raw requests on the %s adapter', (adapter, listen) => {
   let server: HttpServer;
   beforeAll(async () => {
     server = await listen(createHttpApp(ROUTES, new FakeDaemonFacade({ httpInput: true })), { kind: 'tcp', host: '127.0.0.1', port: 0 });
   });
   afterAll(() => server.close(100));
 
-  it('answers pipelined requests in order', async () => {
+  it('answers pipelined requests in order', async ({ expect }) => {
     const one = 'GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n';
     const missing = 'GET /nope HTTP/1.1\r\nHost: t\r\n\r\n';
     const res = await rawExchange(server.address, { pieces: [one + missing + one] });
     expect(statuses(res.text)).toEqual([200, 404, 200]);
   });
 
-  it('cuts a client that trickles its headers within the bound', { timeout: SLOWLORIS_BOUND_MS + 10_000 }, async () => {
+  it('cuts a client that trickles its headers within the bound', { timeout: SLOWLORIS_BOUND_MS + 10_000 }, async ({ expect }) => {
     const pieces = ['GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: ', ...Array.from({ length: 40 }, () => 'a')];
     const res = await rawExchange(server.address, { pieces, gapMs: 1_000, quietMs: SLOWLORIS_BOUND_MS + 5_000, maxMs: SLOWLORIS_BOUND_MS + 5_000 });
     expect(res.closedByServer).toBe(true);
@@ -44,10 +45,10 @@ describe.each(ADAPTERS)('raw requests on the %s adapter', (adapter, listen) => {
     if (adapter === 'node') expect(res.text).toMatch(/^HTTP\/1\.1 408 .*\r\n\r\n\{"error":"request headers not received in time"\}$/s);
   });
 
-  it.each([
+  it.for([
     ['a malformed request line', 'GARBAGE\r\n\r\n', API_ERRORS.request_malformed],
     ['oversized headers', `GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: ${'b'.repeat(70_000)}\r\n\r\n`, API_ERRORS.request_headers_too_large],
-  ])('refuses %s and keeps serving', async (_what, request, spec) => {
+  ] as const)('refuses %s and keeps serving', async ([, request, spec], { expect }) => {
     const res = await rawExchange(server.address, { pieces: [request] });
     if (adapter === 'node') {
       expect(statuses(res.text)).toEqual([spec.status]);

@@ -83,10 +83,19 @@ export class JsonBytes {
   }
 
   /** Bytes of JSON text, written before: Latin-1, or UTF-8 (`wide`) for text that does not fit it. */
-  bytes(src: Buffer, wide: boolean): void {
+  bytes(src: Buffer, wide: boolean, from = 0, to = src.length): void {
     if (wide) this.widen();
-    this.room(src.length);
-    this.pos += src.copy(this.buf, this.pos);
+    if (this.wide && !wide) {
+      this.json(src.toString('latin1', from, to));
+      return;
+    }
+    this.room(to - from);
+    this.pos += src.copy(this.buf, this.pos, from, to);
+  }
+
+  /** The text `other` holds from its byte `from` on. */
+  append(other: JsonBytes, from: number): void {
+    this.bytes(other.buf, other.wide, from, other.pos);
   }
 
   /** A JSON string of the UTF-8 bytes `src[from, to)`, escaped as `JSON.stringify` escapes them. */
@@ -122,6 +131,17 @@ export class JsonBytes {
       }
       buf[p++] = b;
     }
+    buf[p++] = QUOTE;
+    this.pos = p;
+  }
+
+  /** ASCII bytes `src[from, to)` of JSON string text (escaped as `JSON.stringify` escapes), quoted. */
+  quoted(src: Uint8Array, from: number, to: number): void {
+    this.room(to - from + 2);
+    const { buf } = this;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = from; i < to; i++) buf[p++] = src[i] as number;
     buf[p++] = QUOTE;
     this.pos = p;
   }

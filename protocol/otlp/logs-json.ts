@@ -583,14 +583,21 @@ function writeAnyValue(r: JsonReader, w: JsonBytes): void {
 
 function writeMember(r: JsonReader, w: JsonBytes, member: number): void {
   switch (member) {
-    case STRING_VALUE:
+    case STRING_VALUE: {
       if (r.peek() !== QUOTE) throw BY_OBJECT;
+      // Most are copied as they are, read once.
+      const next = w.literal(r.buf, r.pos);
+      if (next >= 0) {
+        r.pos = next;
+        return;
+      }
       r.string();
       if (!r.verbatim) w.json(JSON.stringify(r.text()));
       else if (r.ascii) w.quoted(r.buf, r.from, r.to);
       else if (!r.escaped) w.string(r.buf, r.from, r.to);
       else w.json(r.buf.toString('utf8', r.from - 1, r.to + 1));
       return;
+    }
     case BOOL_VALUE: {
       const c = r.peek();
       if (c !== LOWER_T && c !== LOWER_F) throw BY_OBJECT;

@@ -13,7 +13,7 @@ import { anyValue, bodyOf, bytesHex, checkLogRecord, checkResource, checkScope, 
 import type { EventTail } from './logs-object.js';
 import { UNCOMMON } from './logs-wire.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { AttributeKeys, startRecord, tailBytes } from './record-text.js';
+import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
 import type { TailBytes } from './record-text.js';
 
 /** Thrown (one object, no stack) where one record is left to objects. */
@@ -123,6 +123,12 @@ class JsonReader {
     const { buf, from } = this;
     for (let i = 0; i < n; i++) if (buf[from + i] !== name.charCodeAt(i)) return false;
     return true;
+  }
+
+  /** The index in `names` of the last string (unescaped), -1 for none. */
+  which(names: readonly string[]): number {
+    for (let i = 0; i < names.length; i++) if (this.is(names[i] as string)) return i;
+    return -1;
   }
 
   /** A string: its bytes in `from`..`to`, escapes checked. */
@@ -409,8 +415,8 @@ const SPAN_ID = 128;
 
 /** The bit of the record member just named, 0 for one §17.3 does not map. */
 function recordMember(r: JsonReader): number {
-  for (let i = 0; i < RECORD_MEMBERS.length; i++) if (r.is(RECORD_MEMBERS[i] as string)) return 1 << i;
-  return 0;
+  const i = r.which(RECORD_MEMBERS);
+  return i < 0 ? 0 : 1 << i;
 }
 
 /**
@@ -547,19 +553,9 @@ function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
   keys.add(keyFrom, keyTo);
 }
 
-/** AnyValue members, as `anyValue` tells them apart. */
-const MEMBERS = ['', 'stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] as const;
-const STRING_VALUE = 1;
-const BOOL_VALUE = 2;
-const INT_VALUE = 3;
-const DOUBLE_VALUE = 4;
-const ARRAY_VALUE = 5;
-const KVLIST_VALUE = 6;
-const BYTES_VALUE = 7;
-
+/** The AnyValue member just named, 0 for none (an empty name included). */
 function memberOf(r: JsonReader): number {
-  for (let m = 1; m < MEMBERS.length; m++) if (r.is(MEMBERS[m] as string)) return m;
-  return 0;
+  return Math.max(r.which(ANY_VALUE_MEMBERS), 0);
 }
 
 /** An AnyValue (an object) written as `anyValue` maps it, when it has one member of the type §17.3 reads; else `BY_OBJECT`. */
@@ -620,7 +616,7 @@ function writeMember(r: JsonReader, w: JsonBytes, member: number): void {
     case ARRAY_VALUE:
     case KVLIST_VALUE:
       if (r.peek() !== LBRACE) throw BY_OBJECT;
-      w.json(JSON.stringify(anyValue({ [MEMBERS[member] as string]: r.parsed(7) }, 'hex')));
+      w.json(JSON.stringify(anyValue({ [ANY_VALUE_MEMBERS[member] as string]: r.parsed(7) }, 'hex')));
       return;
     default:
       w.ascii(`"${bytesHex(stringMember(r, BY_OBJECT))}"`);

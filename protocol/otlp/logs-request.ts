@@ -14,12 +14,17 @@ export type OtlpDecoded = { readonly ok: true; readonly events: string[] } | { r
  * from the wire when it is encoded as collectors do, else by protobufjs (same events, its errors).
  */
 export function decodeProtobufLogs(body: Uint8Array): OtlpDecoded {
+  return fastOr(flattenProtobufLogs, decodeProtobufjsLogs, body);
+}
+
+/** The events a byte-level reader reads, or the general decoder's answer where it leaves the body (`UNCOMMON`). */
+function fastOr(fast: (body: Uint8Array) => string[], general: (body: Uint8Array) => OtlpDecoded, body: Uint8Array): OtlpDecoded {
   try {
-    return { ok: true, events: flattenProtobufLogs(body) };
+    return { ok: true, events: fast(body) };
   } catch (error) {
     if (error !== UNCOMMON) throw error;
   }
-  return decodeProtobufjsLogs(body);
+  return general(body);
 }
 
 /** `decodeProtobufLogs` by protobufjs' message and object trees: any encoding, exact decode errors. */
@@ -40,12 +45,7 @@ export function decodeProtobufjsLogs(body: Uint8Array): OtlpDecoded {
  * read byte by byte when it is written as exporters write it, else parsed whole (same events, its errors).
  */
 export function decodeJsonLogs(body: Uint8Array): OtlpDecoded {
-  try {
-    return { ok: true, events: flattenJsonLogs(body) };
-  } catch (error) {
-    if (error !== UNCOMMON) throw error;
-  }
-  return decodeJsonLogsByObject(body);
+  return fastOr(flattenJsonLogs, decodeJsonLogsByObject, body);
 }
 
 /** `decodeJsonLogs` by `JSON.parse` of the whole body, its schema check and an object walk: exact errors. */

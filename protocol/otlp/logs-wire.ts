@@ -8,7 +8,7 @@
 import { JsonBytes } from './json-bytes.js';
 import { eventTail } from './logs-object.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { AttributeKeys, startRecord, tailBytes } from './record-text.js';
+import { ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
 import type { TailBytes } from './record-text.js';
 
 /** Thrown (one object, no stack to capture) where a request is left to protobufjs. */
@@ -25,14 +25,7 @@ const WIRE_FIXED32 = 5;
  */
 const MAX_DEPTH = 16;
 
-/** AnyValue members (field numbers), as the §17.3 mapping tells them apart, and the wire type of each. */
-const STRING_VALUE = 1;
-const BOOL_VALUE = 2;
-const INT_VALUE = 3;
-const DOUBLE_VALUE = 4;
-const ARRAY_VALUE = 5;
-const KVLIST_VALUE = 6;
-const BYTES_VALUE = 7;
+/** The wire type of each AnyValue member (by field number). */
 const MEMBER_WIRE = [-1, WIRE_LEN, WIRE_VARINT, WIRE_VARINT, WIRE_FIXED64, WIRE_LEN, WIRE_LEN, WIRE_LEN];
 
 class WireReader {

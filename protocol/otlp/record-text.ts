@@ -5,6 +5,16 @@
 import { JsonBytes, widerThanLatin1 } from './json-bytes.js';
 import type { EventTail } from './logs-object.js';
 
+/** AnyValue members: their field numbers, and their names in OTLP/JSON (by field number), as §17.3 tells them apart. */
+export const STRING_VALUE = 1;
+export const BOOL_VALUE = 2;
+export const INT_VALUE = 3;
+export const DOUBLE_VALUE = 4;
+export const ARRAY_VALUE = 5;
+export const KVLIST_VALUE = 6;
+export const BYTES_VALUE = 7;
+export const ANY_VALUE_MEMBERS = ['', 'stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] as const;
+
 /** The resource and scope keys of a scope's events as JSON text (`,"k":v…`), in the buffer's encoding. */
 export interface TailBytes {
   readonly bytes: Buffer;

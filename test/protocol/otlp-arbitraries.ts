@@ -1,6 +1,7 @@
 // OTLP logs requests as fast-check arbitraries, in protobufjs' object form (ids and bytes as bytes):
 // keys that collide with §17.3's own or look like array indices, strings that need escaping or do
-// not fit Latin-1, ints beyond a double's, every AnyValue member, nested arrays and kvlists.
+// not fit Latin-1, ints beyond a double's, every AnyValue member, nested arrays and kvlists; and the
+// damage done to encoded requests, for the byte-level readers' tests.
 import fc from 'fast-check';
 
 /** Keys that collide with §17.3's own, with each other, look like array indices, or need escaping. */
@@ -62,3 +63,35 @@ export const request = fc.record({
   ),
 });
 
+
+/** A byte changed, inserted, or the body cut at `at` (modulo its length). */
+export interface Damage {
+  readonly at: number;
+  readonly byte: number;
+  readonly kind: 'set' | 'insert' | 'cut';
+}
+
+export function damage(byte: fc.Arbitrary<number>): fc.Arbitrary<Damage> {
+  return fc.record({ at: fc.nat(), byte, kind: fc.constantFrom('set', 'insert', 'cut') });
+}
+
+export function damaged(body: Uint8Array, damages: readonly Damage[]): Buffer {
+  let b = Buffer.from(body);
+  for (const d of damages) {
+    const at = b.length === 0 ? 0 : d.at % b.length;
+    if (d.kind === 'set' && b.length > 0) b[at] = d.byte;
+    else if (d.kind === 'insert') b = Buffer.concat([b.subarray(0, at), Buffer.from([d.byte]), b.subarray(at)]);
+    else b = b.subarray(0, at);
+  }
+  return b;
+}
+
+/** `flatten` (a byte-level reader) reads `body` without leaving it to the general decoder. */
+export function onFastPath(flatten: (body: Uint8Array) => string[], body: Uint8Array): boolean {
+  try {
+    flatten(body);
+    return true;
+  } catch {
+    return false;
+  }
+}

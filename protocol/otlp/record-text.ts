@@ -70,14 +70,8 @@ export class AttributeKeys {
 
   /** A new record. */
   start(): void {
-    // The arrays of the last record are reused unless they became the checked keys.
-    if (this.from === this.checkedFrom) {
-      this.from = [];
-      this.to = [];
-    } else {
-      this.from.length = 0;
-      this.to.length = 0;
-    }
+    this.from = [];
+    this.to = [];
     this.same = true;
   }
 

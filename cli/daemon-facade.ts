@@ -113,7 +113,6 @@ function withOtlpErrors(source: OtlpSource): OtlpIngest {
   return {
     export: (transport, encoding, events) => source.export(transport, encoding, events).catch(rethrowIngestError),
     rejected: source.rejected,
-    decode: source.decode,
   };
 }
 

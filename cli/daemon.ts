@@ -406,7 +406,6 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       tap?.closeAll();
       admission.stop();
       otlpAdmission.stop();
-      otlp.close();
       await cluster?.stop(settings.drainTimeoutMs);
       const drained = await pipeline.stop(settings.drainTimeoutMs);
       await natsInput?.close();

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceResponseType } from '../protocol/index.js';
-import type { IngestSummary, OtlpDecoded } from '../protocol/index.js';
+import type { IngestSummary } from '../protocol/index.js';
 import { IngestClosedError } from './facade.js';
 import type { Res } from './handler.js';
 import { sendError, sendJson } from './respond.js';
@@ -56,7 +56,7 @@ export function otlpLogsRoute(maxBytes: number): Route {
           return sendJson(res, 400, { error: `decompression error: ${error instanceof Error ? error.message : String(error)}` });
         }
       }
-      const decoded: OtlpDecoded = otlp.decode !== undefined ? await otlp.decode(encoding, body) : encoding === 'protobuf' ? decodeProtobufLogs(body) : decodeJsonLogs(body);
+      const decoded = encoding === 'protobuf' ? decodeProtobufLogs(body) : decodeJsonLogs(body);
       if (!decoded.ok) {
         otlp.rejected(transport, 'decode');
         return sendJson(res, 400, { error: decoded.error });

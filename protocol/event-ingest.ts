@@ -1,6 +1,5 @@
 import type { IngestSummary } from './api-records.js';
 import type { RejectedLine, UnitLines } from './decode/index.js';
-import type { OtlpDecoded } from './otlp/logs-request.js';
 
 /**
  * HTTP event ingest: the port `POST /api/v1/events` calls, implemented by the stream side.
@@ -48,6 +47,4 @@ export interface OtlpIngest {
   export(transport: OtlpTransport, encoding: string, events: readonly string[]): Promise<IngestSummary>;
   /** Count an export refused before its events were queued. */
   rejected(transport: OtlpTransport, reason: OtlpErrorReason): void;
-  /** Decodes an export body as `decodeProtobufLogs`/`decodeJsonLogs` do, possibly on another thread; without it the route decodes in place. */
-  decode?(encoding: 'protobuf' | 'json', body: Uint8Array): Promise<OtlpDecoded>;
 }

@@ -39,7 +39,6 @@ export { AlertPipelineFileSchema } from './alert-pipeline.js';
 export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from './otlp/logs-proto.js';
 export { decodeJsonLogs, decodeProtobufjsLogs, decodeProtobufLogs } from './otlp/logs-request.js';
 export { nanosToRfc3339 } from './otlp/otlp-time.js';
-export type { OtlpDecoded } from './otlp/logs-request.js';
 export { resultsExportRequest } from './otlp/result-records.js';
 export { RiskFileSchema } from './risk.js';
 export type { RiskFile } from './risk.js';

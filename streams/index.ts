@@ -32,8 +32,6 @@ export { create as createStdinSource,  } from './sources/stdin-source.js';
 export { create as createUnixSource } from './sources/unix-source.js';
 export { create as createOtlpSource } from './sources/otlp-source.js';
 export type { OtlpSource } from './sources/otlp-source.js';
-export { createOtlpDecoder, decodeInPlace, OFF_THREAD_MIN_BYTES } from './sources/otlp-decode.js';
-export type { OtlpDecoder } from './sources/otlp-decode.js';
 export {  systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout,  } from './tail-fanout.js';

@@ -19,6 +19,18 @@ const HEX = '0123456789abcdef';
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
+/** Per byte of a JSON string literal copied as it is: 0 copied, 1 its closing quote, 2 an escape, 3 not copied (a control character, not ASCII). */
+const LITERAL = new Uint8Array(256);
+for (let b = 0; b < 0x20; b++) LITERAL[b] = 3;
+for (let b = 0x80; b < 0x100; b++) LITERAL[b] = 3;
+LITERAL[QUOTE] = 1;
+LITERAL[BACKSLASH] = 2;
+/** Escapes `JSON.stringify` writes as they are read: the short ones (not `\/`, not `\u`). */
+const SHORT_ESCAPE = new Uint8Array(256);
+for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
+/** Literals longer than this are left to the caller. */
+const LITERAL_MAX = 4096;
+
 /** The text has a character above U+00FF, so that `JsonBytes` writes it as UTF-8. */
 export function widerThanLatin1(text: string): boolean {
   return /[^\x00-\xff]/.test(text);
@@ -83,10 +95,19 @@ export class JsonBytes {
   }
 
   /** Bytes of JSON text, written before: Latin-1, or UTF-8 (`wide`) for text that does not fit it. */
-  bytes(src: Buffer, wide: boolean): void {
+  bytes(src: Buffer, wide: boolean, from = 0, to = src.length): void {
     if (wide) this.widen();
-    this.room(src.length);
-    this.pos += src.copy(this.buf, this.pos);
+    if (this.wide && !wide) {
+      this.json(src.toString('latin1', from, to));
+      return;
+    }
+    this.room(to - from);
+    this.pos += src.copy(this.buf, this.pos, from, to);
+  }
+
+  /** The text `other` holds from its byte `from` on. */
+  append(other: JsonBytes, from: number): void {
+    this.bytes(other.buf, other.wide, from, other.pos);
   }
 
   /** A JSON string of the UTF-8 bytes `src[from, to)`, escaped as `JSON.stringify` escapes them. */
@@ -124,6 +145,47 @@ export class JsonBytes {
     }
     buf[p++] = QUOTE;
     this.pos = p;
+  }
+
+  /** ASCII bytes `src[from, to)` of JSON string text (escaped as `JSON.stringify` escapes), quoted. */
+  quoted(src: Uint8Array, from: number, to: number): void {
+    this.room(to - from + 2);
+    const { buf } = this;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = from; i < to; i++) buf[p++] = src[i] as number;
+    buf[p++] = QUOTE;
+    this.pos = p;
+  }
+
+  /**
+   * The JSON string literal at `src[from]` (its opening quote) copied as it is, when it is ASCII and
+   * escaped as `JSON.stringify` escapes (short escapes only): the index past its closing quote, or -1
+   * with nothing written for any other literal (or one of more than a few KiB).
+   */
+  literal(src: Uint8Array, from: number): number {
+    const end = Math.min(src.length, from + LITERAL_MAX);
+    this.room(end - from + 2);
+    const { buf } = this;
+    let p = this.pos;
+    buf[p++] = QUOTE;
+    for (let i = from + 1; i < end; i++) {
+      const c = src[i] as number;
+      const k = LITERAL[c];
+      if (k === 0) {
+        buf[p++] = c;
+        continue;
+      }
+      if (k === 1) {
+        buf[p++] = QUOTE;
+        this.pos = p;
+        return i + 1;
+      }
+      if (k === 3 || SHORT_ESCAPE[src[i + 1] as number] !== 1) return -1;
+      buf[p++] = c;
+      buf[p++] = src[++i] as number;
+    }
+    return -1;
   }
 
   /** The bytes `src[from, to)` as a JSON string of lowercase hex digits. */

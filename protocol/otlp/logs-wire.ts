@@ -5,8 +5,11 @@
 // UTF-8, deep nesting, a truncation) throws `UNCOMMON`, and the caller decodes that request with
 // protobufjs instead, which knows every corner of the format and says what is wrong. So both paths
 // yield the same events; `test/protocol/otlp-logs-wire.test.ts` checks that they do.
-import { JsonBytes, widerThanLatin1 } from './json-bytes.js';
+import { JsonBytes } from './json-bytes.js';
+import { eventTail } from './logs-object.js';
 import { nanosToRfc3339 } from './otlp-time.js';
+import { ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
+import type { TailBytes } from './record-text.js';
 
 /** Thrown (one object, no stack to capture) where a request is left to protobufjs. */
 export const UNCOMMON: unique symbol = Symbol('uncommon protobuf encoding');
@@ -22,14 +25,7 @@ const WIRE_FIXED32 = 5;
  */
 const MAX_DEPTH = 16;
 
-/** AnyValue members (field numbers), as the §17.3 mapping tells them apart, and the wire type of each. */
-const STRING_VALUE = 1;
-const BOOL_VALUE = 2;
-const INT_VALUE = 3;
-const DOUBLE_VALUE = 4;
-const ARRAY_VALUE = 5;
-const KVLIST_VALUE = 6;
-const BYTES_VALUE = 7;
+/** The wire type of each AnyValue member (by field number). */
 const MEMBER_WIRE = [-1, WIRE_LEN, WIRE_VARINT, WIRE_VARINT, WIRE_FIXED64, WIRE_LEN, WIRE_LEN, WIRE_LEN];
 
 class WireReader {
@@ -243,7 +239,7 @@ interface Span {
 export function flattenProtobufLogs(body: Uint8Array): string[] {
   const r = new WireReader(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   const events: string[] = [];
-  const keys: KeyCache = { from: [], to: [] };
+  const keys = new AttributeKeys(r.buf);
   const end = body.length;
   while (r.pos < end) {
     const tag = r.tag(end);
@@ -277,7 +273,7 @@ function headAndItems(r: WireReader, from: number, end: number): { head: Span | 
   return { head, items };
 }
 
-function resourceLogs(r: WireReader, end: number, events: string[], keys: KeyCache): void {
+function resourceLogs(r: WireReader, end: number, events: string[], keys: AttributeKeys): void {
   const { head: resource, items: scopes } = headAndItems(r, r.pos, end);
   const prefixed: [string, unknown][] = [];
   if (resource !== undefined) {
@@ -297,19 +293,15 @@ function span(r: WireReader, end: number): Span {
   return { from, to };
 }
 
-function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: string[], keys: KeyCache): void {
+function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: string[], keys: AttributeKeys): void {
   const { head: scope, items: records } = headAndItems(r, at.from, at.to);
   const { name, version } = scope === undefined ? { name: '', version: '' } : instrumentationScope(r, scope);
-  const tail: [string, unknown][] = [...resource];
-  if (name !== '') tail.push(['scope.name', name]);
-  if (version !== '') tail.push(['scope.version', version]);
-  const tailText = tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
-  const wide = widerThanLatin1(tailText);
-  const tailBytes = { bytes: Buffer.from(tailText, wide ? 'utf8' : 'latin1'), wide };
+  const tail = eventTail(resource, name, version);
+  const tailText = tailBytes(tail);
   for (const record of records) {
     r.pos = record.from;
     const fields = recordFields(r, record.to);
-    const text = recordText(r, fields, tailBytes, keys);
+    const text = recordText(r, fields, tailText, keys);
     if (text !== undefined) {
       events.push(text);
       continue;
@@ -445,22 +437,6 @@ function finiteOrNull(n: number): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Keys a record's attributes must avoid to be written as they come: §17.3's own, and prefixes of its resource and scope keys. */
-const RESERVED_KEYS = new Set(['timestamp', 'observed_timestamp', 'severity_number', 'severity_text', 'body', 'trace_id', 'span_id', '__proto__']);
-const RESERVED_PREFIXES = ['resource.', 'scope.'];
-
-/**
- * The attribute keys of the last record whose keys were found distinct and unreserved (spans of the
- * request body): records of one export mostly share their keys, so the check runs once for them.
- */
-interface KeyCache {
-  from: number[];
-  to: number[];
-}
-
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-
 /** Where record texts are written (one at a time: decoding is synchronous). */
 const scratch = new JsonBytes();
 const pair: Pair = { keyFrom: -1, keyTo: -1, valueFrom: -1, valueTo: -1 };
@@ -471,19 +447,14 @@ const pair: Pair = { keyFrom: -1, keyTo: -1, valueFrom: -1, valueTo: -1 };
  * would overwrite earlier ones in place) or be an array index (an object lists those first): else
  * undefined, and the record goes through an object like `recordEvent`.
  */
-function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buffer; readonly wide: boolean }, keys: KeyCache): string | undefined {
+function recordText(r: WireReader, f: RecordFields, tail: TailBytes, keys: AttributeKeys): string | undefined {
   const { buf } = r;
   const w = scratch;
-  w.reset();
-  w.char(0x7b);
-  let first = true;
+  let first = !startRecord(w, f.time, f.observed, f.severity);
   const key = (literal: string): void => {
     w.ascii(first ? literal : `,${literal}`);
     first = false;
   };
-  if (f.time !== undefined) key(`"timestamp":"${f.time}"`);
-  if (f.observed !== undefined) key(`"observed_timestamp":"${f.observed}"`);
-  if (f.severity !== 0) key(`"severity_number":${f.severity}`);
   if (f.severityText !== undefined) {
     key('"severity_text":');
     w.string(buf, f.severityText.from, f.severityText.to);
@@ -505,27 +476,18 @@ function recordText(r: WireReader, f: RecordFields, tail: { readonly bytes: Buff
     key('"span_id":');
     w.hex(buf, f.spanId.from, f.spanId.to);
   }
-  const keyFrom: number[] = [];
-  const keyTo: number[] = [];
-  let cached = true;
+  keys.start();
   const { attributes } = f;
   for (let i = 0; i < attributes.length; i += 2) {
     if (!keyValueSpans(r, attributes[i] as number, attributes[i + 1] as number, pair)) continue;
-    const n = keyFrom.length;
-    keyFrom.push(pair.keyFrom);
-    keyTo.push(pair.keyTo);
-    cached &&= n < keys.from.length && sameBytes(buf, pair.keyFrom, pair.keyTo, keys.from[n] as number, keys.to[n] as number);
+    keys.add(pair.keyFrom, pair.keyTo);
     if (!first) w.char(0x2c);
     first = false;
     w.string(buf, pair.keyFrom, pair.keyTo);
     w.char(0x3a);
     writeValue(r, w, pair.valueFrom, pair.valueTo, 1);
   }
-  if (!cached || keyFrom.length !== keys.from.length) {
-    if (!plainKeys(buf, keyFrom, keyTo)) return undefined;
-    keys.from = keyFrom;
-    keys.to = keyTo;
-  }
+  if (!keys.plain()) return undefined;
   w.bytes(tail.bytes, tail.wide);
   w.char(0x7d);
   const text = w.text();
@@ -569,26 +531,6 @@ interface Pair {
   keyTo: number;
   valueFrom: number;
   valueTo: number;
-}
-
-function sameBytes(buf: Buffer, aFrom: number, aTo: number, from: number, to: number): boolean {
-  if (aTo - aFrom !== to - from) return false;
-  for (let i = 0; i < to - from; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
-  return true;
-}
-
-/** Distinct, unreserved keys that cannot be array indices (no leading digit). */
-function plainKeys(buf: Buffer, from: readonly number[], to: readonly number[]): boolean {
-  const seen = new Set<string>();
-  for (let i = 0; i < from.length; i++) {
-    const f = from[i] as number;
-    const first = buf[f] as number;
-    if (first >= DIGIT_0 && first <= DIGIT_9) return false;
-    const key = buf.toString('utf8', f, to[i]);
-    if (seen.has(key) || RESERVED_KEYS.has(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p))) return false;
-    seen.add(key);
-  }
-  return true;
 }
 
 /** An AnyValue written as JSON: scalars from the wire, arrays and kvlists through `anyValue`. */

@@ -335,7 +335,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
   const bodies = postBodies(lane.lines).map((b) => Buffer.from(b));
   const exports = otlpBodies(lane.lines);
   const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
-  const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[] };
+  const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[], baseOtlpJson: [] as ModeResult[] };
   const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
   for (let r = 0; r < RUNS; r++) {
     runs.otlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST));
@@ -344,6 +344,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
     if (baseMain === undefined) continue;
     runs.baseOtlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST, undefined, baseMain));
     runs.baseMemory.push(await runMode(common, bodies, [], undefined, NDJSON_INGEST, undefined, baseMain));
+    runs.baseOtlpJson.push(await runMode(common, exports.json, [], undefined, OTLP_JSON_INGEST, undefined, baseMain));
   }
   return [
     { name: `daemon over HTTP NDJSON, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: rate(runs.memory), unit: 'events/s' },
@@ -353,8 +354,9 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
     ...(baseMain === undefined
       ? []
       : [
-          ...otlpRows(runs.baseMemory, runs.baseOtlp, [], 'baseline: '),
+          ...otlpRows(runs.baseMemory, runs.baseOtlp, runs.baseOtlpJson, 'baseline: '),
           { name: 'OTLP/HTTP protobuf throughput, this build / baseline', value: throughputRatio(runs.otlp, runs.baseOtlp).ofMedians, unit: 'x' },
+          { name: 'OTLP/HTTP JSON throughput, this build / baseline', value: throughputRatio(runs.otlpJson, runs.baseOtlpJson).ofMedians, unit: 'x' },
         ]),
   ];
 }

@@ -3,8 +3,6 @@ import { QueueClosedError } from '../input-unit.js';
 import type { StageContext } from '../stage-context.js';
 import { create as createHttpSource, type HttpSourceDeps } from './http-source.js';
 import type { IngestSource } from './ingest-source.js';
-import { createOtlpDecoder } from './otlp-decode.js';
-import type { OtlpDecoder } from './otlp-decode.js';
 
 export const kind = 'otlp';
 
@@ -14,10 +12,6 @@ export interface OtlpSource {
   /** Count an export, queue its flattened events and resolve once committed (§17.1 steps 4-7). */
   export(transport: OtlpTransport, encoding: string, events: readonly string[]): Promise<IngestSummary>;
   rejected(transport: OtlpTransport, reason: OtlpErrorReason): void;
-  /** Decodes an export body (off the main thread when large). */
-  readonly decode: OtlpDecoder['decode'];
-  /** Ends the decoding thread (shutdown). */
-  close(): void;
 }
 
 /**
@@ -27,15 +21,12 @@ export interface OtlpSource {
  */
 export function create(ctx: StageContext, deps: HttpSourceDeps): OtlpSource {
   const exports = createHttpSource({}, ctx, deps);
-  const decoder = createOtlpDecoder({ log: ctx.log });
   const rejected = (transport: OtlpTransport, reason: OtlpErrorReason): void => {
     ctx.metrics.svc_otlp_errors_total.inc({ transport, reason });
   };
   return {
     units: exports.units,
     rejected,
-    decode: (encoding, body) => decoder.decode(encoding, body),
-    close: () => decoder.close(),
     async export(transport, encoding, events) {
       ctx.metrics.svc_otlp_requests_total.inc({ transport, encoding });
       ctx.metrics.svc_otlp_log_records_total.inc(events.length);

@@ -156,14 +156,12 @@ describe('OTLP log ingest', () => {
     expect((await daemon.json({ method: 'GET', url: '/healthz' })).status).toBe(200);
   });
 
-  it('decodes large exports on its decoding thread with the same answers: committed records, decode errors', async () => {
+  it('takes large exports (an SDK batch of 600 records) with the same answers: committed records, decode errors', async () => {
     const records = (tag: string) =>
       Array.from({ length: 600 }, (_, i) => ({ body: { stringValue: `${tag} ${i}` }, attributes: [{ key: 'CommandLine', value: { stringValue: i === 0 ? 'whoami /fqdn' : `run ${tag} ${i} ${'x'.repeat(40)}` } }] }));
     const request = (tag: string) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: records(tag) }] }] });
     const protobuf = ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request('large-proto'))).finish();
     const json = JSON.stringify(request('large-json'));
-    // Both far over the size decoded in place.
-    expect(Math.min(protobuf.length, json.length)).toBeGreaterThan(32 * 1024);
     const records0 = await metric('svc_otlp_log_records_total');
     const decodeErrors0 = await metric('svc_otlp_errors_total{transport="http",reason="decode"}');
     const [proto, asJson, truncated] = await Promise.all([
@@ -184,7 +182,6 @@ describe('OTLP log ingest', () => {
       return l.length >= 2 ? l : undefined;
     });
     expect(matched.map((l) => (l['event'] as Record<string, unknown>)['body']).sort()).toEqual(['large-json 0', 'large-proto 0']);
-    expect(daemon.logs.join('\n')).not.toContain('decoded on the main thread');
   });
 });
 

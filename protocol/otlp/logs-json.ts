@@ -1,0 +1,625 @@
+// An OTLP/JSON `ExportLogsServiceRequest` read byte by byte into the flattened events of daemon-semantics
+// §17.3, without `JSON.parse`'s object tree of the whole body, the schema walk over it and a
+// `JSON.stringify` per record: strings are copied from the body into each record's text. It reads
+// requests as exporters write them; anything it does not follow exactly (invalid UTF-8, a duplicate
+// member, a value of the wrong type, an escaped member name, deep nesting, a syntax error) throws
+// `UNCOMMON`, and the caller parses that request whole instead (`decodeJsonLogsByObject`), which says
+// what is wrong. A record whose text cannot be written as it comes (an escaped or colliding attribute
+// key, a kvlist body, an AnyValue of an unusual shape) is parsed by itself and flattened as objects.
+// So both paths yield the same events; `test/protocol/otlp-logs-json.test.ts` checks that they do.
+import { isUtf8 } from 'node:buffer';
+import { JsonBytes } from './json-bytes.js';
+import { anyValue, bodyOf, bytesHex, checkLogRecord, checkResource, checkScope, eventTail, eventText, idHex, intOf, resourceKeys } from './logs-object.js';
+import type { EventTail } from './logs-object.js';
+import { UNCOMMON } from './logs-wire.js';
+import { nanosToRfc3339 } from './otlp-time.js';
+import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
+import type { TailBytes } from './record-text.js';
+
+/** Thrown (one object, no stack) where one record is left to objects. */
+const BY_OBJECT: unique symbol = Symbol('record flattened as objects');
+
+/** Nesting this reader follows; deeper requests are parsed whole. */
+const MAX_DEPTH = 64;
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const PLUS = 0x2b;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const SLASH = 0x2f;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const COLON = 0x3a;
+const UPPER_E = 0x45;
+const LBRACKET = 0x5b;
+const BACKSLASH = 0x5c;
+const RBRACKET = 0x5d;
+const LOWER_E = 0x65;
+const LOWER_F = 0x66;
+const LOWER_N = 0x6e;
+const LOWER_T = 0x74;
+const LOWER_U = 0x75;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+
+/** Bytes that may follow a backslash (`u` then takes four hex digits). */
+const ESCAPABLE = new Uint8Array(256);
+for (const c of '"\\/bfnrtu') ESCAPABLE[c.charCodeAt(0)] = 1;
+const HEX_DIGIT = new Uint8Array(256);
+for (const c of '0123456789abcdefABCDEF') HEX_DIGIT[c.charCodeAt(0)] = 1;
+
+function isDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= DIGIT_0 && c <= DIGIT_9;
+}
+
+class JsonReader {
+  pos = 0;
+  /**
+   * The last string read: its bytes between the quotes, whether it had escapes, whether its bytes are
+   * what `JSON.stringify` writes for its value (no `\u` or `\/` escapes), whether they are all ASCII.
+   */
+  from = 0;
+  to = 0;
+  escaped = false;
+  verbatim = true;
+  ascii = true;
+
+  constructor(readonly buf: Buffer) {}
+
+  /** The next byte that is not whitespace, the reader moved to it; -1 at the end. */
+  peek(): number {
+    const { buf } = this;
+    let p = this.pos;
+    let c = buf[p];
+    while (c === SPACE || c === LF || c === CR || c === TAB) c = buf[++p];
+    this.pos = p;
+    return c ?? -1;
+  }
+
+  /** Where the next value starts. */
+  at(): number {
+    this.peek();
+    return this.pos;
+  }
+
+  eat(c: number): void {
+    if (this.peek() !== c) throw UNCOMMON;
+    this.pos++;
+  }
+
+  /** Opens an object or array: false when it is empty (and closed). */
+  enter(open: number, close: number): boolean {
+    this.eat(open);
+    if (this.peek() !== close) return true;
+    this.pos++;
+    return false;
+  }
+
+  /** After a member or element: true when another follows. */
+  more(close: number): boolean {
+    const c = this.peek();
+    this.pos++;
+    if (c === COMMA) return true;
+    if (c === close) return false;
+    throw UNCOMMON;
+  }
+
+  /** An object member's name and its colon; an escaped name is left to `JSON.parse`. */
+  field(): void {
+    this.string();
+    if (this.escaped) throw UNCOMMON;
+    this.eat(COLON);
+  }
+
+  /** The last string (unescaped) is `name`. */
+  is(name: string): boolean {
+    const n = name.length;
+    if (this.to - this.from !== n) return false;
+    const { buf, from } = this;
+    for (let i = 0; i < n; i++) if (buf[from + i] !== name.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** The index in `names` of the last string (unescaped), -1 for none. */
+  which(names: readonly string[]): number {
+    for (let i = 0; i < names.length; i++) if (this.is(names[i] as string)) return i;
+    return -1;
+  }
+
+  /** A string: its bytes in `from`..`to`, escapes checked. */
+  string(): void {
+    if (this.peek() !== QUOTE) throw UNCOMMON;
+    const { buf } = this;
+    const end = buf.length;
+    let p = this.pos + 1;
+    const from = p;
+    let escaped = false;
+    let verbatim = true;
+    let high = 0;
+    for (;;) {
+      if (p >= end) throw UNCOMMON;
+      const c = buf[p] as number;
+      if (c === QUOTE) break;
+      if (c < SPACE) throw UNCOMMON;
+      high |= c;
+      if (c !== BACKSLASH) {
+        p++;
+        continue;
+      }
+      escaped = true;
+      const e = buf[p + 1] as number;
+      if (ESCAPABLE[e] !== 1) throw UNCOMMON;
+      if (e === LOWER_U) {
+        for (let i = 2; i < 6; i++) if (HEX_DIGIT[buf[p + i] as number] !== 1) throw UNCOMMON;
+        verbatim = false;
+        p += 6;
+      } else {
+        if (e === SLASH) verbatim = false;
+        p += 2;
+      }
+    }
+    this.from = from;
+    this.to = p;
+    this.escaped = escaped;
+    this.verbatim = verbatim;
+    this.ascii = high < 0x80;
+    this.pos = p + 1;
+  }
+
+  /** The last string's value. */
+  text(): string {
+    return this.escaped ? (JSON.parse(this.buf.toString('utf8', this.from - 1, this.to + 1)) as string) : this.buf.toString('utf8', this.from, this.to);
+  }
+
+  /** A number, its grammar checked; its value as `JSON.parse` reads it. */
+  number(): number {
+    this.peek();
+    const { buf } = this;
+    const from = this.pos;
+    let p = from;
+    if (buf[p] === MINUS) p++;
+    const digits = p;
+    // A plain integer of up to 15 digits is exact as it is summed up.
+    let value = 0;
+    if (buf[p] === DIGIT_0) p++;
+    else if (isDigit(buf[p])) while (isDigit(buf[p])) value = value * 10 + (buf[p++] as number) - DIGIT_0;
+    else throw UNCOMMON;
+    const c = buf[p];
+    if (c !== DOT && c !== LOWER_E && c !== UPPER_E && p - digits <= 15) {
+      this.pos = p;
+      return digits === from ? value : -value;
+    }
+    if (buf[p] === DOT) {
+      if (!isDigit(buf[++p])) throw UNCOMMON;
+      while (isDigit(buf[p])) p++;
+    }
+    if (buf[p] === LOWER_E || buf[p] === UPPER_E) {
+      p++;
+      if (buf[p] === PLUS || buf[p] === MINUS) p++;
+      if (!isDigit(buf[p])) throw UNCOMMON;
+      while (isDigit(buf[p])) p++;
+    }
+    this.pos = p;
+    return Number(buf.toString('latin1', from, p));
+  }
+
+  /** A string's or number's value, as `JSON.parse` gives it; undefined (nothing read) for another value. */
+  scalar(): string | number | undefined {
+    const c = this.peek();
+    if (c === QUOTE) {
+      this.string();
+      return this.text();
+    }
+    return c === MINUS || isDigit(c) ? this.number() : undefined;
+  }
+
+  /** `true`, `false` or `null`, whichever starts here. */
+  literal(): boolean | null {
+    const c = this.peek();
+    const text = c === LOWER_T ? 'true' : c === LOWER_F ? 'false' : c === LOWER_N ? 'null' : '';
+    if (text === '' || this.buf.toString('latin1', this.pos, this.pos + text.length) !== text) throw UNCOMMON;
+    this.pos += text.length;
+    return c === LOWER_N ? null : c === LOWER_T;
+  }
+
+  /** Any value, its syntax checked. */
+  skip(depth: number): void {
+    if (depth > MAX_DEPTH) throw UNCOMMON;
+    const c = this.peek();
+    if (c === QUOTE) this.string();
+    else if (c === LBRACE) {
+      if (this.enter(LBRACE, RBRACE)) {
+        do {
+          this.string();
+          this.eat(COLON);
+          this.skip(depth + 1);
+        } while (this.more(RBRACE));
+      }
+    } else if (c === LBRACKET) {
+      if (this.enter(LBRACKET, RBRACKET)) {
+        do this.skip(depth + 1);
+        while (this.more(RBRACKET));
+      }
+    } else if (c === LOWER_T || c === LOWER_F || c === LOWER_N) this.literal();
+    else this.number();
+  }
+
+  /** Any value, as `JSON.parse` gives it (for the parts read as objects). */
+  parsed(depth: number): unknown {
+    const from = this.at();
+    this.skip(depth);
+    return JSON.parse(this.buf.toString('utf8', from, this.pos));
+  }
+}
+
+/** The keys closing every event of a scope, as pairs (for records flattened as objects) and as text. */
+interface Tail {
+  readonly pairs: EventTail;
+  readonly text: TailBytes;
+}
+
+/** Where record texts, and each record's attributes before them, are written. */
+const scratch = new JsonBytes();
+const attributesScratch = new JsonBytes();
+
+/** One JSON event text per LogRecord of an OTLP/JSON request; throws `UNCOMMON` to leave it to `JSON.parse`. */
+export function flattenJsonLogs(body: Uint8Array): string[] {
+  const buf = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  // `JSON.parse` of the body decoded by a fatal TextDecoder, which would also drop a byte order mark.
+  if (!isUtf8(buf)) throw UNCOMMON;
+  const r = new JsonReader(buf);
+  const events: string[] = [];
+  const keys = new AttributeKeys(buf);
+  let seen = false;
+  if (r.enter(LBRACE, RBRACE)) {
+    do {
+      r.field();
+      if (!r.is('resourceLogs')) {
+        r.skip(1);
+        continue;
+      }
+      if (seen) throw UNCOMMON;
+      seen = true;
+      if (r.enter(LBRACKET, RBRACKET)) {
+        do resourceLogs(r, events, keys);
+        while (r.more(RBRACKET));
+      }
+    } while (r.more(RBRACE));
+  }
+  if (r.peek() !== -1) throw UNCOMMON;
+  return events;
+}
+
+/**
+ * An object whose head member (`resource`, `scope`) applies to the items of another (`scopeLogs`,
+ * `logRecords`), in either order: items are read as they come, and read again should the head follow them.
+ */
+function headAndItems(r: JsonReader, events: string[], head: string, items: string, readHead: () => void, readItems: () => void): void {
+  let headSeen = false;
+  let itemsAt = -1;
+  let itemsEvents = 0;
+  let again = false;
+  if (r.enter(LBRACE, RBRACE)) {
+    do {
+      r.field();
+      if (r.is(head)) {
+        if (headSeen) throw UNCOMMON;
+        headSeen = true;
+        readHead();
+        again = itemsAt >= 0;
+      } else if (r.is(items)) {
+        if (itemsAt >= 0) throw UNCOMMON;
+        itemsAt = r.at();
+        itemsEvents = events.length;
+        readItems();
+      } else r.skip(1);
+    } while (r.more(RBRACE));
+  }
+  if (!again) return;
+  const end = r.pos;
+  events.length = itemsEvents;
+  r.pos = itemsAt;
+  readItems();
+  r.pos = end;
+}
+
+/** The elements of an array, each read by `read`. */
+function elements(r: JsonReader, read: () => void): void {
+  if (r.enter(LBRACKET, RBRACKET)) {
+    do read();
+    while (r.more(RBRACKET));
+  }
+}
+
+function resourceLogs(r: JsonReader, events: string[], keys: AttributeKeys): void {
+  let resource: EventTail = [];
+  headAndItems(
+    r,
+    events,
+    'resource',
+    'scopeLogs',
+    () => {
+      const value = r.parsed(1);
+      if (!checkResource.Check(value)) throw UNCOMMON;
+      resource = resourceKeys(value, 'hex');
+    },
+    () => elements(r, () => scopeLogs(r, resource, events, keys)),
+  );
+}
+
+function scopeLogs(r: JsonReader, resource: EventTail, events: string[], keys: AttributeKeys): void {
+  let tail = tailOf(resource, '', '');
+  headAndItems(
+    r,
+    events,
+    'scope',
+    'logRecords',
+    () => {
+      const scope = r.parsed(2);
+      if (!checkScope.Check(scope)) throw UNCOMMON;
+      tail = tailOf(resource, scope.name ?? '', scope.version ?? '');
+    },
+    () => elements(r, () => record(r, tail, events, keys)),
+  );
+}
+
+function tailOf(resource: EventTail, name: string, version: string): Tail {
+  const pairs = eventTail(resource, name, version);
+  return { pairs, text: tailBytes(pairs) };
+}
+
+/** One record's event: its text written as it comes, else the record parsed and flattened as objects. */
+function record(r: JsonReader, tail: Tail, events: string[], keys: AttributeKeys): void {
+  const start = r.at();
+  try {
+    events.push(recordText(r, tail.text, keys));
+    return;
+  } catch (error) {
+    if (error !== BY_OBJECT) throw error;
+  }
+  r.pos = start;
+  const value = r.parsed(3);
+  if (!checkLogRecord.Check(value)) throw UNCOMMON;
+  events.push(eventText(value, tail.pairs, 'hex'));
+}
+
+/** An `Int64` member (a string or a finite number, as the schema says). */
+function int64(r: JsonReader): string | number {
+  const value = r.scalar();
+  if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) throw UNCOMMON;
+  return value;
+}
+
+/** A string member's value; another type throws `otherwise`. */
+function stringMember(r: JsonReader, otherwise: typeof UNCOMMON | typeof BY_OBJECT = UNCOMMON): string {
+  if (r.peek() !== QUOTE) throw otherwise;
+  r.string();
+  return r.text();
+}
+
+/** Record members, each a bit: read once each, a second one is left to `JSON.parse` (the later wins). */
+const RECORD_MEMBERS = ['timeUnixNano', 'observedTimeUnixNano', 'severityNumber', 'severityText', 'body', 'attributes', 'traceId', 'spanId'] as const;
+const TIME = 1;
+const OBSERVED = 2;
+const SEVERITY = 4;
+const SEVERITY_TEXT = 8;
+const BODY = 16;
+const ATTRIBUTES = 32;
+const TRACE_ID = 64;
+const SPAN_ID = 128;
+
+/** The bit of the record member just named, 0 for one §17.3 does not map. */
+function recordMember(r: JsonReader): number {
+  const i = r.which(RECORD_MEMBERS);
+  return i < 0 ? 0 : 1 << i;
+}
+
+/**
+ * A record's event text: the keys §17.3 puts first, its attributes in the order they came (written
+ * aside as they are read, since ids may follow them), then `tail`. Throws `BY_OBJECT` where the text
+ * would differ from the object's.
+ */
+function recordText(r: JsonReader, tail: TailBytes, keys: AttributeKeys): string {
+  if (r.peek() !== LBRACE) throw UNCOMMON;
+  const { buf } = r;
+  const attributes = attributesScratch;
+  attributes.reset();
+  keys.start();
+  let seen = 0;
+  let time: string | undefined;
+  let observed: string | undefined;
+  let severity = 0;
+  let severityText = '';
+  let bodyFrom = -1;
+  let bodyTo = -1;
+  let traceId = '';
+  let spanId = '';
+  if (r.enter(LBRACE, RBRACE)) {
+    do {
+      r.field();
+      const member = recordMember(r);
+      if ((seen & member) !== 0) throw BY_OBJECT;
+      seen |= member;
+      switch (member) {
+        case ATTRIBUTES:
+          if (r.enter(LBRACKET, RBRACKET)) {
+            do keyValue(r, attributes, keys);
+            while (r.more(RBRACKET));
+          }
+          break;
+        case TIME:
+          time = nanosToRfc3339(int64(r));
+          break;
+        case OBSERVED:
+          observed = nanosToRfc3339(int64(r));
+          break;
+        case SEVERITY: {
+          const c = r.peek();
+          if (c !== MINUS && !isDigit(c)) throw UNCOMMON;
+          severity = r.number();
+          if (!Number.isInteger(severity)) throw UNCOMMON;
+          break;
+        }
+        case SEVERITY_TEXT:
+          severityText = stringMember(r);
+          break;
+        case BODY:
+          bodyFrom = r.at();
+          r.skip(4);
+          bodyTo = r.pos;
+          break;
+        case TRACE_ID:
+          traceId = idHex(stringMember(r), 'hex');
+          break;
+        case SPAN_ID:
+          spanId = idHex(stringMember(r), 'hex');
+          break;
+        default:
+          r.skip(4);
+      }
+    } while (r.more(RBRACE));
+  }
+  if (!keys.plain()) throw BY_OBJECT;
+  const w = scratch;
+  let first = !startRecord(w, time, observed, severity);
+  const key = (literal: string): void => {
+    w.ascii(first ? literal : `,${literal}`);
+    first = false;
+  };
+  if (severityText !== '') {
+    key('"severity_text":');
+    w.json(JSON.stringify(severityText));
+  }
+  if (bodyFrom >= 0 && buf[bodyFrom] === LBRACE) {
+    const body = bodyOf(JSON.parse(buf.toString('utf8', bodyFrom, bodyTo)), 'hex');
+    if (body !== undefined && 'entries' in body) throw BY_OBJECT;
+    if (body !== undefined) {
+      key('"body":');
+      w.json(JSON.stringify(body.value));
+    }
+  }
+  if (traceId !== '') {
+    key('"trace_id":');
+    w.json(JSON.stringify(traceId));
+  }
+  if (spanId !== '') {
+    key('"span_id":');
+    w.json(JSON.stringify(spanId));
+  }
+  // Each attribute was written with a comma before it.
+  if (attributes.pos > 0) w.append(attributes, first ? 1 : 0);
+  w.bytes(tail.bytes, tail.wide);
+  w.char(RBRACE);
+  return w.text();
+}
+
+/** A KeyValue of a record's attributes, written to `w` as `,"key":value`, its key noted in `keys`. */
+function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
+  if (r.peek() !== LBRACE) throw UNCOMMON;
+  let keyFrom = -1;
+  let keyTo = -1;
+  let keyAscii = true;
+  let hasValue = false;
+  if (r.enter(LBRACE, RBRACE)) {
+    do {
+      r.field();
+      if (r.is('key')) {
+        if (keyFrom >= 0) throw BY_OBJECT;
+        if (r.peek() !== QUOTE) throw UNCOMMON;
+        r.string();
+        if (r.escaped) throw BY_OBJECT;
+        keyFrom = r.from;
+        keyTo = r.to;
+        keyAscii = r.ascii;
+      } else if (r.is('value')) {
+        // A value before its key, a second one, or one that is not an object: as objects.
+        if (hasValue || keyFrom < 0 || r.peek() !== LBRACE) throw BY_OBJECT;
+        hasValue = true;
+        w.char(COMMA);
+        if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
+        else w.string(r.buf, keyFrom, keyTo);
+        w.char(COLON);
+        writeAnyValue(r, w);
+      } else r.skip(5);
+    } while (r.more(RBRACE));
+  }
+  if (keyFrom < 0) throw UNCOMMON;
+  if (!hasValue) throw BY_OBJECT;
+  keys.add(keyFrom, keyTo);
+}
+
+/** The AnyValue member just named, 0 for none (an empty name included). */
+function memberOf(r: JsonReader): number {
+  return Math.max(r.which(ANY_VALUE_MEMBERS), 0);
+}
+
+/** An AnyValue (an object) written as `anyValue` maps it, when it has one member of the type §17.3 reads; else `BY_OBJECT`. */
+function writeAnyValue(r: JsonReader, w: JsonBytes): void {
+  let kind = 0;
+  if (r.enter(LBRACE, RBRACE)) {
+    do {
+      r.field();
+      const member = memberOf(r);
+      if (member === 0) {
+        r.skip(6);
+        continue;
+      }
+      if (kind !== 0) throw BY_OBJECT;
+      kind = member;
+      writeMember(r, w, member);
+    } while (r.more(RBRACE));
+  }
+  if (kind === 0) w.ascii('null');
+}
+
+function writeMember(r: JsonReader, w: JsonBytes, member: number): void {
+  switch (member) {
+    case STRING_VALUE: {
+      if (r.peek() !== QUOTE) throw BY_OBJECT;
+      // Most are copied as they are, read once.
+      const next = w.literal(r.buf, r.pos);
+      if (next >= 0) {
+        r.pos = next;
+        return;
+      }
+      r.string();
+      if (!r.verbatim) w.json(JSON.stringify(r.text()));
+      else if (r.ascii) w.quoted(r.buf, r.from, r.to);
+      else if (!r.escaped) w.string(r.buf, r.from, r.to);
+      else w.json(r.buf.toString('utf8', r.from - 1, r.to + 1));
+      return;
+    }
+    case BOOL_VALUE: {
+      const c = r.peek();
+      if (c !== LOWER_T && c !== LOWER_F) throw BY_OBJECT;
+      w.ascii(String(r.literal()));
+      return;
+    }
+    case INT_VALUE:
+    case DOUBLE_VALUE: {
+      const value = r.scalar();
+      if (value === undefined) throw BY_OBJECT;
+      if (member === INT_VALUE) {
+        const n = intOf(value);
+        w.ascii(typeof n === 'string' ? `"${n}"` : String(n));
+      } else {
+        const n = Number(value);
+        w.ascii(Number.isFinite(n) ? String(n) : 'null');
+      }
+      return;
+    }
+    case ARRAY_VALUE:
+    case KVLIST_VALUE:
+      if (r.peek() !== LBRACE) throw BY_OBJECT;
+      w.json(JSON.stringify(anyValue({ [ANY_VALUE_MEMBERS[member] as string]: r.parsed(7) }, 'hex')));
+      return;
+    default:
+      w.ascii(`"${bytesHex(stringMember(r, BY_OBJECT))}"`);
+  }
+}
+

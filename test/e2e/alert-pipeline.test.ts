@@ -50,10 +50,11 @@ describe('alert pipeline on the real daemon', () => {
     expect(listed.body).toMatchObject({ count: 1, silences: [{ id: created.body['id'], origin: 'api', state: 'active' }] });
 
     expect((await post([whoami('h1'), failedLogon('h1'), failedLogon('h2'), whoami('h3'), whoami('h1')])).body).toMatchObject({ accepted: 5 });
-    const first = lines();
     // whoami h1 passes (tagged with its incident); failed logon h1 is inhibited by it; h2's passes;
-    // h3 is silenced; the second whoami h1 folds into the first.
-    const passed = first.filter((l) => l['result_id']?.toString().startsWith('e'));
+    // h3 is silenced; the second whoami h1 folds into the first. The answer follows the commit; the file
+    // sink writes after it, so wait for the two results to be out.
+    const detections = () => lines().filter((l) => l['result_id']?.toString().startsWith('e'));
+    const passed = await waitFor(() => (detections().length >= 2 ? detections() : undefined), 20_000, 'the two passed detections');
     expect(passed.map((l) => [l['rule_id'], (l['matched_fields'] as { value: string }[])[0]?.value ?? null])).toHaveLength(2);
     expect(passed.every((l) => l['event'] === undefined && typeof (l['enrichments'] as Record<string, unknown>)['incident_id'] === 'string')).toBe(true);
     const h1 = (passed.find((l) => l['rule_id'] === WHOAMI)?.['enrichments'] as Record<string, string>)['incident_id'] as string;

@@ -1,9 +1,9 @@
 // Where results and dead letters go, built from the resolved specs: the DLQ writer (with the decoder
 // that feeds it) and one delivery worker per sink, each opened once so a bad path fails start-up.
-import { appendFile, mkdir, open } from 'node:fs/promises';
+import { appendFile, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { CrashHook, StateStore } from '../state/index.js';
-import { createDecoder, createDlqWriter, createFileSink, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, prettyLines, withLineFormat, withOcsfFormat, SinkQueueDepths, SinkWorker } from '../streams/index.js';
+import { createDecoder, createDlqWriter, createFileSink, makeDirectory, createNatsSink, createOtlpSink, createStdoutSink, createUnixSink, openNatsDlq, prettyLines, withLineFormat, withOcsfFormat, SinkQueueDepths, SinkWorker } from '../streams/index.js';
 import type { AppendLines, Decoder, DlqWriter, LineWritable, SinkTarget, StageContext } from '../streams/index.js';
 import type { OutputSpec } from './daemon-settings.js';
 import { settingName } from './config.js';
@@ -29,7 +29,7 @@ export class OutputError extends Error {
 
 /** The directory made and the file opened for appending once, so a bad path fails start-up, not the first write. */
 async function prepareAppendFile(path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  makeDirectory(dirname(path));
   await (await open(path, 'a')).close();
 }
 

@@ -32,6 +32,7 @@ export { create as createStdinSource,  } from './sources/stdin-source.js';
 export { create as createUnixSource } from './sources/unix-source.js';
 export { create as createOtlpSource } from './sources/otlp-source.js';
 export type { OtlpSource } from './sources/otlp-source.js';
+export { makeDirectory } from './make-directory.js';
 export {  systemClock } from './stage-context.js';
 export type { Clock, StageContext } from './stage-context.js';
 export { create as createTailFanout,  } from './tail-fanout.js';

@@ -4,13 +4,14 @@
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
+import { makeDirectory } from '../make-directory.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 
@@ -240,7 +241,7 @@ export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer 
  * drop all but the newest entries. Throws on a file system error; the caller logs it and goes on.
  */
 export function writeCachedRules(dir: string, key: Buffer, entry: Buffer): void {
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const target = fileOf(dir, key);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temp, entry);

@@ -1,8 +1,9 @@
-import { mkdir, open, truncate } from 'node:fs/promises';
+import { open, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Type from 'typebox';
 import { reconcileFileSink, scanFileTail } from '../../state/index.js';
+import { makeDirectory } from '../make-directory.js';
 import type { StateStore } from '../../state/index.js';
 import type { StageContext } from '../stage-context.js';
 import type { SinkTarget } from './sink-worker.js';
@@ -30,7 +31,7 @@ export function create(config: FileSinkConfig, ctx: StageContext, store: StateSt
     label: 'file',
     onFull: config.on_full,
     async start() {
-      await mkdir(dirname(config.path), { recursive: true });
+      makeDirectory(dirname(config.path));
       // A torn last line (killed mid-write) was never acknowledged: cut it, it is delivered again.
       const tail = await scanFileTail(config.path);
       if (tail.completeBytes < tail.size) {

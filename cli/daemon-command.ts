@@ -12,6 +12,7 @@ import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
 import { noCrash } from '../state/index.js';
+import { systemClock } from '../streams/index.js';
 import type { CrashHook, CrashPoint } from '../state/index.js';
 import { checkDaemonFlags, ConfigError, DAEMON_FLAGS, discoverConfigFiles, loadDaemonConfig, renderEffectiveConfig, requireRules, settingName } from './config.js';
 import { keyPasswordEnvRefusal, plaintextRefusal } from './api-security-config.js';
@@ -23,6 +24,7 @@ import { listenUnixInput, UNIX_INPUT_PREFIX } from './daemon-unix-input.js';
 import type { UnixInput } from './daemon-unix-input.js';
 import type { Daemon, StartupPhase } from './daemon.js';
 import type { ReloadController } from './daemon-reload.js';
+import { shutdownDeadlineMs, withShutdownDeadline } from './shutdown-deadline.js';
 
 /** The daemon's API app over the route table. */
 function apiApp(daemon: Daemon, log: Logger): HttpApp {
@@ -196,7 +198,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   return new Promise<number>((done) => {
     void stopSignal.then((signal) => {
       log.info({ signal }, 'shutting down');
-      void shutdown().then(done);
+      void withShutdownDeadline(shutdown(), shutdownDeadlineMs(config.output.drain_timeout), { clock: systemClock, log, exit: (code) => process.exit(code) }).then(done);
     });
     void daemon.inputDone.then(() => {
       log.info('input exhausted; stopping');

@@ -2,12 +2,12 @@
 // when the machine enters `running`, its outcome sent back.
 import { dirname } from 'node:path';
 import { stat } from 'node:fs/promises';
-import watcher from '@parcel/watcher';
 import type { Logger } from 'pino';
 import { createActor } from 'xstate';
 import { reloadMachine } from '../actors/index.js';
 import type { ReloadTrigger } from '../actors/index.js';
 import type { Clock } from '../streams/index.js';
+import { watchDirectory } from './watch-directory.js';
 
 export interface ReloadController {
   trigger(source: ReloadTrigger): 'triggered' | 'already_pending';
@@ -54,29 +54,32 @@ const RULE_FILE = /\.ya?ml$/i;
 
 /**
  * Watches the rules (a directory recursively, or a file's directory) and file pipelines; any
- * `.yml`/`.yaml` change triggers a reload. Watcher failure only disables reload-on-change.
+ * `.yml`/`.yaml` change triggers a reload, and so does a watched directory coming back after its
+ * deletion (`watchDirectory`). Watcher failure only disables reload-on-change.
  */
 export async function watchRuleFiles(
   rulesPath: string,
   pipelineFiles: readonly string[],
   onChange: () => void,
-  log: Logger,
+  deps: { readonly clock: Clock; readonly log: Logger },
 ): Promise<() => Promise<void>> {
-  const subs: { unsubscribe(): Promise<void> }[] = [];
+  const stops: (() => Promise<void>)[] = [];
   const watch = async (dir: string, accept: (path: string) => boolean): Promise<void> => {
     try {
-      subs.push(await watcher.subscribe(dir, (err, events) => {
-        if (err !== null) return log.warn({ err }, 'file watcher error');
-        if (events.some((e) => accept(e.path))) onChange();
-      }));
+      stops.push(await watchDirectory(dir, {
+        events: (events) => {
+          if (events.some((e) => accept(e.path))) onChange();
+        },
+        restored: onChange,
+      }, deps));
     } catch (error) {
-      log.warn({ err: error, dir }, 'file watcher unavailable; reload on change disabled');
+      deps.log.warn({ err: error, dir }, 'file watcher unavailable; reload on change disabled');
     }
   };
   const info = await stat(rulesPath).catch(() => undefined);
   await watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p));
   for (const file of pipelineFiles) await watch(dirname(file), (p) => p === file);
   return async () => {
-    await Promise.all(subs.map((s) => s.unsubscribe()));
+    await Promise.all(stops.map((stop) => stop()));
   };
 }

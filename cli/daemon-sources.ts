@@ -3,7 +3,6 @@
 // reload path (a changed value rebuilds the pipelines through the normal, debounced reload), the
 // routes' backend and the status block. Wired into `daemon.ts` with a few calls.
 import { dirname, resolve } from 'node:path';
-import watcher from '@parcel/watcher';
 import type { Logger } from 'pino';
 import type { DynamicSources } from '../http/index.js';
 import type { DaemonConfig, MetricHandles, StatusRecord } from '../protocol/index.js';
@@ -14,6 +13,7 @@ import { createEgressAgent, createExtractCompiler, createSourceResolver, listenR
 import type { Clock, NatsAuth, ResolveAllOutcome, SourceLookup, SourceSpec } from '../streams/index.js';
 import { settingName } from './config.js';
 import type { ReloadController } from './daemon-reload.js';
+import { watchDirectory } from './watch-directory.js';
 import { declarationFiles, loadAllSources } from './source-files.js';
 
 /** File-watch debounce of `watch` sources (§11.4). */
@@ -47,22 +47,26 @@ export interface DaemonSources {
   stop(): Promise<void>;
 }
 
-/** The file watch of a `watch` source: create/modify events on `path`, debounced. */
+/** The file watch of a `watch` source: create/modify events on `path` (or its directory coming back), debounced. */
 function watchFile(clock: Clock, log: Logger) {
   return async (path: string, onChange: () => void): Promise<() => Promise<void>> => {
     let cancel: (() => void) | undefined;
-    const sub = await watcher.subscribe(dirname(path), (err, events) => {
-      if (err !== null) return log.warn({ err, path }, 'source file watcher error');
-      if (!events.some((e) => e.path === path && e.type !== 'delete')) return;
+    const changed = (): void => {
       cancel?.();
       cancel = clock.setTimer(() => {
         cancel = undefined;
         onChange();
       }, WATCH_DEBOUNCE_MS);
-    });
+    };
+    const stop = await watchDirectory(dirname(path), {
+      events: (events) => {
+        if (events.some((e) => e.path === path && e.type !== 'delete')) changed();
+      },
+      restored: changed,
+    }, { clock, log });
     return async () => {
       cancel?.();
-      await sub.unsubscribe();
+      await stop();
     };
   };
 }

@@ -374,7 +374,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const controller = createReloadController(clock, runReload, reloadLog);
   const reload = sources?.follow(controller) ?? controller;
   const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? []), ...(routing?.watched ?? []), ...((await sources?.watched()) ?? [])];
-  const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), reloadLog);
+  const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), { clock, log: reloadLog });
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
   const stdin =

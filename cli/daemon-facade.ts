@@ -12,7 +12,7 @@ import type { ActiveRules, BatchProcessor, Clock, HttpIngest, OtlpSource, TailFa
 export interface FacadeParts {
   readonly rules: () => ActiveRules;
   readonly rulesPath: string;
-  readonly readiness: () => { readonly ready: boolean; readonly reloadError?: string };
+  readonly readiness: () => { readonly ready: boolean; readonly reloadError?: string; readonly stateError?: string };
   readonly processor: BatchProcessor;
   readonly registry: Registry;
   readonly metrics: MetricHandles;

@@ -35,6 +35,7 @@ import {
 import type { ActiveRules, Clock, DroppedCorrelationState, JournalBuffer, LineWritable, StageContext } from '../streams/index.js';
 import { requireRules, settingName } from './config.js';
 import { startDaemonAudit } from './daemon-audit.js';
+import { watchStateDir } from './daemon-state-dir.js';
 import { createDaemonFacade } from './daemon-facade.js';
 import { loadDaemonUi } from './daemon-ui.js';
 import { createReloadController, watchRuleFiles } from './daemon-reload.js';
@@ -392,10 +393,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       ? await startDaemonAudit({ settings: config.api.audit, store, journal, pipeline, clock, metrics, log, pruneEveryMs: settings.snapshotPolicy.intervalMs, crash })
       : undefined;
 
+  const stateDir = config.state.db !== undefined ? await watchStateDir(config.state.db, { clock, log: stateLog }) : undefined;
+
   const stop = (): Promise<boolean> => {
     stopping ??= (async () => {
       abort.abort();
       audit?.stop();
+      stateDir?.stop();
       reload.stop();
       alerts.stop();
       risk.stop();
@@ -431,6 +435,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     rulesPath,
     readiness: () => {
       const snap = readiness.getSnapshot();
+      const stateError = stateDir?.problem();
+      if (stateError !== undefined) return { ready: false, stateError };
       if (snap.matches('ready')) return { ready: true };
       return snap.matches('not_ready') && snap.context.lastError !== undefined ? { ready: false, reloadError: snap.context.lastError } : { ready: false };
     },

@@ -27,8 +27,11 @@ export type { LiveSink, LiveStream, TailRequest, TapRequest } from '../protocol/
  * documented disabled response or empty listing. The composition root implements this.
  */
 export interface DaemonFacade {
-  /** `reloadError`: why the last reload failed, while that keeps the daemon not ready. */
-  readiness(): { readonly ready: boolean; readonly reloadError?: string };
+  /**
+   * `reloadError`: why the last reload failed, while that keeps the daemon not ready; `stateError`: the
+   * state directory was deleted or replaced under the daemon (it takes precedence).
+   */
+  readiness(): { readonly ready: boolean; readonly reloadError?: string; readonly stateError?: string };
   status(): StatusRecord;
   rules(): RulesRecord;
   correlations(): readonly CorrelationSummary[];

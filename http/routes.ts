@@ -61,6 +61,7 @@ export const ROUTES: readonly Route[] = [
     handle: (_req, res, d) => {
       const r = d.readiness();
       if (r.ready) sendJson(res, 200, { status: 'ready', rules_loaded: true });
+      else if (r.stateError !== undefined) sendError(res, 'state_lost', { reason: r.stateError });
       else if (r.reloadError !== undefined) sendError(res, 'reload_failed', { reason: r.reloadError });
       else sendError(res, 'not_ready');
     },

@@ -109,6 +109,14 @@ export const API_ERRORS = {
     extra: { status: 'starting', rules_loaded: false },
     contract: 'GET /readyz',
   },
+  /** The state directory was deleted or replaced under the running daemon: what it journals now is lost at exit. */
+  state_lost: {
+    status: 503,
+    error: 'state directory lost',
+    hint: 'restart the daemon; it recovers from what the state directory holds then',
+    extra: { status: 'starting', rules_loaded: false },
+    contract: 'GET /readyz',
+  },
   dispositions_disabled: {
     status: 503,
     error: 'disposition feedback loop disabled',

@@ -197,6 +197,8 @@ export interface StartOptions {
   readonly stdin?: 'pipe';
   /** Start on the bundled profile (what `npm start` runs) instead of an empty config. */
   readonly bundled?: boolean;
+  /** The daemon's working directory (default: the package root). */
+  readonly cwd?: string;
 }
 
 /** The daemon ended before it listened: `exit` is its exit code or the signal that ended it. */
@@ -217,7 +219,7 @@ export async function startDaemon(args: readonly string[], options: StartOptions
   await ensureBuilt();
   const config = ['--config', options.bundled === true ? BUNDLED_CONFIG : join(FIXTURES, 'empty.yaml')];
   const proc = spawn(process.execPath, [MAIN, 'daemon', ...config, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
     // Its own process group, so cleanup reaches whatever it started too.

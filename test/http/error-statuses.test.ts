@@ -59,6 +59,7 @@ const CASES: Readonly<Record<Exclude<ApiErrorCode, ParserErrorCode>, ErrorCase>>
   },
   not_ready: { setup: (f) => Object.assign(f, { ready: false }), request: { method: 'GET', url: '/readyz' } },
   reload_failed: { setup: (f) => Object.assign(f, { ready: false, reloadError: 'rule r.yml: bad condition' }), request: { method: 'GET', url: '/readyz' } },
+  state_lost: { setup: (f) => Object.assign(f, { stateError: '/state/data.mdb was deleted under the running daemon' }), request: { method: 'GET', url: '/readyz' } },
   dispositions_disabled: { request: { method: 'GET', url: '/api/v1/dispositions' } },
   fields_disabled: { request: { method: 'GET', url: '/api/v1/fields/missing' } },
   schemas_disabled: { request: { method: 'DELETE', url: '/api/v1/schemas' } },

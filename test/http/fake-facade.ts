@@ -59,6 +59,7 @@ export class FakeDaemonFacade implements DaemonFacade {
   ready = true;
   /** Why the last reload failed, while not ready after one. */
   reloadError: string | undefined;
+  stateError: string | undefined;
   reloadPending = false;
   reloads = 0;
   statusRecord: StatusRecord = {
@@ -109,7 +110,8 @@ export class FakeDaemonFacade implements DaemonFacade {
     if (features.tail === true) this.tail = new FakeLiveStream<TailRequest>(2);
   }
 
-  readiness(): { ready: boolean; reloadError?: string } {
+  readiness(): { ready: boolean; reloadError?: string; stateError?: string } {
+    if (this.stateError !== undefined) return { ready: false, stateError: this.stateError };
     return this.ready || this.reloadError === undefined ? { ready: this.ready } : { ready: false, reloadError: this.reloadError };
   }
   status(): StatusRecord {

@@ -21,7 +21,10 @@ const ENTRIES: Record<string, string> = {
   'chunk-worker': 'streams/detect/chunk-worker.js',
 };
 
-/** Packages that open a `.node` or `.wasm` file (or a worker script) next to their own code. */
+/**
+ * Packages that open a `.node` or `.wasm` file next to their own code, and msgpackr, which lmdb loads
+ * from node_modules anyway (one copy). undici is not here: streams/egress/undici.ts requires it at run time.
+ */
 const EXTERNAL_PACKAGES = ['lmdb', 'uWebSockets.js', '@parcel/watcher', 're2-wasm', 'jq-wasm', 'msgpackr-extract', 'msgpackr'];
 
 function isExternal(id: string): boolean {

@@ -11,5 +11,6 @@ export default defineConfig({
     // while that worker's file waits on a daemon, a timer or a socket. One per core keeps them busy.
     maxWorkers: Math.max(2, availableParallelism()),
     setupFiles: ['test/setup/worker-cache.ts'],
+    globalSetup: ['test/setup/build.ts'],
   },
 });

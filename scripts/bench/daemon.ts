@@ -23,7 +23,12 @@ import { ExportLogsServiceRequestType } from '../../protocol/index.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
-export const MAIN = join(ROOT, 'dist/cli/main.js');
+/** The `sigmad` CLI of the build in `root`: its bundle (dist/bin, what ships), or tsc's output for a build that predates it. */
+export function cliOf(root: string): string {
+  const bundled = join(root, 'dist/bin/sigmad.js');
+  return existsSync(bundled) ? bundled : join(root, 'dist/cli/main.js');
+}
+export const MAIN = cliOf(ROOT);
 const BATCH_LINES = 500;
 const POSTERS = 4;
 /**
@@ -327,7 +332,7 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
 
 /**
  * `SIGMAD_BENCH_ONLY=otlp`: NDJSON and OTLP/HTTP ingest only, interleaved, and the same rows of a
- * baseline build (`baseline`: a checkout holding `dist/cli/main.js`) interleaved with them.
+ * baseline build (`baseline`: a built checkout) interleaved with them.
  */
 export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
@@ -336,7 +341,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
   const exports = otlpBodies(lane.lines);
   const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
   const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[], baseOtlpJson: [] as ModeResult[] };
-  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));
   for (let r = 0; r < RUNS; r++) {
     runs.otlp.push(await runMode(common, exports.protobuf, [], undefined, OTLP_PROTOBUF_INGEST));
     runs.memory.push(await runMode(common, bodies));
@@ -394,7 +399,7 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
   const lmdb: ModeResult[] = [];
   const inline: ModeResult[] = [];
   const baseLmdb: ModeResult[] = [];
-  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));
   const otlp: ModeResult[] = [];
   const otlpJson: ModeResult[] = [];
   const exports = otlpBodies(lane.lines);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { processCreationLane } from './lanes.js';
-import { cpuSeconds, MAIN, ROOT } from './daemon.js';
+import { cliOf, cpuSeconds, MAIN, ROOT } from './daemon.js';
 
 const EVENTS = 100_000;
 const RUNS = 3;
@@ -70,7 +70,7 @@ export async function runEvalBench(baseline = process.env['SIGMAD_BENCH_BASELINE
     const auto: Run[] = [];
     const before: Run[] = [];
     const beforeWorker: Run[] = [];
-    const baselineArgs = (workers: number) => [join(baseline ?? '', 'dist/cli/main.js'), 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--rule-cache', join(dir, 'cache-baseline'), '--detect-workers', String(workers), file];
+    const baselineArgs = (workers: number) => [cliOf(baseline ?? ''), 'eval', '--rules', 'rules/sigmahq/rules', '--pipeline', 'sysmon', '--rule-cache', join(dir, 'cache-baseline'), '--detect-workers', String(workers), file];
     if (baseline !== undefined) await timed(baselineArgs(0));
     for (let r = 0; r < RUNS; r++) {
       parse.push(await timed(['-e', PARSE_ONLY, file]));

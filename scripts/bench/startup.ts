@@ -16,7 +16,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
-import { cpuSeconds, MAIN, ROOT } from './daemon.js';
+import { cliOf, cpuSeconds, ROOT } from './daemon.js';
 import { timed, type Run } from './eval.js';
 
 const READ_AND_HASH = `const { createHash } = require('node:crypto');
@@ -90,7 +90,7 @@ function phasesOf(log: string, spawned: number): Phases {
 async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   const started = performance.now();
   const spawned = Date.now();
-  const main = root === ROOT ? MAIN : join(root, 'dist/cli/main.js');
+  const main = cliOf(root);
   const child = spawn(process.execPath, [main, 'daemon', '--config', 'config/bundled.yaml', '--api-addr', '127.0.0.1:0', '--state-db', dir], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],

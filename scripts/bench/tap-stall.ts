@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
-import { cpuSeconds, DAEMON_BASE_FLAGS, MAIN, post, postBodies, processed, startDaemon, startPosters, untilProcessed, warmUp } from './daemon.js';
+import { cliOf, cpuSeconds, DAEMON_BASE_FLAGS, MAIN, post, postBodies, processed, startDaemon, startPosters, untilProcessed, warmUp } from './daemon.js';
 import { processCreationLane } from './lanes.js';
 
 const STALLED = 4;
@@ -133,7 +133,7 @@ export async function runTapStallBench(baseline = process.env['SIGMAD_BENCH_BASE
   process.env['SVC_TAP__MAX_SESSIONS'] = String(STALLED);
   process.env['SVC_TAIL__MAX_SESSIONS'] = String(STALLED);
   const bodies = postBodies(processCreationLane(20_000).lines);
-  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));
   const rounds: Round[] = [];
   const baseRounds: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {

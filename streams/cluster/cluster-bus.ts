@@ -1,16 +1,12 @@
 // Everything cluster mode keeps on the JetStream server (issue 21): the hit stream partition owners
 // consume, the lease and membership bucket (KV, revision-checked writes) and the partition snapshots
 // (Object Store). One connection per node; names derive from `daemon.cluster.name`.
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
 import type { KV } from '@nats-io/kv';
-import { Objm } from '@nats-io/obj';
 import type { ObjectResult, ObjectStore } from '@nats-io/obj';
-import { nanos } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { LeaseAction, LeaseRecord } from '../../actors/index.js';
-import { connectNats } from '../nats/nats-connection.js';
+import { connectNats, natsClient, natsJetstream } from '../nats/nats-connection.js';
 import { sleep } from '../stage-context.js';
 import type { Clock } from '../stage-context.js';
 import { followSilences } from './cluster-silences.js';
@@ -131,6 +127,8 @@ export async function readSnapshot(snapshots: Pick<ObjectStore, 'get' | 'info'>,
 export async function openClusterBus(server: string, name: string, auth: NatsAuth, clock: Clock): Promise<ClusterBus> {
   const nc: NatsConnection = await connectNats(server, auth, 'sigmad-cluster');
   try {
+    // Imported here: only a clustered daemon loads the KV and object-store clients.
+    const [{ nanos }, { AckPolicy, DeliverPolicy, jetstream, jetstreamManager }, { Kvm }, { Objm }] = await Promise.all([natsClient(), natsJetstream(), import('@nats-io/kv'), import('@nats-io/obj')]);
     const jsm = await jetstreamManager(nc);
     const stream = `${name}-hits`;
     const subjectOf = (p: number): string => `${name}.hits.${p}`;

@@ -5,7 +5,7 @@
 // different rules.
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
@@ -32,20 +32,25 @@ const KEEP = 2;
 let engineDigest: Buffer | undefined;
 
 /**
- * A digest of the running engine's code (every file of `sigma/`, which holds loading, pipelines and
- * witness choice): a new build, even at the same package version, never reads an older build's entries.
+ * A digest of the running engine's code: a new build, even at the same package version, never reads an
+ * older build's entries. From tsc's output that is every file of `sigma/` (loading, pipelines, witness
+ * choice); inside a bundle (dist/bin, this module is then part of a chunk) the engine is compiled into the
+ * bundle's own files, so it is every `.js` file of the bundle's directory: the code that actually runs.
  */
 function engineCode(): Buffer {
   if (engineDigest !== undefined) return engineDigest;
   const hash = createHash('sha256');
-  const walk = (dir: string): void => {
+  const walk = (dir: string, keep: (name: string) => boolean): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else hash.update(entry.name).update(readFileSync(path));
+      if (entry.isDirectory()) walk(path, keep);
+      else if (keep(entry.name)) hash.update(entry.name).update(readFileSync(path));
     }
   };
-  walk(fileURLToPath(new URL('../../sigma/', import.meta.url)));
+  const self = fileURLToPath(import.meta.url);
+  // Its own file (tsc's output, or the source under vitest) sits in the tree beside sigma/.
+  if (/[\\/]streams[\\/]detect[\\/]rule-cache\.[jt]s$/.test(self)) walk(fileURLToPath(new URL('../../sigma/', import.meta.url)), () => true);
+  else walk(dirname(self), (name) => name.endsWith('.js'));
   engineDigest = hash.digest();
   return engineDigest;
 }

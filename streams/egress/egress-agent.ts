@@ -2,8 +2,9 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import type { Socket } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { decideEgress } from './egress-classifier.js';
+import { undici } from './undici.js';
 import type { EgressPolicy } from '../../protocol/index.js';
 
 /** A connection refused by the egress policy; the message names the category and address. */
@@ -48,6 +49,7 @@ export function createEgressAgent(options: EgressAgentOptions): Agent {
     });
   };
   const tls = options.tls;
+  const { Agent, buildConnector } = undici();
   const base = buildConnector({
     lookup,
     timeout: options.connectTimeoutMs ?? 10_000,

@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
-import { request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { undici } from '../egress/undici.js';
 import type { Clock } from '../stage-context.js';
 import type { CompiledTemplate } from '../result-template.js';
 import { EnrichError, MAX_ENRICH_BYTES, type EnrichCall, type ResultRecord } from './enricher.js';
@@ -48,7 +48,7 @@ export function httpCall(settings: HttpSettings, dispatcher: Dispatcher, clock: 
   const fetchJson = async (url: string, body: string | undefined, headers: Record<string, string>, signal: AbortSignal): Promise<unknown> => {
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, { dispatcher, method: settings.method as Dispatcher.HttpMethod, headers, ...(body !== undefined ? { body } : {}), signal });
+      response = await undici().request(url, { dispatcher, method: settings.method as Dispatcher.HttpMethod, headers, ...(body !== undefined ? { body } : {}), signal });
     } catch (error) {
       throw new EnrichError(`request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }

@@ -1,8 +1,6 @@
 import type { ExtractLanguage } from '../../protocol/index.js';
-import { compileCel } from './cel-extract.js';
 import type { Extractor } from './extractor.js';
-import { JqLanguage } from './jq-extract.js';
-import { compileJsonPath } from './jsonpath-extract.js';
+import type { JqLanguage } from './jq-extract.js';
 
 /** One entry point for the three languages, shared by enrichers, dynamic sources and input filters. */
 export interface ExtractCompiler {
@@ -14,8 +12,9 @@ export interface ExtractCompiler {
 const DEFAULT_CACHE_SIZE = 1024;
 
 /**
- * Compiles and caches extractors. jq's wasm module is loaded on the first jq expression only, so a
- * daemon without jq pays nothing for it.
+ * Compiles and caches extractors. Each language's module (and library) is imported on its first
+ * expression, and jq's wasm module loaded then, so a daemon or worker without them pays nothing for them
+ * (issue 19 §2/§3: CEL builds its function registry as it loads).
  */
 export function createExtractCompiler(cacheSize = DEFAULT_CACHE_SIZE): ExtractCompiler {
   const cache = new Map<string, Extractor>();
@@ -24,12 +23,12 @@ export function createExtractCompiler(cacheSize = DEFAULT_CACHE_SIZE): ExtractCo
   async function build(language: ExtractLanguage, expression: string): Promise<Extractor> {
     switch (language) {
       case 'jq':
-        jq ??= JqLanguage.load();
+        jq ??= import('./jq-extract.js').then((m) => m.JqLanguage.load());
         return (await jq).compile(expression);
       case 'jsonpath':
-        return compileJsonPath(expression);
+        return (await import('./jsonpath-extract.js')).compileJsonPath(expression);
       case 'cel':
-        return compileCel(expression);
+        return (await import('./cel-extract.js')).compileCel(expression);
       default: {
         const never: never = language;
         throw new Error(`unknown extract language ${String(never)}`);

@@ -1,9 +1,14 @@
 // What the NATS source, the NATS sink and the NATS DLQ share (daemon-semantics §3.2): the URL form,
 // the stream naming, one way to connect and authenticate, and get-or-create of a stream.
 import { readFileSync } from 'node:fs';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, credsAuthenticator, nanos, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator } from '@nats-io/transport-node';
 import type { Authenticator, ConnectionOptions, NatsConnection } from '@nats-io/transport-node';
+
+/**
+ * The NATS client packages, imported when something first connects: a daemon or an eval without NATS
+ * never loads them (issue 19 §2/§3; in the bundle they are chunks of their own).
+ */
+export const natsClient = () => import('@nats-io/transport-node');
+export const natsJetstream = () => import('@nats-io/jetstream');
 
 /** Connect options of every NATS client of the daemon; at most one auth method is used. */
 export interface NatsAuth {
@@ -46,7 +51,8 @@ export function streamNameFor(subject: string): string {
 }
 
 /** The first present of creds file > token > user+password > nkey; none is anonymous. */
-function authenticator(auth: NatsAuth): Authenticator | undefined {
+function authenticator(auth: NatsAuth, client: Awaited<ReturnType<typeof natsClient>>): Authenticator | undefined {
+  const { credsAuthenticator, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator } = client;
   if (auth.creds !== undefined) return credsAuthenticator(readFileSync(auth.creds));
   if (auth.token !== undefined) return tokenAuthenticator(auth.token);
   if (auth.user !== undefined) return usernamePasswordAuthenticator(auth.user, auth.password ?? '');
@@ -62,7 +68,8 @@ export async function connectNats(server: string, auth: NatsAuth, name: string):
   const tls = auth.tlsCert !== undefined || auth.tlsCa !== undefined || auth.requireTls
     ? { ...(auth.tlsCert !== undefined ? { certFile: auth.tlsCert } : {}), ...(auth.tlsKey !== undefined ? { keyFile: auth.tlsKey } : {}), ...(auth.tlsCa !== undefined ? { caFile: auth.tlsCa } : {}) }
     : undefined;
-  const a = authenticator(auth);
+  const client = await natsClient();
+  const a = authenticator(auth, client);
   const options: ConnectionOptions = {
     servers: server,
     name,
@@ -71,12 +78,13 @@ export async function connectNats(server: string, auth: NatsAuth, name: string):
     ...(a !== undefined ? { authenticator: a } : {}),
     ...(tls !== undefined ? { tls } : {}),
   };
-  return connect(options);
+  return client.connect(options);
 }
 
 /** The stream `svc-<sanitized subject>` bound to `subject`, created when missing; returns its name. */
 export async function ensureStream(nc: NatsConnection, subject: string): Promise<string> {
-  const jsm = await jetstreamManager(nc);
+  const { nanos } = await natsClient();
+  const jsm = await (await natsJetstream()).jetstreamManager(nc);
   const name = streamNameFor(subject);
   try {
     await jsm.streams.info(name);

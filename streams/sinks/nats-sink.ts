@@ -1,7 +1,6 @@
-import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import Type from 'typebox';
-import { connectNats, ensureStream, parseNatsUrl } from '../nats/nats-connection.js';
+import { connectNats, ensureStream, natsJetstream, parseNatsUrl } from '../nats/nats-connection.js';
 import type { NatsAuth } from '../nats/nats-connection.js';
 import type { AppendLines } from '../dlq-writer.js';
 import type { StageContext } from '../stage-context.js';
@@ -34,7 +33,7 @@ async function openPublisher(url: string, auth: NatsAuth, name: string): Promise
     await nc.close();
     throw error;
   }
-  const js = jetstream(nc);
+  const js = (await natsJetstream()).jetstream(nc);
   return {
     async publish(text) {
       const acks: Promise<unknown>[] = [];

@@ -1,12 +1,10 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ConsumerConfig, JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Observable } from 'rxjs';
 import Type from 'typebox';
 import type { StateStore } from '../../state/index.js';
 import type { InputUnit, UnitOutcome } from '../input-unit.js';
-import { connectNats, ensureStream, parseNatsUrl, sanitizeSubject } from '../nats/nats-connection.js';
+import { connectNats, ensureStream, natsClient, natsJetstream, parseNatsUrl, sanitizeSubject } from '../nats/nats-connection.js';
 import type { NatsAuth } from '../nats/nats-connection.js';
 import { backoffMs } from '../sinks/sink-worker.js';
 import { sleep } from '../stage-context.js';
@@ -65,7 +63,9 @@ export function inputConsumerName(subject: string, group: string | undefined): s
   return group ?? `svc-daemon-${sanitizeSubject(subject)}`;
 }
 
-function consumerConfig(durable: string, subject: string, config: NatsSourceConfig): Partial<ConsumerConfig> {
+type Jetstream = Awaited<ReturnType<typeof natsJetstream>>;
+
+function consumerConfig(durable: string, subject: string, config: NatsSourceConfig, { AckPolicy, DeliverPolicy }: Jetstream, nanos: (ms: number) => number): Partial<ConsumerConfig> {
   const base = { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: subject, ack_wait: nanos(config.ack_wait_ms), max_ack_pending: config.max_ack_pending };
   const r = config.replay;
   if (r.from === 'sequence') return { ...base, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: r.sequence };
@@ -91,15 +91,17 @@ export async function create(config: NatsSourceConfig, ctx: StageContext, deps: 
   try {
     const stream = await ensureStream(nc, subject);
     const durable = inputConsumerName(subject, config.consumer_group);
-    const jsm = await jetstreamManager(nc);
-    const wanted = consumerConfig(durable, subject, config);
+    const js = await natsJetstream();
+    const { nanos } = await natsClient();
+    const jsm = await js.jetstreamManager(nc);
+    const wanted = consumerConfig(durable, subject, config, js, nanos);
     if (config.replay.from !== 'resume') await jsm.consumers.delete(stream, durable).catch(() => false);
     // An existing consumer keeps its position; its deadlines follow the config.
     await jsm.consumers.info(stream, durable).then(
       () => jsm.consumers.update(stream, durable, { ack_wait: nanos(config.ack_wait_ms), max_ack_pending: config.max_ack_pending }),
       () => jsm.consumers.add(stream, wanted),
     );
-    const consumer = await jetstream(nc).consumers.get(stream, durable);
+    const consumer = await js.jetstream(nc).consumers.get(stream, durable);
     const positionKey = `nats:${stream}:${durable}`;
     log.info({ stream, consumer: durable, replay: config.replay.from }, 'NATS input ready');
     watchOutages(nc, log);

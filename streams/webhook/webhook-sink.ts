@@ -1,5 +1,4 @@
 import type { Counter, Histogram } from 'prom-client';
-import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { bindZeroed, WebhookEntrySchema } from '../../protocol/index.js';
 import type { StateStore } from '../../state/index.js';
@@ -8,6 +7,7 @@ import { resultKind } from '../result-template.js';
 import type { ScopeFilter } from '../result-scope.js';
 import { PermanentDeliveryError } from '../sinks/sink-worker.js';
 import type { SinkTarget } from '../sinks/sink-worker.js';
+import { undici } from '../egress/undici.js';
 import { sleep } from '../stage-context.js';
 import type { StageContext } from '../stage-context.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -110,7 +110,7 @@ export function create(webhook: ResolvedWebhook, ctx: StageContext, store: State
     const started = performance.now();
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(url, {
+      response = await undici().request(url, {
         dispatcher: webhook.dispatcher,
         method: webhook.method as Dispatcher.HttpMethod,
         headers,

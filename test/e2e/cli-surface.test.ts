@@ -66,7 +66,7 @@ describe('sigmad daemon --dry-run', () => {
 
   it('shows the bundled profile npm start runs: loopback, HTTP ingest, bundled rules, sysmon, routing, tail, ./data', async () => {
     const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'];
-    expect(start).toBe(`node dist/cli/main.js daemon --config ${BUNDLED_CONFIG}`);
+    expect(start).toBe(`node dist/bin/sigmad.js daemon --config ${BUNDLED_CONFIG}`);
     const { code, stdout } = await sigmad(['daemon', '--config', join(ROOT, BUNDLED_CONFIG), '--dry-run']);
     expect(code).toBe(0);
     const { daemon } = JSON.parse(stdout) as Effective;

@@ -1,94 +1,24 @@
-// Runs the real daemon as a child process: builds dist/ once per run (a lock directory serialises
-// parallel test files), starts `node dist/cli/main.js daemon ...`, reads the bound address from
+// Runs the real daemon as a child process: builds dist/ once per run (vitest's global setup, and a lock
+// directory serialises parallel test files that find it stale), starts the bundled CLI `npm start` and the
+// `bin` run (`node dist/bin/sigmad.js daemon ...`), reads the bound address from
 // its `listening` log line (the listener is up before start-up ends), waits for `daemon ready`, and
 // offers HTTP helpers and polling with deadlines. Every daemon it starts runs in a process group of its
 // own, which is SIGKILLed when the test that started it ends (passed, failed or timed out), when the
 // file ends (daemons started in beforeAll), and when the test process exits.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 import type { ListenAddress } from '../../http/listen-address.js';
 import type { InjectRequest } from '../../http/inject.js';
 import { send } from '../http/client.js';
 import type { SuiteResponse } from '../http/route-suite.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
-export const MAIN = join(ROOT, 'dist/cli/main.js');
-export const FIXTURES = join(ROOT, 'test/fixtures/daemon');
-const LOCK = join(ROOT, 'dist/.e2e-build.lock');
-const STALE_LOCK_MS = 5 * 60_000;
+import { ensureBuilt, FIXTURES, MAIN, ROOT } from './build.js';
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-const MARKER = join(ROOT, 'dist/.e2e-built');
-
-function mtime(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
-/** When dist/ was last built: tsc may leave unchanged outputs alone, so a marker is written too. */
-function builtAt(): number {
-  return mtime(MAIN) === 0 ? 0 : Math.max(mtime(MAIN), mtime(MARKER));
-}
-
-/** The folders tsc builds (tsconfig.json's include), and the web console's (ui/tsconfig.json). */
-const SOURCE_FOLDERS = ['sigma', 'actors', 'state', 'streams', 'protocol', 'http', 'cli', 'scripts', 'ui'];
-
-function isStale(): boolean {
-  return builtAt() < Math.max(...SOURCE_FOLDERS.map((f) => newestMtime(join(ROOT, f))));
-}
-
-function tryLock(): boolean {
-  mkdirSync(join(ROOT, 'dist'), { recursive: true });
-  try {
-    mkdirSync(LOCK);
-    return true;
-  } catch {
-    try {
-      if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
-    } catch {
-      // Another process removed it first.
-    }
-    return false;
-  }
-}
-
-/** Compile with tsc when dist/ is older than the sources; other files wait for the one building. */
-export async function ensureBuilt(): Promise<void> {
-  const deadline = Date.now() + 170_000;
-  while (isStale()) {
-    if (tryLock()) {
-      try {
-        // Type errors in unrelated in-progress files must not stop the emit, so the exit code is ignored.
-        await promisify(execFile)('npx', ['tsc', '-p', ROOT], { cwd: ROOT }).catch(() => undefined);
-        // The web console the daemon serves at /ui/ (npm run build's last two steps).
-        await promisify(execFile)('npx', ['tsc', '-p', join(ROOT, 'ui')], { cwd: ROOT }).catch(() => undefined);
-        await promisify(execFile)(process.execPath, [join(ROOT, 'dist/scripts/build-ui.js')], { cwd: ROOT }).catch(() => undefined);
-        writeFileSync(MARKER, String(Date.now()));
-      } finally {
-        rmSync(LOCK, { recursive: true, force: true });
-      }
-      return;
-    }
-    if (Date.now() > deadline) throw new Error('timed out waiting for another e2e build');
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+export { ensureBuilt, FIXTURES, MAIN, ROOT };
 
 export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `sigmad-${prefix}-`));
@@ -199,6 +129,9 @@ export interface StartOptions {
   readonly bundled?: boolean;
   /** The daemon's working directory (default: the package root). */
   readonly cwd?: string;
+  /** Another copy of the CLI (default MAIN), and node flags before it. */
+  readonly main?: string;
+  readonly nodeFlags?: readonly string[];
 }
 
 /** The daemon ended before it listened: `exit` is its exit code or the signal that ended it. */
@@ -218,7 +151,7 @@ export const BUNDLED_CONFIG = 'config/bundled.yaml';
 export async function startDaemon(args: readonly string[], options: StartOptions = {}): Promise<RunningDaemon> {
   await ensureBuilt();
   const config = ['--config', options.bundled === true ? BUNDLED_CONFIG : join(FIXTURES, 'empty.yaml')];
-  const proc = spawn(process.execPath, [MAIN, 'daemon', ...config, ...args], {
+  const proc = spawn(process.execPath, [...(options.nodeFlags ?? []), options.main ?? MAIN, 'daemon', ...config, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
-import { errors, request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { undici } from '../../egress/undici.js';
 import { SourceError } from '../source-error.js';
 import { ByteCap } from './byte-cap.js';
 
@@ -19,7 +19,7 @@ export async function fetchHttp(f: HttpFetch): Promise<Uint8Array> {
   const signal = AbortSignal.timeout(f.timeoutMs);
   let res;
   try {
-    res = await request(f.url, {
+    res = await undici().request(f.url, {
       method: f.method as Dispatcher.HttpMethod,
       headers: f.headers,
       ...(f.body !== undefined ? { body: f.body } : {}),
@@ -49,6 +49,7 @@ export async function fetchHttp(f: HttpFetch): Promise<Uint8Array> {
 
 function failure(error: unknown, signal: AbortSignal, f: HttpFetch): SourceError {
   if (error instanceof SourceError) return error;
+  const { errors } = undici();
   if (signal.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError) {
     return new SourceError('Timeout', `${f.url} did not answer within ${f.timeoutMs} ms`);
   }

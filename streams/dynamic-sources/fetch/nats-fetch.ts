@@ -1,4 +1,4 @@
-import { connect } from '@nats-io/transport-node';
+import { natsClient } from '../../nats/nats-connection.js';
 import { SourceError } from '../source-error.js';
 
 /** How long the initial resolution waits for a message (§11.2). */
@@ -11,7 +11,7 @@ const NATS_FIRST_MESSAGE_MS = 1_000;
 export async function fetchNats(url: string, subject: string, maxBytes: number): Promise<Uint8Array | null> {
   let nc;
   try {
-    nc = await connect({ servers: url, name: 'sigmad-source', maxReconnectAttempts: 0, timeout: NATS_FIRST_MESSAGE_MS * 5 });
+    nc = await (await natsClient()).connect({ servers: url, name: 'sigmad-source', maxReconnectAttempts: 0, timeout: NATS_FIRST_MESSAGE_MS * 5 });
   } catch (error) {
     throw new SourceError('Fetch', `${url}: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -13,14 +13,16 @@ import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
+import { restoreDocuments, storeDocuments, type StoredDocuments } from './stored-documents.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 5;
+const FORMAT = 6;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
 /**
- * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: four section lengths (u32), the
- * prepared rules without automata (`v8.serialize`, zero-padded to 4 bytes), then the packed automata's
- * header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
+ * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: five section lengths (u32), the
+ * head (the prepared rules without documents and automata, and the documents' index: `v8.serialize`),
+ * the documents one by one (stored-documents.ts), each of the two zero-padded to 4 bytes, then the
+ * packed automata's header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
  * does, at a fraction of a SHA-256 over the ≈ 60 MB of a corpus entry.
  */
 const HEADER_BYTES = MAGIC.length + 4 + 32 + 4;
@@ -100,20 +102,25 @@ function readShared(path: string): Buffer {
 }
 
 /**
- * An entry's two parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
+ * An entry's parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
  * one copy: the prepared rules as `v8.serialize` bytes (each thread deserialises its own objects from
- * them) and the automata's packed tables, which every thread's automata read in place (they never
- * write them: a promoted row goes to a per-thread copy, see AhoCorasick).
+ * them: the head at once, each document when first read) and the automata's packed tables, which every
+ * thread's automata read in place (they never write them: a promoted row goes to a per-thread copy, see
+ * AhoCorasick).
  */
 export interface SharedRules {
   /** The cache key (hex) the entry was stored under: a worker checks it against its own inputs. */
   readonly key: string;
-  readonly rules: Uint8Array;
+  readonly head: Uint8Array;
+  readonly documents: Uint8Array;
   readonly automata: PackedAutomata;
 }
 
-/** Four section lengths follow the header: rules bytes, then the automata's header, ints and chars (elements). */
-const LENGTHS_BYTES = 16;
+/** What the head holds. */
+type EntryHead = Omit<PreparedRules, 'automata' | 'detections' | 'documents'> & { readonly stored: StoredDocuments };
+
+/** Five section lengths follow the header: head and documents bytes, then the automata's header, ints and chars (elements). */
+const LENGTHS_BYTES = 20;
 
 const padded = (n: number): number => (n + 3) & ~3;
 
@@ -136,8 +143,15 @@ export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | und
  */
 function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   const start = HEADER_BYTES + LENGTHS_BYTES;
-  const [rulesBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [number, number, number, number];
-  const headerAt = padded(start + rulesBytes);
+  const [headBytes, documentsBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3, 4].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const documentsAt = padded(start + headBytes);
+  const headerAt = padded(documentsAt + documentsBytes);
   const intsAt = headerAt + 4 * headerLength;
   const charsAt = intsAt + 4 * intsLength;
   if (charsAt + 2 * charsLength !== bytes.length) return undefined;
@@ -148,7 +162,8 @@ function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   }
   return {
     key: key.toString('hex'),
-    rules: new Uint8Array(buffer, start, rulesBytes),
+    head: new Uint8Array(buffer, start, headBytes),
+    documents: new Uint8Array(buffer, documentsAt, documentsBytes),
     automata: {
       header: new Int32Array(buffer, headerAt, headerLength),
       ints: new Int32Array(buffer, intsAt, intsLength),
@@ -159,7 +174,8 @@ function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
 
 /** The prepared rules of a shared entry (this thread's objects; the automata's tables stay shared). Throws when malformed. */
 export function preparedFromShared(shared: SharedRules): PreparedRules {
-  return { ...(deserialize(shared.rules) as Omit<PreparedRules, 'automata'>), automata: unpackAutomata(shared.automata) };
+  const { stored, ...head } = deserialize(shared.head) as EntryHead;
+  return { ...head, ...restoreDocuments(stored, shared.documents), automata: unpackAutomata(shared.automata) };
 }
 
 /** The prepared rules in `bytes` when they are a whole, intact entry for `key`. */
@@ -211,18 +227,22 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
 
 /** One cache entry's bytes, in a SharedArrayBuffer of their own. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
-  const { warnings, automata, ...rules } = prepared;
-  const rulesBytes = serialize({
-    ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings' | 'automata'>),
+  const { warnings, automata, detections, documents, ...rules } = prepared;
+  const copies = new Map<object, unknown>();
+  const stored = storeDocuments(detections, documents, (doc) => withoutAccessors(doc, copies) as Record<string, unknown>);
+  const head: EntryHead = {
+    ...(withoutAccessors(rules, copies) as Omit<EntryHead, 'warnings' | 'stored'>),
     // The few warnings keep their lines: they are logged again on every start.
     warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })),
-  });
+    stored: stored.index,
+  };
+  const headBytes = serialize(head);
   const packed = packAutomata(automata);
   const lengths = Buffer.alloc(LENGTHS_BYTES);
-  [rulesBytes.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
+  [headBytes.length, stored.bodies.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
   const asBytes = (a: Int32Array | Uint16Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const padding = Buffer.alloc(padded(rulesBytes.length) - rulesBytes.length);
-  const body = [lengths, rulesBytes, padding, asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
+  const pad = (part: Buffer): Buffer => Buffer.alloc(padded(part.length) - part.length);
+  const body = [lengths, headBytes, pad(headBytes), stored.bodies, pad(stored.bodies), asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
   const sum = body.reduce((c, part) => crc32(part, c), 0);
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);

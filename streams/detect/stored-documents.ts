@@ -61,22 +61,52 @@ export function storeDocuments(
 
 /** The documents of `index`, their bodies read from `bodies` on first use. */
 export function restoreDocuments(index: StoredDocuments, bodies: Uint8Array): { detections: DetectionRule[]; documents: SigmaDocument[] } {
-  const detections = index.detections.map((d) => restore(d, bodies) as DetectionRule);
-  const documents = index.documents.map((d) => (typeof d === 'number' ? (detections[d] as DetectionRule) : restore(d, bodies)));
+  const restore = restorer(bodies);
+  const detections = index.detections.map((d) => restore(d) as DetectionRule);
+  const documents = index.documents.map((d) => (typeof d === 'number' ? (detections[d] as DetectionRule) : restore(d)));
   return { detections, documents };
 }
 
 /**
- * A document whose eager fields are data and whose other fields are enumerable accessors of its whole,
- * deserialised once: spread, `JSON.stringify`, structured clone and deep equality see every field.
+ * Documents whose eager fields are data and whose other fields are enumerable accessors of their whole,
+ * deserialised once: spread, `JSON.stringify`, structured clone and deep equality see every field. The
+ * accessors are shared by every document of `bodies` (they find the document's whole through `this`),
+ * so documents of one key order share one shape.
  */
-function restore(stored: StoredDocument, bodies: Uint8Array): SigmaDocument {
-  let whole: Record<string, unknown> | undefined;
-  const load = (): Record<string, unknown> => (whole ??= deserialize(bodies.subarray(stored.at, stored.end)) as Record<string, unknown>);
-  const out: Record<string, unknown> = {};
-  for (const k of stored.keys) {
-    if (Object.hasOwn(stored.eager, k)) out[k] = stored.eager[k];
-    else Object.defineProperty(out, k, { enumerable: true, configurable: true, get: () => load()[k] });
-  }
-  return out as unknown as SigmaDocument;
+function restorer(bodies: Uint8Array): (stored: StoredDocument) => SigmaDocument {
+  const sources = new WeakMap<object, StoredDocument>();
+  const wholes = new WeakMap<object, Record<string, unknown>>();
+  const whole = (doc: object): Record<string, unknown> => {
+    let known = wholes.get(doc);
+    if (known === undefined) {
+      const stored = sources.get(doc) as StoredDocument;
+      known = deserialize(bodies.subarray(stored.at, stored.end)) as Record<string, unknown>;
+      wholes.set(doc, known);
+    }
+    return known;
+  };
+  const accessors = new Map<string, PropertyDescriptor>();
+  const accessor = (key: string): PropertyDescriptor => {
+    let known = accessors.get(key);
+    if (known === undefined) {
+      known = {
+        enumerable: true,
+        configurable: true,
+        get(this: object) {
+          return whole(this)[key];
+        },
+      };
+      accessors.set(key, known);
+    }
+    return known;
+  };
+  return (stored) => {
+    const out: Record<string, unknown> = {};
+    sources.set(out, stored);
+    for (const k of stored.keys) {
+      if (Object.hasOwn(stored.eager, k)) out[k] = stored.eager[k];
+      else Object.defineProperty(out, k, accessor(k));
+    }
+    return out as unknown as SigmaDocument;
+  };
 }

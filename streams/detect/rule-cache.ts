@@ -11,6 +11,7 @@ import { deserialize, serialize } from 'node:v8';
 import { crc32 } from 'node:zlib';
 import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
+import { compileEntryOffThread } from './entry-compile.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
 import { restoreDocuments, storeDocuments, type StoredDocuments } from './stored-documents.js';
@@ -293,20 +294,46 @@ export interface CachedBuild {
   readonly entryMs: number;
 }
 
+/** The cache entry for `inputs`: the one a worker was given for these very inputs, else the file's. */
+function lookUp(inputs: RuleInputs, cache: RuleCacheUse): { key: Buffer; found?: CachedBuild; entryMs: number } {
+  const started = performance.now();
+  const key = ruleCacheKey(inputs);
+  const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
+  const shared = given ?? readCachedRules(cache.dir, key);
+  const entryMs = performance.now() - started;
+  const ruleSet = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
+  if (ruleSet === undefined || shared === undefined) return { key, entryMs };
+  return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs } };
+}
+
 /**
  * The rule set of `inputs`, starting from the cache entry when `cache` has one. A miss that builds
  * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`.
  */
 export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
   if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off', entryMs: 0 };
-  const started = performance.now();
-  const key = ruleCacheKey(inputs);
-  // The main thread's entry for these very inputs, when it passed one along (a worker), else the file.
-  const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
-  const shared = given ?? readCachedRules(cache.dir, key);
-  const entryMs = performance.now() - started;
-  const fromEntry = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
-  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs };
+  const { key, found, entryMs } = lookUp(inputs, cache);
+  return found ?? compileAndStore(inputs, cache, key, entryMs, pipelines);
+}
+
+/**
+ * As buildRuleSetCached, but a miss that stores compiles on a worker thread (entry-compile.ts) and this
+ * thread builds from the stored entry, as a warm start would; a build with problems, or a worker that
+ * cannot run, compiles here.
+ */
+export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): Promise<CachedBuild> {
+  if (cache === undefined || !cache.store) return buildRuleSetCached(inputs, cache, pipelines);
+  const { key, found, entryMs } = lookUp(inputs, cache);
+  if (found !== undefined) return found;
+  const reply = await compileEntryOffThread(inputs, cache.dir);
+  const stored = reply?.entry !== undefined ? shareEntry(Buffer.from(reply.entry.buffer, reply.entry.byteOffset, reply.entry.byteLength), key) : undefined;
+  const ruleSet = stored !== undefined ? buildFromShared(inputs, stored) : undefined;
+  if (ruleSet === undefined || stored === undefined) return compileAndStore(inputs, cache, key, entryMs, pipelines);
+  return { ruleSet, cache: 'miss', entryMs, shared: stored, ...(reply?.storeError !== undefined ? { storeError: reply.storeError } : {}) };
+}
+
+/** A miss: compile here, and store the entry when `cache.store`. */
+function compileAndStore(inputs: RuleInputs, cache: RuleCacheUse, key: Buffer, entryMs: number, pipelines?: readonly Pipeline[]): CachedBuild {
   const built = buildRuleSetFrom(inputs, pipelines, cache.store);
   if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss', entryMs };
   const bytes = encodeCachedRules(key, built.prepared);

@@ -1,17 +1,17 @@
 // A cold build's compile on a worker thread (the compiled worker from dist/): it stores the entry the
 // calling thread builds from, with the results of a compile; a worker that cannot run leaves the compile
 // to the caller, which still stores the entry.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildRuleSet, DEFAULT_CORRELATION_SETTINGS } from '../../sigma/index.js';
 import { buildRuleSetFrom, buildRuleSetStoring } from '../../streams/index.js';
 import type { RuleInputs } from '../../streams/index.js';
 import { compileEntryOffThread } from '../../streams/detect/entry-compile.js';
 import { decodeCachedRules, ruleCacheKey } from '../../streams/detect/rule-cache.js';
 import { ensureBuilt, ROOT } from '../e2e/harness.js';
+import { useTempDirs } from '../state/support/temp-dirs.js';
 
 beforeAll(ensureBuilt, 180_000);
 
@@ -20,15 +20,7 @@ const RULE = 'title: R\nid: 6f1a0c1e-0000-4000-8000-0000000000aa\nlogsource: {pr
 const INPUTS: RuleInputs = { sources: [{ file: 'r.yml', text: RULE }], pipelines: [{ ref: 'sysmon' }], correlation: DEFAULT_CORRELATION_SETTINGS, emitReferenced: false };
 const EVENTS = [{ Image: 'c:\\x.exe', CommandLine: 'xa' }, { Image: 'c:\\x.exe', CommandLine: 'zz' }, { Image: 'c:\\y.exe', CommandLine: 'b' }];
 
-const dirs: string[] = [];
-const cacheDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), 'sigmad-entry-compile-'));
-  dirs.push(dir);
-  return dir;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const cacheDir = useTempDirs();
 
 const matches = (ruleSet: ReturnType<typeof buildRuleSet>) => EVENTS.map((e) => ruleSet.engine.evaluate(e).map((m) => [m.rule.id, m.matchedSelections, m.matchedFields]));
 

@@ -12,7 +12,7 @@ import type { Pipeline } from '../sigma/index.js';
 import type { SourceValues } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
-import { buildRuleSetCached, resolvePipelines } from '../streams/index.js';
+import { buildRuleSetStoring, resolvePipelines } from '../streams/index.js';
 import type { CachedBuild, PipelineInput, RuleInputs } from '../streams/index.js';
 import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
@@ -95,12 +95,13 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
  * the contract makes such a reload fail (the previous rules keep serving) and the same texts must get
  * the same verdict at start-up (exit 2), or a restart would silently drop rules a reload refused.
  * `inputs` come along: workers build the same rule set. With `cacheDir`, the build starts from the
- * compiled-rule cache and stores what it compiled there.
+ * compiled-rule cache and stores what it compiled there (compiled on a worker thread: this thread builds
+ * from the entry, and keeps nothing of the compile).
  */
-export function buildDaemonRules(texts: RuleTexts, cacheDir?: string): LoadedRules {
+export async function buildDaemonRules(texts: RuleTexts, cacheDir?: string): Promise<LoadedRules> {
   if (!texts.ok) return { ok: false, failure: 'pipeline', reason: texts.reason, problems: [] };
   const started = performance.now();
-  const built = buildRuleSetCached(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines);
+  const built = await buildRuleSetStoring(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines);
   const { ruleSet } = built;
   const build: RuleBuild = {
     cache: built.cache,

@@ -141,7 +141,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     void sources?.stop();
     return new DaemonExit(message, code);
   };
-  const loaded = logRuleBuild(log, buildDaemonRules(texts, ruleCacheDir(config)));
+  const loaded = logRuleBuild(log, await buildDaemonRules(texts, ruleCacheDir(config)));
   if (!loaded.ok) {
     logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });

@@ -54,7 +54,7 @@ export { startWorkerPool } from './detect/worker-pool.js';
 export { CHUNK_WORKER_SCRIPT, detectChunk, opensPrettyValue } from './detect/chunk-detect.js';
 export type { ChunkCorrelation, ChunkResult } from './detect/chunk-detect.js';
 export type { ChunkWorkerData, FromChunkWorker, ToChunkWorker } from './detect/chunk-worker.js';
-export { buildRuleSetCached, readRuleCacheEntry } from './detect/rule-cache.js';
+export { buildRuleSetCached, buildRuleSetStoring, readRuleCacheEntry } from './detect/rule-cache.js';
 export type { CachedBuild, RuleCacheUse, SharedRules } from './detect/rule-cache.js';
 export {  AlertStage, metricsObserver } from './alert-stage.js';
 export { unixSeconds } from './journaled-stage.js';

@@ -19,6 +19,7 @@ const ENTRIES: Record<string, string> = {
   sigmad: 'cli/main.js',
   'detect-worker': 'streams/detect/detect-worker.js',
   'chunk-worker': 'streams/detect/chunk-worker.js',
+  'entry-worker': 'streams/detect/entry-worker.js',
 };
 
 /**

@@ -145,6 +145,29 @@ export function packAutomata(records: readonly AutomatonRecord[]): PackedAutomat
   return { header: Int32Array.from(header), ints: concat(ints, (n) => new Int32Array(n)), chars: concat(chars, (n) => new Uint16Array(n)) };
 }
 
+/** A record whose tables are made from the packed arrays when first asked for: most automata of a corpus (its rules' items) never are. */
+class PackedRecord implements AutomatonRecord {
+  private made: FlatTables | undefined;
+
+  constructor(
+    readonly kind: number,
+    readonly literals: number,
+    readonly literalChars: number,
+    private readonly ints: readonly Int32Array[],
+    private readonly chars: Uint16Array,
+    private readonly nums: readonly number[],
+  ) {}
+
+  get tables(): FlatTables {
+    if (this.made === undefined) {
+      const tables = this.ints.slice(0, -3);
+      const [of, starts, data] = this.ints.slice(-3) as [Int32Array, Int32Array, Int32Array];
+      this.made = { ints: tables, chars: this.chars, postings: unpackPostings(of, starts, data), nums: this.nums };
+    }
+    return this.made;
+  }
+}
+
 /**
  * The records of `packed`, their tables views into its arrays (no copy). Throws on a header that does not
  * describe the arrays (a caller treats that as a damaged entry).
@@ -182,8 +205,7 @@ export function unpackAutomata(packed: PackedAutomata): AutomatonRecord[] {
     const numCount = read();
     const nums: number[] = [];
     for (let i = 0; i < numCount; i++) nums.push(read());
-    const [of, starts, data] = tables.splice(tableCount - 3, 3) as [Int32Array, Int32Array, Int32Array];
-    out.push({ kind, literals, literalChars, tables: { ints: tables, chars: edgeChars, postings: unpackPostings(of, starts, data), nums } });
+    out.push(new PackedRecord(kind, literals, literalChars, tables, edgeChars, nums));
   }
   if (h !== header.length || intAt !== ints.length || charAt !== chars.length) throw new Error('automaton tables: pools and header disagree');
   return out;

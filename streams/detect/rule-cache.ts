@@ -12,16 +12,19 @@ import { crc32 } from 'node:zlib';
 import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { makeDirectory } from '../make-directory.js';
+import { compileEntryOffThread } from './entry-compile.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
+import { restoreDocuments, storeDocuments, type StoredDocuments } from './stored-documents.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 5;
+const FORMAT = 6;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
 /**
- * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: four section lengths (u32), the
- * prepared rules without automata (`v8.serialize`, zero-padded to 4 bytes), then the packed automata's
- * header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
+ * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: five section lengths (u32), the
+ * head (the prepared rules without documents and automata, and the documents' index: `v8.serialize`),
+ * the documents one by one (stored-documents.ts), each of the two zero-padded to 4 bytes, then the
+ * packed automata's header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
  * does, at a fraction of a SHA-256 over the ≈ 60 MB of a corpus entry.
  */
 const HEADER_BYTES = MAGIC.length + 4 + 32 + 4;
@@ -106,20 +109,25 @@ function readShared(path: string): Buffer {
 }
 
 /**
- * An entry's two parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
+ * An entry's parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
  * one copy: the prepared rules as `v8.serialize` bytes (each thread deserialises its own objects from
- * them) and the automata's packed tables, which every thread's automata read in place (they never
- * write them: a promoted row goes to a per-thread copy, see AhoCorasick).
+ * them: the head at once, each document when first read) and the automata's packed tables, which every
+ * thread's automata read in place (they never write them: a promoted row goes to a per-thread copy, see
+ * AhoCorasick).
  */
 export interface SharedRules {
   /** The cache key (hex) the entry was stored under: a worker checks it against its own inputs. */
   readonly key: string;
-  readonly rules: Uint8Array;
+  readonly head: Uint8Array;
+  readonly documents: Uint8Array;
   readonly automata: PackedAutomata;
 }
 
-/** Four section lengths follow the header: rules bytes, then the automata's header, ints and chars (elements). */
-const LENGTHS_BYTES = 16;
+/** What the head holds. */
+type EntryHead = Omit<PreparedRules, 'automata' | 'detections' | 'documents'> & { readonly stored: StoredDocuments };
+
+/** Five section lengths follow the header: head and documents bytes, then the automata's header, ints and chars (elements). */
+const LENGTHS_BYTES = 20;
 
 const padded = (n: number): number => (n + 3) & ~3;
 
@@ -142,8 +150,15 @@ export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | und
  */
 function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   const start = HEADER_BYTES + LENGTHS_BYTES;
-  const [rulesBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [number, number, number, number];
-  const headerAt = padded(start + rulesBytes);
+  const [headBytes, documentsBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3, 4].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const documentsAt = padded(start + headBytes);
+  const headerAt = padded(documentsAt + documentsBytes);
   const intsAt = headerAt + 4 * headerLength;
   const charsAt = intsAt + 4 * intsLength;
   if (charsAt + 2 * charsLength !== bytes.length) return undefined;
@@ -154,7 +169,8 @@ function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   }
   return {
     key: key.toString('hex'),
-    rules: new Uint8Array(buffer, start, rulesBytes),
+    head: new Uint8Array(buffer, start, headBytes),
+    documents: new Uint8Array(buffer, documentsAt, documentsBytes),
     automata: {
       header: new Int32Array(buffer, headerAt, headerLength),
       ints: new Int32Array(buffer, intsAt, intsLength),
@@ -165,7 +181,8 @@ function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
 
 /** The prepared rules of a shared entry (this thread's objects; the automata's tables stay shared). Throws when malformed. */
 export function preparedFromShared(shared: SharedRules): PreparedRules {
-  return { ...(deserialize(shared.rules) as Omit<PreparedRules, 'automata'>), automata: unpackAutomata(shared.automata) };
+  const { stored, ...head } = deserialize(shared.head) as EntryHead;
+  return { ...head, ...restoreDocuments(stored, shared.documents), automata: unpackAutomata(shared.automata) };
 }
 
 /** The prepared rules in `bytes` when they are a whole, intact entry for `key`. */
@@ -217,18 +234,22 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
 
 /** One cache entry's bytes, in a SharedArrayBuffer of their own. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
-  const { warnings, automata, ...rules } = prepared;
-  const rulesBytes = serialize({
-    ...(withoutAccessors(rules, new Map()) as Omit<PreparedRules, 'warnings' | 'automata'>),
+  const { warnings, automata, detections, documents, ...rules } = prepared;
+  const copies = new Map<object, unknown>();
+  const stored = storeDocuments(detections, documents, (doc) => withoutAccessors(doc, copies) as Record<string, unknown>);
+  const head: EntryHead = {
+    ...(withoutAccessors(rules, copies) as Omit<EntryHead, 'warnings' | 'stored'>),
     // The few warnings keep their lines: they are logged again on every start.
     warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })),
-  });
+    stored: stored.index,
+  };
+  const headBytes = serialize(head);
   const packed = packAutomata(automata);
   const lengths = Buffer.alloc(LENGTHS_BYTES);
-  [rulesBytes.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
+  [headBytes.length, stored.bodies.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
   const asBytes = (a: Int32Array | Uint16Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
-  const padding = Buffer.alloc(padded(rulesBytes.length) - rulesBytes.length);
-  const body = [lengths, rulesBytes, padding, asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
+  const pad = (part: Buffer): Buffer => Buffer.alloc(padded(part.length) - part.length);
+  const body = [lengths, headBytes, pad(headBytes), stored.bodies, pad(stored.bodies), asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
   const sum = body.reduce((c, part) => crc32(part, c), 0);
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);
@@ -279,20 +300,46 @@ export interface CachedBuild {
   readonly entryMs: number;
 }
 
+/** The cache entry for `inputs`: the one a worker was given for these very inputs, else the file's. */
+function lookUp(inputs: RuleInputs, cache: RuleCacheUse): { key: Buffer; found?: CachedBuild; entryMs: number } {
+  const started = performance.now();
+  const key = ruleCacheKey(inputs);
+  const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
+  const shared = given ?? readCachedRules(cache.dir, key);
+  const entryMs = performance.now() - started;
+  const ruleSet = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
+  if (ruleSet === undefined || shared === undefined) return { key, entryMs };
+  return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs } };
+}
+
 /**
  * The rule set of `inputs`, starting from the cache entry when `cache` has one. A miss that builds
  * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`.
  */
 export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
   if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off', entryMs: 0 };
-  const started = performance.now();
-  const key = ruleCacheKey(inputs);
-  // The main thread's entry for these very inputs, when it passed one along (a worker), else the file.
-  const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
-  const shared = given ?? readCachedRules(cache.dir, key);
-  const entryMs = performance.now() - started;
-  const fromEntry = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
-  if (fromEntry !== undefined && shared !== undefined) return { ruleSet: fromEntry, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs };
+  const { key, found, entryMs } = lookUp(inputs, cache);
+  return found ?? compileAndStore(inputs, cache, key, entryMs, pipelines);
+}
+
+/**
+ * As buildRuleSetCached, but a miss that stores compiles on a worker thread (entry-compile.ts) and this
+ * thread builds from the stored entry, as a warm start would; a build with problems, or a worker that
+ * cannot run, compiles here.
+ */
+export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): Promise<CachedBuild> {
+  if (cache === undefined || !cache.store) return buildRuleSetCached(inputs, cache, pipelines);
+  const { key, found, entryMs } = lookUp(inputs, cache);
+  if (found !== undefined) return found;
+  const reply = await compileEntryOffThread(inputs, cache.dir);
+  const stored = reply?.entry !== undefined ? shareEntry(Buffer.from(reply.entry.buffer, reply.entry.byteOffset, reply.entry.byteLength), key) : undefined;
+  const ruleSet = stored !== undefined ? buildFromShared(inputs, stored) : undefined;
+  if (ruleSet === undefined || stored === undefined) return compileAndStore(inputs, cache, key, entryMs, pipelines);
+  return { ruleSet, cache: 'miss', entryMs, shared: stored, ...(reply?.storeError !== undefined ? { storeError: reply.storeError } : {}) };
+}
+
+/** A miss: compile here, and store the entry when `cache.store`. */
+function compileAndStore(inputs: RuleInputs, cache: RuleCacheUse, key: Buffer, entryMs: number, pipelines?: readonly Pipeline[]): CachedBuild {
   const built = buildRuleSetFrom(inputs, pipelines, cache.store);
   if (!cache.store || built.prepared === undefined) return { ruleSet: built, cache: 'miss', entryMs };
   const bytes = encodeCachedRules(key, built.prepared);

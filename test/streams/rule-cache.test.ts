@@ -93,6 +93,28 @@ describe('compiled-rule cache', () => {
     expect([second.ruleSet.automataBuilt, reader.ruleSet.automataBuilt]).toEqual([0, 0]);
   });
 
+  it('an entry gives back every document and detection with all their fields, in order, each stored once', () => {
+    const inputs = corpusInputs();
+    const prepared = preparedOf(buildRuleSetFrom(inputs, undefined, true));
+    const key = ruleCacheKey(inputs);
+    const decoded = decodeCachedRules(encodeCachedRules(key, prepared), key);
+    if (decoded === undefined) throw new Error('entry did not decode');
+    // Rules are read lazily, field by field: what spreads, prints and compares is the stored rule (whose
+    // locations, as ever, keep file, rule and path but not line and column).
+    const plain = (docs: readonly object[]): unknown =>
+      JSON.parse(JSON.stringify(docs, (k, v: unknown) => (k === 'line' || k === 'col' ? undefined : v instanceof Map ? [...v] : v)));
+    expect(plain(decoded.detections)).toEqual(plain(prepared.detections));
+    expect(plain(decoded.documents)).toEqual(plain(prepared.documents));
+    expect(decoded.detections.map((d) => Object.keys(d))).toEqual(prepared.detections.map((d) => Object.keys(d)));
+    expect(plain(decoded.detections.map((d) => ({ ...d })))).toEqual(plain(prepared.detections));
+    // A document no pipeline changed is its detection, as in the build (the sysmon pipeline changes these).
+    const same = (p: PreparedRules): boolean[] => p.documents.map((d) => p.detections.includes(d as never));
+    expect(same(decoded)).toEqual(same(prepared));
+    expect(same(prepared)).toContain(false);
+    const small = decodeCachedRules(encodeCachedRules(key, preparedOf(buildRuleSetFrom(SMALL, undefined, true))), key);
+    expect(small?.documents[0]).toBe(small?.detections[0]);
+  });
+
   it('a worker given the main thread\'s entry in shared memory builds from it, and only for the inputs it was stored for', () => {
     const dir = cacheDir();
     const main = buildRuleSetCached(SMALL, { dir, store: true });

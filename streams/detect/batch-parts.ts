@@ -3,6 +3,7 @@
 // (the others waiting for their commit, answer and next body). Detection is pure per line, so the
 // parts' answers joined in line order are the batch's answer, byte for byte.
 import type { UnitLines } from '../../protocol/index.js';
+import type { ObservedBatch } from '../observe/index.js';
 import type { CorrelationInput, DetectedBatch } from './detect-batch.js';
 
 /** Below this many lines per part a batch is not split: a part's messages would cost more than they win. */
@@ -34,7 +35,7 @@ export function joinDetected(parts: readonly DetectedBatch[], starts: readonly n
   let without = 0;
   let seconds = 0;
   let unknownSchema: number | undefined;
-  const observed: NonNullable<DetectedBatch['observed']>[number][] = [];
+  const observed: ObservedBatch[] = [];
   parts.forEach((p, i) => {
     const start = starts[i] as number;
     for (const line of p.parseErrors) parseErrors.push(line + start);

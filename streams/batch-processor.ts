@@ -209,7 +209,7 @@ export class BatchProcessor {
       throw failure;
     }
     if (deps.observe?.active === true) deps.observe.publish(lineTexts(texts));
-    if (detected.observed !== undefined) deps.observed?.(detected.observed);
+    for (const o of detected.observed ?? []) deps.observed?.(o);
     // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();

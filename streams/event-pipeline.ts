@@ -114,12 +114,18 @@ export class EventPipeline {
   /**
    * Up to `processor.parallelism` batches are detected ahead of the one being applied; each batch is
    * handed over after the previous one, and may be while the previous one's commit is still being
-   * written (the store keeps commits in hand-over order).
+   * written (the store keeps commits in hand-over order). Batches whose commit is under way do not
+   * count against detection's bound (a worker would sit idle while a commit is written and its answer
+   * sent), but have a bound of their own, so at most twice `parallelism` batches are taken and not
+   * yet committed.
    */
   private async run(): Promise<void> {
     const log = this.ctx.log.child({ component: 'pipeline' });
     const failed = (error: unknown): void => log.error({ err: error }, 'batch failed');
     const { processor } = this.deps;
+    /** Taken and not yet handed over (detecting, or waiting for the batch before). */
+    const detecting: Promise<unknown>[] = [];
+    /** Taken and not yet committed. */
     const inFlight: Promise<void>[] = [];
     for (;;) {
       const units = await this.deps.queue.take(this.deps.batchSize);
@@ -142,8 +148,10 @@ export class EventPipeline {
         }
       });
       this.applied = handed;
+      detecting.push(handed);
       inFlight.push(handed.then((h) => h.landed));
-      while (inFlight.length > processor.parallelism) await inFlight.shift();
+      while (detecting.length > processor.parallelism) await detecting.shift();
+      while (inFlight.length > 2 * processor.parallelism) await inFlight.shift();
     }
     await Promise.all(inFlight);
   }

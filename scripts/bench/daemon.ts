@@ -5,11 +5,13 @@
 // `SIGMAD_BENCH_ONLY=otlp` runs only the NDJSON and OTLP/HTTP ingest rows (memory state), interleaved,
 // `SIGMAD_BENCH_RUNS` times (3); with `SIGMAD_BENCH_BASELINE=<checkout>` (built) its daemon's OTLP and
 // NDJSON rows are interleaved too, so a change is measured against its base in one run.
+// `SIGMAD_BENCH_ONLY=lmdb` runs only the `--state-db` rows against the engine (issue 19 §4), a baseline's
+// interleaved; every mode prints how many cores each thread kept busy (main, workers, other, posters).
 import { spawn, spawnSync } from 'node:child_process';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +32,8 @@ export function cliOf(root: string): string {
 }
 export const MAIN = cliOf(ROOT);
 const BATCH_LINES = 500;
-const POSTERS = 4;
+/** Concurrent posters: a handful of shippers, as a deployment sends (`SIGMAD_BENCH_POSTERS` to probe pipeline depth). */
+const POSTERS = Number(process.env['SIGMAD_BENCH_POSTERS'] ?? 4);
 /**
  * The steady state: each isolate's first major collections after building its rules (and main's after
  * dropping its evaluators) are a one-time burst of V8's concurrent marking on its helper threads; a span
@@ -43,9 +46,10 @@ const WARMUP_MAX_MS = 60_000;
 const MEASURE_MS = 4_000;
 const RUNS = Number(process.env['SIGMAD_BENCH_RUNS'] ?? 3);
 
-export function post(port: number, path: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}): Promise<string> {
+/** One request on a fresh connection, or on `agent`'s kept-alive sockets (the posters'). */
+export function post(port: number, path: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}, agent: Agent | false = false): Promise<string> {
   return new Promise((done, fail) => {
-    const req = request({ host: '127.0.0.1', port, method: body.length === 0 ? 'GET' : 'POST', path, headers, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: body.length === 0 ? 'GET' : 'POST', path, headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (c: string) => (text += c));
       res.on('end', () => done(text));
@@ -97,6 +101,11 @@ export interface ModeResult {
   readonly workersMicrosPerEvent: number;
   /** The other threads of the process: V8's GC and compiler helpers, libuv's pool, LMDB's writer. */
   readonly otherMicrosPerEvent: number;
+  /**
+   * CPU seconds per wall second over the span (1 = a core kept busy): the daemon's main thread, each
+   * detection worker (busiest first), its other threads together, and the posters (this process).
+   */
+  readonly utilisation: { readonly main: number; readonly workers: readonly number[]; readonly other: number; readonly client: number };
   /** The measured span on the monotonic clock (see `monotonicUs`). */
   readonly measured: { readonly fromUs: number; readonly toUs: number };
 }
@@ -182,12 +191,18 @@ export async function startDaemon(extra: readonly string[], nodeFlags: readonly 
   };
 }
 
-/** POSTERS concurrent posters cycling through `bodies` until the returned function is called (it resolves once they have stopped). */
+/**
+ * POSTERS concurrent posters cycling through `bodies` until the returned function is called (it resolves
+ * once they have stopped). Like a log shipper, each keeps its connection open and sends bytes encoded
+ * once, so the client's own CPU (which shares the cores with the daemon) stays small.
+ */
 export function startPosters(port: number, bodies: readonly (string | Uint8Array)[], target: PostTarget = NDJSON_INGEST): () => Promise<void> {
   let stop = false;
+  const agent = new Agent({ keepAlive: true, maxSockets: POSTERS });
+  const encoded = bodies.map((b) => (typeof b === 'string' ? Buffer.from(b) : b));
   const poster = async (k: number): Promise<void> => {
     for (let i = k; !stop; i += POSTERS) {
-      await post(port, target.path, bodies[i % bodies.length] ?? '', target.headers);
+      await post(port, target.path, encoded[i % encoded.length] ?? '', target.headers, agent);
     }
   };
   // Without bodies the daemon feeds itself (a NATS input over a pre-filled stream).
@@ -195,6 +210,7 @@ export function startPosters(port: number, bodies: readonly (string | Uint8Array
   return async () => {
     stop = true;
     await Promise.all(posters);
+    agent.destroy();
   };
 }
 
@@ -220,17 +236,21 @@ export async function runMode(
   const cpu0 = cpuSeconds(pid);
   const main0 = cpuSeconds(pid, true);
   const threads0 = threadCpuSeconds(pid);
+  const client0 = process.cpuUsage();
   const t0 = performance.now();
   const fromUs = monotonicUs();
   await (window === undefined ? new Promise((r) => setTimeout(r, MEASURE_MS)) : untilProcessed(port, before + window.events));
   const toUs = monotonicUs();
+  const client = process.cpuUsage(client0);
   const after = await processed(port);
   const cpu = cpuSeconds(pid) - cpu0;
   const main = cpuSeconds(pid, true) - main0;
   // Threads are not named: the detection workers are taken to be the busiest threads besides main.
   const threadCpu = [...threadCpuSeconds(pid)].filter(([tid]) => tid !== String(pid)).map(([tid, seconds]) => seconds - (threads0.get(tid) ?? 0));
-  const workers = threadCpu.sort((a, b) => b - a).slice(0, daemon.detectWorkers()).reduce((a, b) => a + b, 0);
+  const workerCpu = threadCpu.sort((a, b) => b - a).slice(0, daemon.detectWorkers());
+  const workers = workerCpu.reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - t0) / 1000;
+  const share = (s: number): number => Number((s / seconds).toFixed(2));
   await stopPosters();
   endDuring?.();
   endWindow?.();
@@ -243,6 +263,7 @@ export async function runMode(
     mainMicrosPerEvent: perEvent(main),
     workersMicrosPerEvent: perEvent(workers),
     otherMicrosPerEvent: perEvent(cpu - main - workers),
+    utilisation: { main: share(main), workers: workerCpu.map(share), other: share(cpu - main - workers), client: share((client.user + client.system) / 1e6) },
     measured: { fromUs, toUs },
   };
 }
@@ -367,6 +388,22 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
 }
 
 /**
+ * How busy each thread was (cores per wall second, medians), so the bound is visible: a thread near 1
+ * bounds throughput; two cores kept busy sum to ≈ 2 with the client's share.
+ */
+function utilisationRows(label: string, xs: readonly ModeResult[]): BenchRow[] {
+  const med = (pick: (u: ModeResult['utilisation']) => number): number => Number(median(xs.map((x) => pick(x.utilisation))).toFixed(2));
+  const workers = Math.max(0, ...xs.map((x) => x.utilisation.workers.length));
+  return [
+    { name: `${label}: cores busy, daemon main thread`, value: med((u) => u.main), unit: 'cores' },
+    ...Array.from({ length: workers }, (_, i) => ({ name: `${label}: cores busy, detection worker ${String(i + 1)} (busiest first)`, value: med((u) => u.workers[i] ?? 0), unit: 'cores' })),
+    { name: `${label}: cores busy, daemon other threads`, value: med((u) => u.other), unit: 'cores' },
+    { name: `${label}: cores busy, posters (bench client)`, value: med((u) => u.client), unit: 'cores' },
+    { name: `${label}: cores busy, daemon + posters`, value: med((u) => u.main + u.workers.reduce((a, b) => a + b, 0) + u.other + u.client), unit: 'cores (of 2 on the reference machine)' },
+  ];
+}
+
+/**
  * The `--state-db` rows of a baseline build (`SIGMAD_BENCH_BASELINE`: a built checkout) against this
  * build's, run interleaved with them: where a change moved the daemon's CPU per event, by thread.
  */
@@ -382,6 +419,52 @@ function baselineRows(lmdb: readonly ModeResult[], base: readonly ModeResult[]):
     { name: '  main thread', value: ratio((x) => x.mainMicrosPerEvent), unit: 'x' },
     { name: '  detection workers', value: ratio((x) => x.workersMicrosPerEvent), unit: 'x' },
     { name: 'this build / baseline: --state-db throughput', value: Number((rate(lmdb) / rate(base)).toFixed(2)), unit: 'x' },
+  ];
+}
+
+const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
+
+/** The single-thread engine over the lane in this process, median of 3: events/s and CPU µs per event. */
+async function singleThreadEngine(lines: readonly string[]): Promise<{ readonly engine: number; readonly engineCpu: number }> {
+  const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
+  engineRate(single, lines.slice(0, 2000));
+  const engineRuns = [0, 1, 2].map(() => {
+    const cpu0 = process.cpuUsage();
+    const { rate } = engineRate(single, lines);
+    const cpu1 = process.cpuUsage(cpu0);
+    return { rate, cpuMicrosPerEvent: (cpu1.user + cpu1.system) / lines.length };
+  });
+  // CPU per event is the steadier comparison on a machine others load: wall-clock rates move with the load.
+  return { engine: Math.round(median(engineRuns.map((r) => r.rate))), engineCpu: Number(median(engineRuns.map((r) => r.cpuMicrosPerEvent)).toFixed(1)) };
+}
+
+/**
+ * `SIGMAD_BENCH_ONLY=lmdb`: the §4 figures alone, quickly: `--state-db` runs (interleaved with a baseline
+ * build's when `SIGMAD_BENCH_BASELINE` names one), then the single-thread engine, with each thread's load.
+ */
+export async function runLmdbBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
+  const lane = processCreationLane(20_000);
+  const bodies = postBodies(lane.lines);
+  const flags = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2), '--state-db', '$DIR/state'];
+  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  const lmdb: ModeResult[] = [];
+  const baseLmdb: ModeResult[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    lmdb.push(await runMode(flags, bodies));
+    if (baseMain !== undefined) baseLmdb.push(await runMode(flags, bodies, [], undefined, NDJSON_INGEST, undefined, baseMain));
+  }
+  const { engine, engineCpu } = await singleThreadEngine(lane.lines);
+  const against = (label: string, xs: readonly ModeResult[]): BenchRow[] => [
+    { name: `${label}: --state-db, ${String(POSTERS)} posters × ${String(BATCH_LINES)}-line batches`, value: rate(xs), unit: `events/s (runs ${xs.map((x) => x.eventsPerSecond).join('/')})` },
+    { name: `${label}: --state-db throughput / single-thread engine`, value: ratio(rate(xs), engine), unit: 'x (target >= 1.5)' },
+    { name: `${label}: --state-db CPU per event / engine CPU per event`, value: ratio(cpu(xs), engineCpu), unit: 'x (target <= 1.3)' },
+    ...utilisationRows(label, xs),
+  ];
+  return [
+    { name: `${lane.name}: single-thread engine in process (parse + evaluate)`, value: engine, unit: 'events/s' },
+    { name: 'engine CPU per event', value: engineCpu, unit: 'µs' },
+    ...against('this build', lmdb),
+    ...(baseMain === undefined ? [] : [...against('baseline', baseLmdb), ...baselineRows(lmdb, baseLmdb)]),
   ];
 }
 
@@ -412,18 +495,7 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
     inline.push(await runMode([...base, '--detect-workers', '0'], bodies));
   }
   const nats = await natsInputRates(lane.lines, common);
-  const single = (await loadCorpus([builtin('sysmon')])).ruleSet;
-  engineRate(single, lane.lines.slice(0, 2000));
-  const engineRuns = [0, 1, 2].map(() => {
-    const cpu0 = process.cpuUsage();
-    const { rate } = engineRate(single, lane.lines);
-    const cpu1 = process.cpuUsage(cpu0);
-    return { rate, cpuMicrosPerEvent: (cpu1.user + cpu1.system) / lane.lines.length };
-  });
-  const engine = Math.round(median(engineRuns.map((r) => r.rate)));
-  // CPU per event is the steadier comparison on a machine others load: wall-clock rates move with the load.
-  const engineCpu = Number(median(engineRuns.map((r) => r.cpuMicrosPerEvent)).toFixed(1));
-  const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
+  const { engine, engineCpu } = await singleThreadEngine(lane.lines);
   return [
     { name: `${lane.name}: single-thread engine in process (parse + evaluate)`, value: engine, unit: 'events/s' },
     { name: 'engine CPU per event', value: engineCpu, unit: 'µs' },
@@ -438,6 +510,7 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
     { name: '--state-db CPU overhead (LMDB / memory CPU per event)', value: Number((cpu(lmdb) / cpu(memory)).toFixed(2)), unit: 'x' },
     { name: '--state-db throughput / single-thread engine', value: ratio(rate(lmdb), engine), unit: 'x (target >= 1.5)' },
     { name: '--state-db daemon CPU per event / engine CPU per event', value: ratio(cpu(lmdb), engineCpu), unit: 'x (target <= 1.3)' },
+    ...utilisationRows('--state-db', lmdb),
     { name: 'memory-state daemon CPU per event / engine CPU per event', value: ratio(cpu(memory), engineCpu), unit: 'x' },
     { name: 'memory state, detection inline on the main thread (--detect-workers 0)', value: rate(inline), unit: 'events/s' },
     { name: 'daemon CPU per event, inline', value: cpu(inline), unit: 'µs' },
@@ -453,7 +526,9 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
   ];
 }
 
-if (isMain(import.meta.url) && process.env['SIGMAD_BENCH_ONLY'] === 'otlp') {
+if (isMain(import.meta.url) && process.env['SIGMAD_BENCH_ONLY'] === 'lmdb') {
+  printRows('Daemon with --state-db against the single-thread engine (issue 19 §4; full corpus + sysmon pipeline)', await runLmdbBench());
+} else if (isMain(import.meta.url) && process.env['SIGMAD_BENCH_ONLY'] === 'otlp') {
   printRows('Daemon ingest: HTTP NDJSON and OTLP/HTTP (full corpus + sysmon pipeline, memory state, interleaved runs)', await runOtlpIngestBench());
 } else if (isMain(import.meta.url)) {
   printRows('Daemon (full corpus + sysmon pipeline, throughput from svc_events_processed_total)', await runDaemonBench());

@@ -26,7 +26,7 @@ class GatedBackend extends MemoryBackend {
 const whoami = (host: string) => JSON.stringify({ EventID: 1, CommandLine: 'powershell whoami', Computer: host });
 
 describe('event pipeline', () => {
-  it('evaluates the next batch while the previous commit is written, at most two in flight, and settles in input order', async () => {
+  it('evaluates the next batches while earlier commits are written, at most 2 × parallelism + 1 taken, and settles in input order', async () => {
     const backend = new GatedBackend();
     const h = await openHarness(ruleSetFrom(CRASH_RULES), backend);
     const m = h.ctx.metrics;
@@ -43,19 +43,21 @@ describe('event pipeline', () => {
     backend.hold();
     pipeline.start();
     const settled: string[] = [];
-    for (const host of ['a', 'b', 'c']) {
+    for (const host of ['a', 'b', 'c', 'd']) {
       await queue.offer({ lines: [whoami(host)], rejected: [], settle: (o: UnitOutcome) => settled.push(`${host}:${String(o.ok)}`) });
     }
     await flush();
     expect(settled).toEqual([]);
-    expect(h.store.nextInputOrdinal).toBe(2);
+    // Inline detection (parallelism 1): a and b committing do not hold c's detection; d waits for a.
+    expect(h.store.nextInputOrdinal).toBe(3);
     backend.release();
     await flush();
-    expect(settled).toEqual(['a:true', 'b:true', 'c:true']);
+    expect(settled).toEqual(['a:true', 'b:true', 'c:true', 'd:true']);
     expect(h.store.readOutbox('s', 10).map((e) => (JSON.parse(String(e.payload)) as { result_id: string }).result_id)).toEqual([
       'e000000000000-0',
       'e000000000001-0',
       'e000000000002-0',
+      'e000000000003-0',
     ]);
     queue.close();
     await pipeline.done();

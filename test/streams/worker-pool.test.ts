@@ -77,6 +77,21 @@ describe('detect worker pool', () => {
     }
   }, 60_000);
 
+  it('detects a large batch as one part per worker, joined as inline detection answers it, also when a worker dies with its part', async () => {
+    const inputs = inputsOf(RULES);
+    const pool = await startWorkerPool(inputs, { workers: 2, settings: SETTINGS, log, script: SCRIPT, crashAtBatch: 1 });
+    try {
+      const lines = Array.from({ length: 300 }, (_, i) => LINES[i % LINES.length] as string);
+      const expected = withoutTime(createBatchDetector(SETTINGS)(detectRules(buildRuleSetFrom(inputs)), lines, 0));
+      expect(expected.textLines.length).toBe(75);
+      // The first worker dies with its part, which is sent again; the batch's answer is still whole.
+      expect(withoutTime(await pool.detect(lines, 0))).toEqual(expected);
+      expect(withoutTime(await pool.detect(lines, 0))).toEqual(expected);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+
   it('does not start when a worker cannot build the rules', async () => {
     const broken: RuleInputs = { ...inputsOf(RULES), pipelines: [{ ref: 'missing-builtin-or-file' }] };
     await expect(startWorkerPool(broken, { workers: 2, settings: SETTINGS, log, script: SCRIPT })).rejects.toThrow(/detect worker/);

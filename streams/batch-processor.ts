@@ -5,7 +5,7 @@ import type { UnitLines } from '../protocol/index.js';
 import type { CompiledRule } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
-import { resultIdForInput, resultIdForStream } from '../state/index.js';
+import { resultIdForInput, resultIdForStream, Utf8Lines } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
 import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
@@ -72,9 +72,9 @@ export interface BatchProcessorDeps {
   readonly sinkRoom: () => Promise<void>;
   /**
    * Called after each commit with the batch's results and the outbox sequence of the first (sinks
-   * take the texts without reading them back, tail sessions fan out).
+   * take the texts, and `encoded`, their UTF-8 bytes, without reading them back; tail sessions fan out).
    */
-  readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+  readonly committed: (results: readonly CommittedResult[], firstOseq: number, encoded: Utf8Lines) => void;
   /**
    * Sees each batch's input lines once detection is done (the event tap) while `active`; must not wait.
    * Lines kept as bytes become strings only then.
@@ -124,6 +124,8 @@ interface CommittingBatch {
   readonly lines: readonly CommittedResult[];
   /** `lines` past the alert pipeline. */
   readonly delivered: readonly CommittedResult[];
+  /** The texts of `delivered`, encoded once for the outbox and the sinks. */
+  readonly encoded: Utf8Lines;
   readonly events: number;
   readonly line: number;
   readonly elapsed: number;
@@ -258,6 +260,7 @@ export class BatchProcessor {
       delivered = deps.alerts?.apply(scored) ?? scored;
     }
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
+    const encoded = Utf8Lines.of(delivered.map((l) => l.text));
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;
@@ -272,6 +275,7 @@ export class BatchProcessor {
     const commit = deps.store.commitBatch({
         records,
         outbox,
+        outboxLines: encoded,
         input: {
           count: texts.length,
           source: position?.source ?? deps.source,
@@ -282,7 +286,7 @@ export class BatchProcessor {
           : {}),
     });
     this.reportRouting(detected);
-    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, events, line: texts.length, elapsed, dequeuedAt, active }) };
+    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, encoded, events, line: texts.length, elapsed, dequeuedAt, active }) };
   }
 
   private headOf(rule: CompiledRule): ResultHead {
@@ -315,7 +319,7 @@ export class BatchProcessor {
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
     const { deps, ctx } = this;
     const m = ctx.metrics;
-    const { units, answers, lines, delivered, events, line, elapsed, dequeuedAt, active } = batch;
+    const { units, answers, lines, delivered, encoded, events, line, elapsed, dequeuedAt, active } = batch;
     let firstOseq: number;
     try {
       firstOseq = (await commit).firstOseq;
@@ -337,7 +341,7 @@ export class BatchProcessor {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
-    deps.committed(delivered, firstOseq);
+    deps.committed(delivered, firstOseq, encoded);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 

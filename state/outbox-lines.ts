@@ -10,19 +10,20 @@ export class Utf8Lines {
     private readonly ends: Int32Array,
   ) {}
 
-  /** Encodes `texts` with one native call; the bytes are what `Buffer.from` makes of each text. */
+  /**
+   * Encodes `texts` into one buffer sized from their UTF-8 lengths: the bytes `Buffer.from` makes of each
+   * text (joining the texts first and encoding the joined text costs about three times as much).
+   */
   static of(texts: readonly string[]): Utf8Lines {
-    const bytes = Buffer.from(texts.length === 0 ? '' : `${texts.join('\n')}\n`, 'utf8');
     const ends = new Int32Array(texts.length);
-    let at = -1;
+    let size = 0;
+    for (const text of texts) size += Buffer.byteLength(text, 'utf8') + 1;
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
     for (let i = 0; i < texts.length; i++) {
-      at = bytes.indexOf(NEWLINE, at + 1);
+      at += bytes.write(texts[i] as string, at, 'utf8');
       ends[i] = at;
-    }
-    // Result texts are JSON and hold no raw line break; should one, its length says where it ends.
-    if (at !== bytes.length - 1) {
-      at = -1;
-      for (let i = 0; i < texts.length; i++) ends[i] = at += Buffer.byteLength(texts[i] as string, 'utf8') + 1;
+      bytes[at++] = NEWLINE;
     }
     return new Utf8Lines(bytes, ends);
   }

@@ -220,6 +220,8 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     let outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
+    /** Per line of `lines`: a detection's text without its id (its bytes are encoded from it), else undefined. */
+    const bodies: (string | undefined)[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(lineText(texts, i));
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
@@ -235,6 +237,7 @@ export class BatchProcessor {
         const result_id = resultIdFor(seq, ordinal, n++);
         const text = withResultId(result_id, found[k] as string);
         lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
+        bodies.push(found[k]);
         outbox.push({ result_id, payload: text });
       }
       if (next === undefined || next.line !== line) continue;
@@ -246,6 +249,7 @@ export class BatchProcessor {
           // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
           const text = JSON.stringify({ result_id, ...result });
           lines.push({ result_id, head: result, text });
+          bodies.push(undefined);
           outbox.push({ result_id, payload: text });
         }
       }
@@ -260,7 +264,7 @@ export class BatchProcessor {
       delivered = deps.alerts?.apply(scored) ?? scored;
     }
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
-    const encoded = Utf8Lines.of(delivered.map((l) => l.text));
+    const encoded = delivered === lines ? Utf8Lines.ofResults(lines, bodies) : Utf8Lines.ofResults(delivered);
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;

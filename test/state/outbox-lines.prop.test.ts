@@ -31,6 +31,23 @@ describe('Utf8Lines: a batch of result texts encoded once', () => {
   });
 });
 
+describe('Utf8Lines.ofResults: detections encoded from their id and text without it', () => {
+  it('holds the bytes of the joined texts', () => {
+    const result = fc.oneof(
+      fc.record({ result_id: fc.string({ unit: 'binary', maxLength: 20 }), body: jsonText.filter((t) => t.startsWith('{')) }),
+      fc.record({ result_id: fc.string({ maxLength: 20 }), text: jsonText }),
+    );
+    fc.assert(
+      fc.property(fc.array(result, { maxLength: 20 }), (rs) => {
+        const results = rs.map((r) => ({ result_id: r.result_id, text: 'body' in r ? `{"result_id":${JSON.stringify(r.result_id)},${r.body.slice(1)}` : r.text }));
+        const bodies = rs.map((r) => ('body' in r ? r.body : undefined));
+        expect(Utf8Lines.ofResults(results, bodies).bytes.equals(Utf8Lines.of(results.map((r) => r.text)).bytes)).toBe(true);
+        expect(Utf8Lines.ofResults(results).bytes.equals(encodeEach(results.map((r) => r.text)))).toBe(true);
+      }),
+    );
+  });
+});
+
 describe('encodeOutboxBatch from encoded texts', () => {
   const drafts = (texts: readonly string[], first: number) => texts.map((payload, i) => ({ result_id: `i${first + i}-0`, payload }));
 

@@ -10,12 +10,6 @@ export interface ResultText {
   readonly text: string;
 }
 
-/** A detection's text as its id's head (`{"result_id":<id>`) and its text without the id (`{…}`). */
-interface TextParts {
-  readonly head: string;
-  readonly body: string;
-}
-
 /** Result texts as one UTF-8 buffer, each followed by `\n`: text `i` ends (its `\n`) at `ends[i]`. */
 export class Utf8Lines {
   private constructor(
@@ -24,43 +18,36 @@ export class Utf8Lines {
   ) {}
 
   /**
-   * Encodes `texts` into one buffer sized from their UTF-8 lengths: the bytes `Buffer.from` makes of each
-   * text (joining the texts first and encoding the joined text costs about three times as much).
-   */
-  static of(texts: readonly string[]): Utf8Lines {
-    return Utf8Lines.encode(texts.length, (i) => texts[i] as string);
-  }
-
-  /**
-   * The texts of `results`, where `bodies[i]`, when given, is result `i`'s detection text without its id:
-   * its text is `{"result_id":<id>,` and the body past its `{`, encoded from those two parts rather than
-   * from the joined text (which would have to be flattened first).
+   * Encodes the texts of `results` into one buffer sized from their UTF-8 lengths: the bytes `Buffer.from`
+   * makes of each text (joining the texts and encoding the joined text costs about three times as much).
+   * `bodies[i]`, when given, is result `i`'s detection text without its id (a JSON object): its text is
+   * `{"result_id":<id>,` and the body past its `{`, encoded from those two parts rather than from the
+   * joined text (which would have to be flattened first).
    */
   static ofResults(results: readonly ResultText[], bodies?: readonly (string | undefined)[]): Utf8Lines {
-    return Utf8Lines.encode(results.length, (i) => (results[i] as ResultText).text, (i) => {
-      const body = bodies?.[i];
-      return body === undefined ? undefined : { head: `{"result_id":${JSON.stringify((results[i] as ResultText).result_id)}`, body };
-    });
-  }
-
-  private static encode(n: number, textOf: (i: number) => string, partsOf?: (i: number) => TextParts | undefined): Utf8Lines {
-    const parts = new Array<TextParts | undefined>(n);
+    const n = results.length;
+    const heads = new Array<string | undefined>(n);
     let size = n;
     for (let i = 0; i < n; i++) {
-      const p = partsOf?.(i);
-      parts[i] = p;
-      size += p === undefined ? Buffer.byteLength(textOf(i), 'utf8') : Buffer.byteLength(p.head, 'utf8') + Buffer.byteLength(p.body, 'utf8');
+      const { result_id, text } = results[i] as ResultText;
+      const body = bodies?.[i];
+      if (body === undefined) size += Buffer.byteLength(text, 'utf8');
+      else {
+        const head = `{"result_id":${JSON.stringify(result_id)}`;
+        heads[i] = head;
+        size += Buffer.byteLength(head, 'utf8') + Buffer.byteLength(body, 'utf8');
+      }
     }
     const bytes = Buffer.allocUnsafe(size);
     const ends = new Int32Array(n);
     let at = 0;
     for (let i = 0; i < n; i++) {
-      const p = parts[i];
-      if (p === undefined) at += bytes.write(textOf(i), at, 'utf8');
+      const head = heads[i];
+      if (head === undefined) at += bytes.write((results[i] as ResultText).text, at, 'utf8');
       else {
-        at += bytes.write(p.head, at, 'utf8');
+        at += bytes.write(head, at, 'utf8');
         const open = at;
-        at += bytes.write(p.body, at, 'utf8');
+        at += bytes.write(bodies?.[i] as string, at, 'utf8');
         // The body's `{` becomes the `,` after the id.
         bytes[open] = COMMA;
       }

@@ -5,6 +5,8 @@ import { backoffMs, createDlqWriter, SinkQueueDepths, SinkWorker } from '../../s
 import type { DeliveryOptions, SinkTarget } from '../../streams/index.js';
 import { flush, metricValue, SimulatedClock, testContext } from './support.js';
 
+const linesOf = (texts: readonly string[]): Utf8Lines => Utf8Lines.ofResults(texts.map((text) => ({ result_id: '', text })));
+
 const OPTIONS: DeliveryOptions = { capacity: 4, retryMax: 3, backoffBaseMs: 100, backoffMaxMs: 250, batchMax: 2 };
 
 function target(onFull: 'block' | 'drop', failures = 0): SinkTarget & { lines: string[]; attempts: number } {
@@ -159,8 +161,8 @@ describe('sink worker', () => {
       const collect = (chunk: string | Uint8Array) => (written.push(chunk), Promise.resolve());
       const t: SinkTarget = { ...s.t, write: collect, writeBytes: collect, ...(format !== undefined ? { formatLines: format } : {}) };
       const worker = new SinkWorker(t, s.store, s.ctx, { ...OPTIONS, batchMax: 3 }, s.dlq, () => undefined, new SinkQueueDepths(s.ctx.metrics.svc_output_queue_depth, s.ctx.metrics.svc_sink_queue_depth));
-      const { firstOseq } = await s.store.commitBatch({ records: [], outbox: texts.map((payload, i) => ({ result_id: `r${i + 1}`, payload })), outboxLines: Utf8Lines.of(texts) });
-      worker.offer(firstOseq, texts.map((text) => ({ text })), Utf8Lines.of(texts));
+      const { firstOseq } = await s.store.commitBatch({ records: [], outbox: texts.map((payload, i) => ({ result_id: `r${i + 1}`, payload })), outboxLines: linesOf(texts) });
+      worker.offer(firstOseq, texts.map((text) => ({ text })), linesOf(texts));
       worker.start();
       worker.wake();
       await flush();

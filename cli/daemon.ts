@@ -281,8 +281,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     source: config.input.source,
     crash,
     sinkRoom: () => Promise.all(workers.map((w) => w.room())).then(() => undefined),
-    committed: (results, firstOseq) => {
-      for (const w of workers) w.offer(firstOseq, results);
+    committed: (results, firstOseq, encoded) => {
+      for (const w of workers) w.offer(firstOseq, results, encoded);
       tail?.publish(results);
     },
     alerts: alerts.stage,

@@ -3,6 +3,7 @@ import type { CrashHook } from './crash-points.js';
 import { firstNumberKey, lastNumberKey } from './batch-keys.js';
 import { encodeJournalBatch, journalBatches } from './journal-table.js';
 import type { KvBackend, KvPut, KvWriter } from './kv-backend.js';
+import type { Utf8Lines } from './outbox-lines.js';
 import { encodeOutboxBatch, outboxBatches } from './outbox-table.js';
 import { Counters, IdempotencyEntry, IdempotencyOrder, InputPosition, PrunedFloor, Watermark } from './records.js';
 import type { JournalDraft, JournalRecord, OutboxDraft, OutboxEntry } from './records.js';
@@ -34,6 +35,8 @@ export interface StateStoreOptions {
 export interface CommitBatch {
   readonly records: readonly JournalDraft[];
   readonly outbox?: readonly OutboxDraft[];
+  /** The outbox payloads (every one a text) already encoded, in order: packed without encoding them again. */
+  readonly outboxLines?: Utf8Lines;
   /** Input events this batch consumed (advances `nextInputOrdinal`) and where the source stands. */
   readonly input?: { readonly count: number; readonly source?: string; readonly position?: unknown };
   /** The answer to remember for a request's `Idempotency-Key`; `at` is the commit time in ms. */
@@ -178,7 +181,7 @@ export class StateStore {
     const before = this.counters;
     const drafts = batch.outbox ?? [];
     const journal = batch.records.length > 0 ? encodeJournalBatch(before.last_seq + 1, batch.records) : undefined;
-    const outbox = drafts.length > 0 ? encodeOutboxBatch(before.last_oseq + 1, drafts) : undefined;
+    const outbox = drafts.length > 0 ? encodeOutboxBatch(before.last_oseq + 1, drafts, batch.outboxLines) : undefined;
     const after: Counters = {
       last_seq: before.last_seq + batch.records.length,
       last_oseq: before.last_oseq + drafts.length,

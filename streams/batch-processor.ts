@@ -5,7 +5,7 @@ import type { UnitLines } from '../protocol/index.js';
 import type { CompiledRule } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import type { CommitResult, CrashHook, JournalDraft, OutboxDraft, StateStore } from '../state/index.js';
-import { resultIdForInput, resultIdForStream } from '../state/index.js';
+import { resultIdForInput, resultIdForStream, Utf8Lines } from '../state/index.js';
 import { CORRELATION_TICK_KIND } from './correlation-state.js';
 import type { Decoder } from './decode-stage.js';
 import type { CorrelationInput, DetectedBatch, ResultHead } from './detect/detect-batch.js';
@@ -72,9 +72,9 @@ export interface BatchProcessorDeps {
   readonly sinkRoom: () => Promise<void>;
   /**
    * Called after each commit with the batch's results and the outbox sequence of the first (sinks
-   * take the texts without reading them back, tail sessions fan out).
+   * take the texts, and `encoded`, their UTF-8 bytes, without reading them back; tail sessions fan out).
    */
-  readonly committed: (results: readonly CommittedResult[], firstOseq: number) => void;
+  readonly committed: (results: readonly CommittedResult[], firstOseq: number, encoded: Utf8Lines) => void;
   /**
    * Sees each batch's input lines once detection is done (the event tap) while `active`; must not wait.
    * Lines kept as bytes become strings only then.
@@ -124,6 +124,8 @@ interface CommittingBatch {
   readonly lines: readonly CommittedResult[];
   /** `lines` past the alert pipeline. */
   readonly delivered: readonly CommittedResult[];
+  /** The texts of `delivered`, encoded once for the outbox and the sinks. */
+  readonly encoded: Utf8Lines;
   readonly events: number;
   readonly line: number;
   readonly elapsed: number;
@@ -218,6 +220,8 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     let outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
+    /** Per line of `lines`: a detection's text without its id (its bytes are encoded from it), else undefined. */
+    const bodies: (string | undefined)[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(lineText(texts, i));
     const { texts: found, textLines, textRules, correlate } = detected;
     const compiled = active.ruleSet.engine.rules;
@@ -233,6 +237,7 @@ export class BatchProcessor {
         const result_id = resultIdFor(seq, ordinal, n++);
         const text = withResultId(result_id, found[k] as string);
         lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
+        bodies.push(found[k]);
         outbox.push({ result_id, payload: text });
       }
       if (next === undefined || next.line !== line) continue;
@@ -244,6 +249,7 @@ export class BatchProcessor {
           // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
           const text = JSON.stringify({ result_id, ...result });
           lines.push({ result_id, head: result, text });
+          bodies.push(undefined);
           outbox.push({ result_id, payload: text });
         }
       }
@@ -258,6 +264,7 @@ export class BatchProcessor {
       delivered = deps.alerts?.apply(scored) ?? scored;
     }
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
+    const encoded = delivered === lines ? Utf8Lines.ofResults(lines, bodies) : Utf8Lines.ofResults(delivered);
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;
@@ -272,6 +279,7 @@ export class BatchProcessor {
     const commit = deps.store.commitBatch({
         records,
         outbox,
+        outboxLines: encoded,
         input: {
           count: texts.length,
           source: position?.source ?? deps.source,
@@ -282,7 +290,7 @@ export class BatchProcessor {
           : {}),
     });
     this.reportRouting(detected);
-    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, events, line: texts.length, elapsed, dequeuedAt, active }) };
+    return { committed: this.afterCommit(commit, { units, answers, lines, delivered, encoded, events, line: texts.length, elapsed, dequeuedAt, active }) };
   }
 
   private headOf(rule: CompiledRule): ResultHead {
@@ -315,7 +323,7 @@ export class BatchProcessor {
   private async afterCommit(commit: Promise<CommitResult>, batch: CommittingBatch): Promise<void> {
     const { deps, ctx } = this;
     const m = ctx.metrics;
-    const { units, answers, lines, delivered, events, line, elapsed, dequeuedAt, active } = batch;
+    const { units, answers, lines, delivered, encoded, events, line, elapsed, dequeuedAt, active } = batch;
     let firstOseq: number;
     try {
       firstOseq = (await commit).firstOseq;
@@ -337,7 +345,7 @@ export class BatchProcessor {
       const a = answers[i];
       if (a !== undefined) u.settle?.({ ok: true, accepted: a.accepted, parseErrors: a.parseErrors });
     });
-    deps.committed(delivered, firstOseq);
+    deps.committed(delivered, firstOseq, encoded);
     m.svc_pipeline_latency_seconds.observe((ctx.clock.now() - dequeuedAt) / 1000);
   }
 

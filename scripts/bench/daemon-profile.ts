@@ -1,7 +1,7 @@
 // Where the daemon's time goes (issue 19 §4): one `--state-db` run of the daemon bench under node's
 // `--cpu-prof` (a profile per thread), its samples of the measured span sorted into stages by the module
 // that was running (or, for node's own code, the nearest caller that names a stage), as shares of the
-// main thread's and of the detection workers' busy time.
+// main thread's and of the detection workers' busy time, and in µs per event of the run's CPU per thread.
 // Run after `npm run build`: `node dist/scripts/bench/daemon-profile.js`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,8 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
   ['transfer (worker messages)', /worker-pool|detect-worker|node:internal\/worker|postMessage|^pack$/],
   ['decode', /\/protocol\/decode\//],
   ['results (texts, ids)', /event-results|detection-text|result-id|withResultId/],
+  // Each batch's result texts to UTF-8, once for the outbox and the line sinks.
+  ['result bytes (UTF-8, once)', /outbox-lines/],
   ['detect (engine)', /\/sigma\/|detect-batch/],
   ['correlate', /\/actors\/correlation\/|correlation-state/],
   ['commit (journal, outbox, LMDB)', /\/state\/|lmdb|msgpackr/],
@@ -84,15 +86,18 @@ function stageTimes(profile: Profile, span: { readonly fromUs: number; readonly 
   return out;
 }
 
-/** How busy the threads were over the span, then each stage's share of that busy time. */
-function shares(prefix: string, times: Map<string, number>, spanUs: number, threads: number): BenchRow[] {
+/**
+ * How busy the threads were over the span, then each stage's share of that busy time and what that share
+ * is of the threads' measured CPU per event (`micros`).
+ */
+function shares(prefix: string, times: Map<string, number>, spanUs: number, threads: number, micros: number): BenchRow[] {
   let total = 0;
   for (const [s, v] of times) if (s !== 'idle') total += v;
   const busy = { name: `${prefix}: busy`, value: Number(((100 * total) / (spanUs * threads)).toFixed(1)), unit: '% of the span per thread' };
   return [busy, ...[...times]
     .filter(([s]) => s !== 'idle')
     .sort((a, b) => b[1] - a[1])
-    .map(([s, v]) => ({ name: `${prefix}: ${s}`, value: Number(((100 * v) / total).toFixed(1)), unit: '% of busy samples' }))];
+    .map(([s, v]) => ({ name: `${prefix}: ${s}`, value: Number(((100 * v) / total).toFixed(1)), unit: `% of busy samples (${((micros * v) / total).toFixed(2)} µs per event)` }))];
 }
 
 export async function runDaemonProfile(): Promise<BenchRow[]> {
@@ -112,8 +117,10 @@ export async function runDaemonProfile(): Promise<BenchRow[]> {
     }
     return [
       { name: 'profiled run (--state-db)', value: result.eventsPerSecond, unit: 'events/s' },
-      ...shares('main thread', main, span, 1),
-      ...shares(`detection workers (${String(files.length - 1)})`, workers, span, files.length - 1),
+      { name: 'profiled run: CPU per event, main thread', value: result.mainMicrosPerEvent, unit: 'µs' },
+      { name: 'profiled run: CPU per event, detection workers', value: result.workersMicrosPerEvent, unit: 'µs' },
+      ...shares('main thread', main, span, 1, result.mainMicrosPerEvent),
+      ...shares(`detection workers (${String(files.length - 1)})`, workers, span, files.length - 1, result.workersMicrosPerEvent),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

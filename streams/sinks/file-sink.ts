@@ -26,6 +26,10 @@ export function create(config: FileSinkConfig, ctx: StageContext, store: StateSt
   const name = `file:${config.path}`;
   const log = ctx.log.child({ component: 'sink', sink: name });
   let handle: FileHandle | undefined;
+  const append = async (lines: string | Uint8Array): Promise<void> => {
+    if (handle === undefined) throw new Error('file sink not started');
+    await handle.appendFile(lines);
+  };
   return {
     name,
     label: 'file',
@@ -49,10 +53,8 @@ export function create(config: FileSinkConfig, ctx: StageContext, store: StateSt
       if (acked !== undefined) log.info({ oseq: acked }, 'file sink already had results past its watermark');
       handle = await open(config.path, 'a');
     },
-    async write(text) {
-      if (handle === undefined) throw new Error('file sink not started');
-      await handle.appendFile(text);
-    },
+    write: append,
+    writeBytes: append,
     async close() {
       await handle?.close();
       handle = undefined;

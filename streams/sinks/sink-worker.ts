@@ -1,7 +1,7 @@
 import type { Counter, Gauge } from 'prom-client';
 import { bindZeroed } from '../../protocol/index.js';
 import { deliverOutboxOnce } from '../../state/index.js';
-import type { CrashHook, StateStore } from '../../state/index.js';
+import type { CrashHook, StateStore, Utf8Lines } from '../../state/index.js';
 import type { DlqWriter } from '../dlq-writer.js';
 import { sleep } from '../stage-context.js';
 import type { StageContext } from '../stage-context.js';
@@ -13,6 +13,8 @@ export interface SinkTarget {
   readonly onFull: 'block' | 'drop';
   start(): Promise<void>;
   write(text: string): Promise<void>;
+  /** Writes lines given as their UTF-8 bytes (the same bytes `write` would write of their text); sinks without it get text. */
+  writeBytes?(bytes: Uint8Array): Promise<void>;
   close(): Promise<void>;
   /** The lines this sink writes for native lines (`?format=ocsf`); called once per batch, before any retry. */
   formatLines?(texts: readonly string[]): readonly string[];
@@ -116,7 +118,7 @@ export class SinkWorker {
   private readonly failures: Counter.Internal;
   private running: Promise<void> | undefined;
   /** Texts of entries committed since start, by outbox sequence, so delivery need not read them back. */
-  private readonly recent: { readonly first: number; readonly texts: readonly string[] }[] = [];
+  private readonly recent: { readonly first: number; readonly texts: readonly string[]; readonly encoded?: Utf8Lines }[] = [];
   private recentCount = 0;
   /** The sequence after the last offered entry (0 before any offer). */
   private offeredEnd = 0;
@@ -145,12 +147,12 @@ export class SinkWorker {
     this.running ??= this.loop();
   }
 
-  /** The texts of entries just committed from `firstOseq` on (call before `wake`). */
-  offer(firstOseq: number, results: readonly { readonly text: string }[]): void {
+  /** The texts of entries just committed from `firstOseq` on (call before `wake`), and their UTF-8 bytes when the caller has them. */
+  offer(firstOseq: number, results: readonly { readonly text: string }[], encoded?: Utf8Lines): void {
     if (results.length === 0) return;
     const last = this.recent[this.recent.length - 1];
     if (last !== undefined && last.first + last.texts.length !== firstOseq) this.forgetRecent();
-    this.recent.push({ first: firstOseq, texts: results.map((r) => r.text) });
+    this.recent.push({ first: firstOseq, texts: results.map((r) => r.text), ...(encoded !== undefined ? { encoded } : {}) });
     this.offeredEnd = firstOseq + results.length;
     this.recentCount += results.length;
     // Bounded like the queue: past it, delivery falls back to reading the outbox.
@@ -239,7 +241,7 @@ export class SinkWorker {
     }
     const start = from - chunk.first;
     const texts = chunk.texts.slice(start, start + this.options.batchMax);
-    await this.writeWithRetries(texts);
+    await this.writeWithRetries(texts, chunk.encoded?.range(start, start + texts.length));
     this.crash('after-sink-write');
     await this.store.ackDelivered(this.target.name, from + texts.length - 1);
     return texts.length;
@@ -251,9 +253,17 @@ export class SinkWorker {
     this.dropped.inc(excess);
   }
 
-  private async writeWithRetries(texts: readonly string[]): Promise<void> {
-    let text = '';
-    for (const t of this.target.formatLines?.(texts) ?? texts) text += `${t}\n`;
+  /** `bytes`: the lines of `texts` as UTF-8, for a sink that writes bytes and formats nothing. */
+  private async writeWithRetries(texts: readonly string[], bytes?: Uint8Array): Promise<void> {
+    const { target } = this;
+    const writeBytes = target.formatLines === undefined ? target.writeBytes?.bind(target) : undefined;
+    let write: () => Promise<void>;
+    if (bytes !== undefined && writeBytes !== undefined) write = () => writeBytes(bytes);
+    else {
+      let text = '';
+      for (const t of target.formatLines?.(texts) ?? texts) text += `${t}\n`;
+      write = () => target.write(text);
+    }
     let lastError: unknown;
     for (let attempt = 0; attempt <= this.options.retryMax; attempt++) {
       if (attempt > 0) {
@@ -261,7 +271,7 @@ export class SinkWorker {
         await sleep(this.ctx.clock, backoffMs(attempt, this.options.backoffBaseMs, this.options.backoffMaxMs));
       }
       try {
-        await this.target.write(text);
+        await write();
         return;
       } catch (error) {
         lastError = error;

@@ -24,7 +24,7 @@ function connectTo(path: string): Promise<Socket> {
   });
 }
 
-function writeTo(socket: Socket, text: string): Promise<void> {
+function writeTo(socket: Socket, text: string | Uint8Array): Promise<void> {
   return new Promise((resolve, reject) => {
     if (socket.destroyed || !socket.writable) return reject(new Error('connection closed'));
     socket.write(text, (error) => (error ? reject(error) : resolve()));
@@ -47,6 +47,14 @@ export function create(config: UnixSinkConfig, ctx: StageContext): SinkTarget {
     socket = await connectTo(config.path);
     return socket;
   };
+  const write = async (lines: string | Uint8Array): Promise<void> => {
+    try {
+      await writeTo(socket ?? (await reconnect()), lines);
+    } catch (error) {
+      log.warn({ err: error instanceof Error ? error.message : String(error) }, 'unix sink write failed; reconnecting once');
+      await writeTo(await reconnect(), lines);
+    }
+  };
   return {
     name,
     label: 'unix',
@@ -54,14 +62,8 @@ export function create(config: UnixSinkConfig, ctx: StageContext): SinkTarget {
     async start() {
       socket = await connectTo(config.path);
     },
-    async write(text) {
-      try {
-        await writeTo(socket ?? (await reconnect()), text);
-      } catch (error) {
-        log.warn({ err: error instanceof Error ? error.message : String(error) }, 'unix sink write failed; reconnecting once');
-        await writeTo(await reconnect(), text);
-      }
-    },
+    write,
+    writeBytes: write,
     async close() {
       const s = socket;
       socket = undefined;

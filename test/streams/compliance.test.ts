@@ -138,7 +138,7 @@ const DRIVEN: readonly [string, (ctx: Ctx) => Promise<Counts>, Counts][] = [
   [
     'stdout sink: committed results; delivered; delivery failures; drops',
     async (ctx) => {
-      const out: string[] = [];
+      const out: (string | Uint8Array)[] = [];
       return deliver(ctx, () => stdoutSink.create({ on_full: 'block' }, ctx, { write: (t) => (out.push(t), true), once: () => undefined }), 5);
     },
     { received: 5, sent: 5, errors: 0, dropped: 0 },

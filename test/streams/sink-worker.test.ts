@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { openMemoryStateStore } from '../../state/index.js';
+import { openMemoryStateStore, Utf8Lines } from '../../state/index.js';
 import { backoffMs, createDlqWriter, SinkQueueDepths, SinkWorker } from '../../streams/index.js';
 import type { DeliveryOptions, SinkTarget } from '../../streams/index.js';
 import { flush, metricValue, SimulatedClock, testContext } from './support.js';
+
+const linesOf = (texts: readonly string[]): Utf8Lines => Utf8Lines.ofResults(texts.map((text) => ({ result_id: '', text })));
 
 const OPTIONS: DeliveryOptions = { capacity: 4, retryMax: 3, backoffBaseMs: 100, backoffMaxMs: 250, batchMax: 2 };
 
@@ -149,6 +151,28 @@ describe('sink worker', () => {
     expect(reads).toHaveBeenCalled();
     expect(s.t.lines.map((l) => (JSON.parse(l) as { result_id: string }).result_id)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
     expect(s.store.watermark('mem')).toBe(5);
+  });
+
+  it('writes the offered UTF-8 bytes to a sink that takes bytes, the same bytes as its text, and text to one that formats lines', async () => {
+    const texts = ['{"result_id":"r1","t":"Microsoft®"}', '{"result_id":"r2","t":"𝄞"}', '{"result_id":"r3"}'];
+    const run = async (format?: (t: readonly string[]) => readonly string[]) => {
+      const s = await setup('block', 0, { ...OPTIONS, batchMax: 3 });
+      const written: (string | Uint8Array)[] = [];
+      const collect = (chunk: string | Uint8Array) => (written.push(chunk), Promise.resolve());
+      const t: SinkTarget = { ...s.t, write: collect, writeBytes: collect, ...(format !== undefined ? { formatLines: format } : {}) };
+      const worker = new SinkWorker(t, s.store, s.ctx, { ...OPTIONS, batchMax: 3 }, s.dlq, () => undefined, new SinkQueueDepths(s.ctx.metrics.svc_output_queue_depth, s.ctx.metrics.svc_sink_queue_depth));
+      const { firstOseq } = await s.store.commitBatch({ records: [], outbox: texts.map((payload, i) => ({ result_id: `r${i + 1}`, payload })), outboxLines: linesOf(texts) });
+      worker.offer(firstOseq, texts.map((text) => ({ text })), linesOf(texts));
+      worker.start();
+      worker.wake();
+      await flush();
+      return written;
+    };
+    const bytes = await run();
+    expect(bytes).toHaveLength(1);
+    expect(bytes[0]).toBeInstanceOf(Uint8Array);
+    expect(Buffer.from(bytes[0] as Uint8Array).equals(Buffer.from(texts.map((t) => `${t}\n`).join(''), 'utf8'))).toBe(true);
+    expect(await run((t) => t.map((x) => x.toUpperCase()))).toEqual([texts.map((t) => `${t.toUpperCase()}\n`).join('')]);
   });
 
   it('holds the engine back while a blocking sink is full, and a dropping sink skips the oldest instead', async () => {

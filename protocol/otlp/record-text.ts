@@ -1,9 +1,17 @@
 // What the byte-level readers of OTLP logs (`logs-wire.ts` for protobuf, `logs-json.ts` for OTLP/JSON)
 // share to write a record's event text straight from the request body, as `logs-object.ts` would
-// build it: the keys §17.3 writes first, the check that attribute keys can go as they come, and the
-// resource and scope keys closing every event of a scope.
-import { JsonBytes, widerThanLatin1 } from './json-bytes.js';
+// build it: the lines of an export as bytes, the keys §17.3 writes first, the check that attribute
+// keys can go as they come, and the resource and scope keys closing every event of a scope.
+import { isUtf8 } from 'node:buffer';
+import { ByteLines } from '../decode/index.js';
+import { JsonBytes } from './json-bytes.js';
 import type { EventTail } from './logs-object.js';
+
+/**
+ * Thrown (one object, no stack to capture) where a byte-level reader leaves a request to the general
+ * decoder (protobufjs, `JSON.parse`), which knows every corner of the format and says what is wrong.
+ */
+export const UNCOMMON: unique symbol = Symbol('uncommon OTLP encoding');
 
 /** AnyValue members: their field numbers, and their names in OTLP/JSON (by field number), as §17.3 tells them apart. */
 export const STRING_VALUE = 1;
@@ -15,21 +23,70 @@ export const KVLIST_VALUE = 6;
 export const BYTES_VALUE = 7;
 export const ANY_VALUE_MEMBERS = ['', 'stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] as const;
 
-/** The resource and scope keys of a scope's events as JSON text (`,"k":v…`), in the buffer's encoding. */
-export interface TailBytes {
-  readonly bytes: Buffer;
-  readonly wide: boolean;
+/** The resource and scope keys of a scope's events as JSON text (`,"k":v…`), UTF-8. */
+export function tailBytes(tail: EventTail): Buffer {
+  return Buffer.from(tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join(''), 'utf8');
 }
 
-export function tailBytes(tail: EventTail): TailBytes {
-  const text = tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
-  const wide = widerThanLatin1(text);
-  return { bytes: Buffer.from(text, wide ? 'utf8' : 'latin1'), wide };
+/**
+ * The event texts of one export written one after the other into `w` (reset here; decoding is
+ * synchronous, so a reader keeps one writer for all requests), each record's bounds noted.
+ */
+export class RecordLines {
+  private readonly bounds: number[] = [];
+  private start = 0;
+
+  constructor(readonly w: JsonBytes) {
+    w.reset();
+  }
+
+  get length(): number {
+    return this.bounds.length >> 1;
+  }
+
+  /** A record's text starts. */
+  begin(): void {
+    this.start = this.w.pos;
+  }
+
+  /** What was written since the last complete record is dropped. */
+  cancel(): void {
+    this.truncate(this.length);
+  }
+
+  /** The record begun is complete. */
+  end(): void {
+    this.bounds.push(this.start, this.w.pos);
+  }
+
+  /** A record's whole text, made as a string. */
+  line(text: string): void {
+    this.begin();
+    this.w.json(text);
+    this.end();
+  }
+
+  /** Drops the records after the first `n`. */
+  truncate(n: number): void {
+    this.bounds.length = 2 * n;
+    this.w.pos = n === 0 ? 0 : (this.bounds[2 * n - 1] as number);
+  }
+
+  /**
+   * The lines in buffers of their own. The bytes of strings were copied from the request unchecked:
+   * text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
+   */
+  done(): ByteLines {
+    const bytes = this.w.copy(0, this.w.pos);
+    if (!isUtf8(bytes)) throw UNCOMMON;
+    return new ByteLines(bytes, Int32Array.from(this.bounds));
+  }
 }
 
 /** Starts a record's text with the keys §17.3 puts first; false when it wrote none (the next key takes no comma). */
-export function startRecord(w: JsonBytes, time: string | undefined, observed: string | undefined, severity: number): boolean {
-  w.reset();
+export function startRecord(lines: RecordLines, time: string | undefined, observed: string | undefined, severity: number): boolean {
+  lines.begin();
+  const { w } = lines;
   w.char(0x7b);
   let wrote = false;
   if (time !== undefined) {

@@ -13,7 +13,7 @@ import { JsonBytes } from './json-bytes.js';
 import { anyValue, bodyOf, bytesHex, checkLogRecord, checkResource, checkScope, eventTail, eventText, idHex, intOf, resourceKeys } from './logs-object.js';
 import type { EventTail } from './logs-object.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
+import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
 
 /** Thrown (one object, no stack) where one record is left to objects. */
 const BY_OBJECT: unique symbol = Symbol('record flattened as objects');
@@ -89,6 +89,16 @@ class JsonReader {
   eat(c: number): void {
     if (this.peek() !== c) throw UNCOMMON;
     this.pos++;
+  }
+
+  /** The bytes `text` follow at once (no whitespace before them): the reader moves past them. */
+  follows(text: Uint8Array): boolean {
+    const { buf, pos } = this;
+    const n = text.length;
+    if (pos + n > buf.length) return false;
+    for (let i = 0; i < n; i++) if (buf[pos + i] !== text[i]) return false;
+    this.pos = pos + n;
+    return true;
   }
 
   /** Opens an object or array: false when it is empty (and closed). */
@@ -448,7 +458,7 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: Rec
       switch (member) {
         case ATTRIBUTES:
           if (r.enter(LBRACKET, RBRACKET)) {
-            do keyValue(r, attributes, keys);
+            do if (!compactKeyValue(r, attributes, keys)) keyValue(r, attributes, keys);
             while (r.more(RBRACKET));
           }
           break;
@@ -516,6 +526,49 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: Rec
   w.bytes(tail);
   w.char(RBRACE);
   lines.end();
+}
+
+const ascii = (text: string): Uint8Array => Buffer.from(text, 'latin1');
+const KEY_OPEN = ascii('{"key":"');
+const VALUE_OPEN = ascii(',"value":{"');
+/** The rest of each AnyValue member's name after its first letter, with the colon. */
+const MEMBER_REST = ANY_VALUE_MEMBERS.map((name) => ascii(`${name.slice(1)}":`));
+/** AnyValue members by their first letter (`b`: bool, else bytes). */
+const MEMBER_BY_LETTER = new Uint8Array(128);
+for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
+const VALUE_CLOSE = ascii('}}');
+
+/**
+ * A KeyValue as `JSON.stringify` writes it (`{"key":"k","value":{"stringValue":…}}`), written as
+ * `keyValue` writes it; false, with nothing read or written, for any other shape (read by `keyValue`).
+ * Member names are matched in place instead of read as strings and compared name by name.
+ */
+function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): boolean {
+  const start = r.pos;
+  const written = w.pos;
+  if (!r.follows(KEY_OPEN)) return false;
+  r.pos--;
+  r.string();
+  const { from, to, ascii: keyAscii, escaped } = r;
+  let member = escaped || !r.follows(VALUE_OPEN) ? 0 : (MEMBER_BY_LETTER[r.buf[r.pos] as number] ?? 0);
+  if (member === BOOL_VALUE && r.buf[r.pos + 1] === 0x79) member = BYTES_VALUE;
+  if (member !== 0) {
+    r.pos++;
+    if (r.follows(MEMBER_REST[member] as Uint8Array)) {
+      w.char(COMMA);
+      if (keyAscii) w.quoted(r.buf, from, to);
+      else w.string(r.buf, from, to);
+      w.char(COLON);
+      writeMember(r, w, member);
+      if (r.follows(VALUE_CLOSE)) {
+        keys.add(from, to);
+        return true;
+      }
+    }
+  }
+  r.pos = start;
+  w.pos = written;
+  return false;
 }
 
 /** A KeyValue of a record's attributes, written to `w` as `,"key":value`, its key noted in `keys`. */

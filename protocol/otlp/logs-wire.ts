@@ -255,17 +255,22 @@ export function flattenProtobufLogs(body: Uint8Array): ByteLines {
  * ResourceLogs and ScopeLogs share a layout: a singular head (resource, scope) as field 1, the repeated
  * items (ScopeLogs, LogRecords) as field 2, and a schema URL as field 3.
  */
-function headAndItems(r: WireReader, from: number, end: number): { head: Span | undefined; items: Span[] } {
+function headAndItems(r: WireReader, from: number, end: number): { head: Span | undefined; items: number[] } {
   r.pos = from;
   let head: Span | undefined;
-  const items: Span[] = [];
+  // The items' spans, flat (from, to, from, to, …): one array however many records.
+  const items: number[] = [];
   while (r.pos < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
     if (tag === ((1 << 3) | WIRE_LEN)) {
       if (head !== undefined) throw UNCOMMON;
       head = span(r, end);
-    } else if (tag === ((2 << 3) | WIRE_LEN)) items.push(span(r, end));
+    } else if (tag === ((2 << 3) | WIRE_LEN)) {
+      const to = r.sub(end);
+      items.push(r.pos, to);
+      r.pos = to;
+    }
     else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
     else if (field <= 3) throw UNCOMMON;
     else r.skip(tag & 7, end);
@@ -282,7 +287,7 @@ function resourceLogs(r: WireReader, end: number, events: RecordLines, keys: Att
     const attributes = r.keyValues(resource.to, 1, {} as Record<string, unknown>, 0);
     for (const [key, value] of Object.entries(attributes)) prefixed.push([`resource.${key}`, value]);
   }
-  for (const scope of scopes) scopeLogs(r, scope, prefixed, events, keys);
+  for (let i = 0; i < scopes.length; i += 2) scopeLogs(r, scopes[i] as number, scopes[i + 1] as number, prefixed, events, keys);
   r.pos = end;
 }
 
@@ -294,14 +299,14 @@ function span(r: WireReader, end: number): Span {
   return { from, to };
 }
 
-function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: RecordLines, keys: AttributeKeys): void {
-  const { head: scope, items: records } = headAndItems(r, at.from, at.to);
+function scopeLogs(r: WireReader, from: number, to: number, resource: readonly [string, unknown][], events: RecordLines, keys: AttributeKeys): void {
+  const { head: scope, items: records } = headAndItems(r, from, to);
   const { name, version } = scope === undefined ? { name: '', version: '' } : instrumentationScope(r, scope);
   const tail = eventTail(resource, name, version);
   const tailText = tailBytes(tail);
-  for (const record of records) {
-    r.pos = record.from;
-    const fields = recordFields(r, record.to);
+  for (let i = 0; i < records.length; i += 2) {
+    r.pos = records[i] as number;
+    const fields = recordFields(r, records[i + 1] as number);
     if (recordText(r, fields, tailText, keys, events)) continue;
     events.cancel();
     const event = recordEvent(r, fields);
@@ -343,9 +348,15 @@ interface RecordFields {
   readonly attributes: number[];
 }
 
+/** The fields of the record being read: one object for all (decoding is synchronous, a record is written before the next is read). */
+const fields: RecordFields = { time: undefined, observed: undefined, severity: 0, severityText: undefined, body: undefined, traceId: undefined, spanId: undefined, attributes: [] };
+
 /** Later fields win; an empty string or id reads as absent, as protobufjs leaves it. */
 function recordFields(r: WireReader, end: number): RecordFields {
-  const f: RecordFields = { time: undefined, observed: undefined, severity: 0, severityText: undefined, body: undefined, traceId: undefined, spanId: undefined, attributes: [] };
+  const f = fields;
+  f.time = f.observed = f.severityText = f.body = f.traceId = f.spanId = undefined;
+  f.severity = 0;
+  f.attributes.length = 0;
   while (r.pos < end) {
     const tag = r.tag(end);
     switch (tag) {

@@ -117,34 +117,34 @@ const DIGIT_9 = 0x39;
  * the check runs once for a run of records with the same keys.
  */
 export class AttributeKeys {
-  private checkedFrom: number[] = [];
-  private checkedTo: number[] = [];
-  private from: number[] = [];
-  private to: number[] = [];
+  /** The keys of the record last checked, as spans: from, to, from, to, … */
+  private checked: number[] = [];
+  /** The current record's keys (the first `2 * n` entries; the array is reused from record to record). */
+  private keys: number[] = [];
+  private n = 0;
   private same = true;
 
   constructor(private readonly buf: Buffer) {}
 
   /** A new record. */
   start(): void {
-    this.from = [];
-    this.to = [];
+    this.n = 0;
     this.same = true;
   }
 
   add(from: number, to: number): void {
-    const n = this.from.length;
-    this.from.push(from);
-    this.to.push(to);
-    this.same &&= n < this.checkedFrom.length && sameBytes(this.buf, from, to, this.checkedFrom[n] as number, this.checkedTo[n] as number);
+    const i = 2 * this.n++;
+    this.keys[i] = from;
+    this.keys[i + 1] = to;
+    this.same &&= i < this.checked.length && sameBytes(this.buf, from, to, this.checked[i] as number, this.checked[i + 1] as number);
   }
 
   /** The record's keys can be written as they came. */
   plain(): boolean {
-    if (this.same && this.from.length === this.checkedFrom.length) return true;
-    if (!plainKeys(this.buf, this.from, this.to)) return false;
-    this.checkedFrom = this.from;
-    this.checkedTo = this.to;
+    if (this.same && 2 * this.n === this.checked.length) return true;
+    this.keys.length = 2 * this.n;
+    if (!plainKeys(this.buf, this.keys)) return false;
+    [this.checked, this.keys] = [this.keys, this.checked];
     return true;
   }
 }
@@ -155,14 +155,14 @@ function sameBytes(buf: Buffer, aFrom: number, aTo: number, from: number, to: nu
   return true;
 }
 
-/** Distinct, unreserved keys that cannot be array indices (no leading digit). */
-function plainKeys(buf: Buffer, from: readonly number[], to: readonly number[]): boolean {
+/** Distinct, unreserved keys (spans: from, to, …) that cannot be array indices (no leading digit). */
+function plainKeys(buf: Buffer, spans: readonly number[]): boolean {
   const seen = new Set<string>();
-  for (let i = 0; i < from.length; i++) {
-    const f = from[i] as number;
+  for (let i = 0; i < spans.length; i += 2) {
+    const f = spans[i] as number;
     const first = buf[f] as number;
     if (first >= DIGIT_0 && first <= DIGIT_9) return false;
-    const key = buf.toString('utf8', f, to[i]);
+    const key = buf.toString('utf8', f, spans[i + 1]);
     if (seen.has(key) || RESERVED_KEYS.has(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p))) return false;
     seen.add(key);
   }

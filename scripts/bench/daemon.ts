@@ -304,6 +304,15 @@ function throughputRatio(a: readonly ModeResult[], b: readonly ModeResult[]): { 
   return { ofMedians: Number((rate(a) / rate(b)).toFixed(2)), perRound };
 }
 
+/**
+ * CPU per event of `b` over `a`: the throughput ratio `a / b` where CPU bounds throughput (2 cores, the
+ * posters on them too), steadier than throughput on a shared machine.
+ */
+function cpuRatioRow(name: string, ndjson: readonly ModeResult[], otlp: readonly ModeResult[]): BenchRow {
+  const perRound = otlp.map((x, i) => ((ndjson[i]?.cpuMicrosPerEvent ?? Number.NaN) / x.cpuMicrosPerEvent).toFixed(2));
+  return { name, value: Number((cpu(ndjson) / cpu(otlp)).toFixed(2)), unit: `x (rounds ${perRound.join('/')})` };
+}
+
 /** The OTLP/HTTP rows against NDJSON ingest of the same lane, memory state (`label` names a baseline build). */
 function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], otlpJson: readonly ModeResult[], label = ''): BenchRow[] {
   const protobufRatio = throughputRatio(otlp, memory);
@@ -314,6 +323,7 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
     { name: `${label}daemon CPU per event, OTLP/HTTP protobuf`, value: cpu(otlp), unit: 'µs' },
     { name: '  of which the main thread', value: main(otlp), unit: 'µs' },
     { name: `${label}OTLP/HTTP protobuf input / HTTP NDJSON input throughput (both memory state)`, value: protobufRatio.ofMedians, unit: `x (target >= 0.8; rounds ${protobufRatio.perRound.join('/')})` },
+    cpuRatioRow(`${label}HTTP NDJSON / OTLP/HTTP protobuf daemon CPU per event`, memory, otlp),
     ...(otlpJson.length === 0
       ? []
       : [
@@ -321,6 +331,7 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
           { name: `${label}daemon CPU per event, OTLP/HTTP JSON`, value: cpu(otlpJson), unit: 'µs' },
           { name: '  of which the main thread', value: main(otlpJson), unit: 'µs' },
           { name: `${label}OTLP/HTTP JSON input / HTTP NDJSON input throughput (both memory state)`, value: jsonRatio.ofMedians, unit: `x (rounds ${jsonRatio.perRound.join('/')})` },
+          cpuRatioRow(`${label}HTTP NDJSON / OTLP/HTTP JSON daemon CPU per event`, memory, otlpJson),
         ]),
   ];
 }

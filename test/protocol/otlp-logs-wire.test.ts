@@ -49,6 +49,20 @@ describe('protobuf OTLP logs read from the wire', () => {
     expect(JSON.parse(fast[0] as string)).toEqual({ timestamp: '2023-11-14T22:13:20.000000002Z', observed_timestamp: '2023-11-14T22:13:20.000000001Z', severity_text: 'INFO', k: 'v' });
   });
 
+  it('checks the UTF-8 it copies unchecked: invalid bytes go to protobufjs, a valid U+FFFD stays on the fast path', () => {
+    const withValue = (value: Uint8Array): Uint8Array => {
+      const body = Buffer.from(encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'x' } }] }] }] }] }));
+      const at = body.indexOf(0x78); // the value's one byte, 'x'
+      return Buffer.concat([body.subarray(0, at), value, body.subarray(at + 1)]);
+    };
+    // The same length as 'x', so every enclosing length still holds.
+    const invalid = withValue(Uint8Array.of(0xff));
+    expect(onFastPath(flattenProtobufLogs, invalid)).toBe(false);
+    expect(asTexts(decodeProtobufLogs(invalid))).toEqual(decodeProtobufjsLogs(invalid));
+    const replacement = encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'a\uFFFDb' } }] }] }] }] });
+    expect(flattenProtobufLogs(replacement).texts()).toEqual(['{"k":"a\uFFFDb"}']);
+  });
+
   it('reads an exporter-shaped request on the fast path', () => {
     const r = {
       resourceLogs: [{

@@ -41,10 +41,11 @@ export type OtlpErrorReason = 'unsupported_content_type' | 'decompression' | 'de
 /** OTLP log ingest (`POST /v1/logs`, gRPC `LogsService/Export`): the port both transports call. */
 export interface OtlpIngest {
   /**
-   * Count one decoded export and queue its flattened events (one JSON line per LogRecord); resolves
-   * once committed, rejects with `IngestClosedError` when the event channel is closed.
+   * Count one decoded export and queue its flattened events (one JSON line per LogRecord, as bytes
+   * where read from the body byte by byte); resolves once committed, rejects with `IngestClosedError`
+   * when the event channel is closed.
    */
-  export(transport: OtlpTransport, encoding: string, events: readonly string[]): Promise<IngestSummary>;
+  export(transport: OtlpTransport, encoding: string, events: UnitLines): Promise<IngestSummary>;
   /** Count an export refused before its events were queued. */
   rejected(transport: OtlpTransport, reason: OtlpErrorReason): void;
 }

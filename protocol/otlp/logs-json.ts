@@ -8,13 +8,12 @@
 // key, a kvlist body, an AnyValue of an unusual shape) is parsed by itself and flattened as objects.
 // So both paths yield the same events; `test/protocol/otlp-logs-json.test.ts` checks that they do.
 import { isUtf8 } from 'node:buffer';
+import type { ByteLines } from '../decode/index.js';
 import { JsonBytes } from './json-bytes.js';
 import { anyValue, bodyOf, bytesHex, checkLogRecord, checkResource, checkScope, eventTail, eventText, idHex, intOf, resourceKeys } from './logs-object.js';
 import type { EventTail } from './logs-object.js';
-import { UNCOMMON } from './logs-wire.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
-import type { TailBytes } from './record-text.js';
+import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
 
 /** Thrown (one object, no stack) where one record is left to objects. */
 const BY_OBJECT: unique symbol = Symbol('record flattened as objects');
@@ -90,6 +89,16 @@ class JsonReader {
   eat(c: number): void {
     if (this.peek() !== c) throw UNCOMMON;
     this.pos++;
+  }
+
+  /** The bytes `text` follow at once (no whitespace before them): the reader moves past them. */
+  follows(text: Uint8Array): boolean {
+    const { buf, pos } = this;
+    const n = text.length;
+    if (pos + n > buf.length) return false;
+    for (let i = 0; i < n; i++) if (buf[pos + i] !== text[i]) return false;
+    this.pos = pos + n;
+    return true;
   }
 
   /** Opens an object or array: false when it is empty (and closed). */
@@ -260,20 +269,20 @@ class JsonReader {
 /** The keys closing every event of a scope, as pairs (for records flattened as objects) and as text. */
 interface Tail {
   readonly pairs: EventTail;
-  readonly text: TailBytes;
+  readonly text: Buffer;
 }
 
-/** Where record texts, and each record's attributes before them, are written. */
+/** Where a request's record texts, and each record's attributes before them, are written. */
 const scratch = new JsonBytes();
 const attributesScratch = new JsonBytes();
 
-/** One JSON event text per LogRecord of an OTLP/JSON request; throws `UNCOMMON` to leave it to `JSON.parse`. */
-export function flattenJsonLogs(body: Uint8Array): string[] {
+/** One JSON event text per LogRecord of an OTLP/JSON request, as UTF-8 lines; throws `UNCOMMON` to leave it to `JSON.parse`. */
+export function flattenJsonLogs(body: Uint8Array): ByteLines {
   const buf = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   // `JSON.parse` of the body decoded by a fatal TextDecoder, which would also drop a byte order mark.
   if (!isUtf8(buf)) throw UNCOMMON;
   const r = new JsonReader(buf);
-  const events: string[] = [];
+  const events = new RecordLines(scratch);
   const keys = new AttributeKeys(buf);
   let seen = false;
   if (r.enter(LBRACE, RBRACE)) {
@@ -292,14 +301,14 @@ export function flattenJsonLogs(body: Uint8Array): string[] {
     } while (r.more(RBRACE));
   }
   if (r.peek() !== -1) throw UNCOMMON;
-  return events;
+  return events.done();
 }
 
 /**
  * An object whose head member (`resource`, `scope`) applies to the items of another (`scopeLogs`,
  * `logRecords`), in either order: items are read as they come, and read again should the head follow them.
  */
-function headAndItems(r: JsonReader, events: string[], head: string, items: string, readHead: () => void, readItems: () => void): void {
+function headAndItems(r: JsonReader, events: RecordLines, head: string, items: string, readHead: () => void, readItems: () => void): void {
   let headSeen = false;
   let itemsAt = -1;
   let itemsEvents = 0;
@@ -322,7 +331,7 @@ function headAndItems(r: JsonReader, events: string[], head: string, items: stri
   }
   if (!again) return;
   const end = r.pos;
-  events.length = itemsEvents;
+  events.truncate(itemsEvents);
   r.pos = itemsAt;
   readItems();
   r.pos = end;
@@ -336,7 +345,7 @@ function elements(r: JsonReader, read: () => void): void {
   }
 }
 
-function resourceLogs(r: JsonReader, events: string[], keys: AttributeKeys): void {
+function resourceLogs(r: JsonReader, events: RecordLines, keys: AttributeKeys): void {
   let resource: EventTail = [];
   headAndItems(
     r,
@@ -352,7 +361,7 @@ function resourceLogs(r: JsonReader, events: string[], keys: AttributeKeys): voi
   );
 }
 
-function scopeLogs(r: JsonReader, resource: EventTail, events: string[], keys: AttributeKeys): void {
+function scopeLogs(r: JsonReader, resource: EventTail, events: RecordLines, keys: AttributeKeys): void {
   let tail = tailOf(resource, '', '');
   headAndItems(
     r,
@@ -374,18 +383,19 @@ function tailOf(resource: EventTail, name: string, version: string): Tail {
 }
 
 /** One record's event: its text written as it comes, else the record parsed and flattened as objects. */
-function record(r: JsonReader, tail: Tail, events: string[], keys: AttributeKeys): void {
+function record(r: JsonReader, tail: Tail, events: RecordLines, keys: AttributeKeys): void {
   const start = r.at();
   try {
-    events.push(recordText(r, tail.text, keys));
+    recordText(r, tail.text, keys, events);
     return;
   } catch (error) {
     if (error !== BY_OBJECT) throw error;
   }
+  events.cancel();
   r.pos = start;
   const value = r.parsed(3);
   if (!checkLogRecord.Check(value)) throw UNCOMMON;
-  events.push(eventText(value, tail.pairs, 'hex'));
+  events.line(eventText(value, tail.pairs, 'hex'));
 }
 
 /** An `Int64` member (a string or a finite number, as the schema says). */
@@ -420,11 +430,11 @@ function recordMember(r: JsonReader): number {
 }
 
 /**
- * A record's event text: the keys §17.3 puts first, its attributes in the order they came (written
- * aside as they are read, since ids may follow them), then `tail`. Throws `BY_OBJECT` where the text
- * would differ from the object's.
+ * A record's event text into `lines`: the keys §17.3 puts first, its attributes in the order they came
+ * (written aside as they are read, since ids may follow them), then `tail`. Throws `BY_OBJECT` where
+ * the text would differ from the object's (the record's text left unfinished).
  */
-function recordText(r: JsonReader, tail: TailBytes, keys: AttributeKeys): string {
+function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: RecordLines): void {
   if (r.peek() !== LBRACE) throw UNCOMMON;
   const { buf } = r;
   const attributes = attributesScratch;
@@ -448,7 +458,7 @@ function recordText(r: JsonReader, tail: TailBytes, keys: AttributeKeys): string
       switch (member) {
         case ATTRIBUTES:
           if (r.enter(LBRACKET, RBRACKET)) {
-            do keyValue(r, attributes, keys);
+            do if (!compactKeyValue(r, attributes, keys)) keyValue(r, attributes, keys);
             while (r.more(RBRACKET));
           }
           break;
@@ -485,8 +495,8 @@ function recordText(r: JsonReader, tail: TailBytes, keys: AttributeKeys): string
     } while (r.more(RBRACE));
   }
   if (!keys.plain()) throw BY_OBJECT;
-  const w = scratch;
-  let first = !startRecord(w, time, observed, severity);
+  const { w } = lines;
+  let first = !startRecord(lines, time, observed, severity);
   const key = (literal: string): void => {
     w.ascii(first ? literal : `,${literal}`);
     first = false;
@@ -513,9 +523,52 @@ function recordText(r: JsonReader, tail: TailBytes, keys: AttributeKeys): string
   }
   // Each attribute was written with a comma before it.
   if (attributes.pos > 0) w.append(attributes, first ? 1 : 0);
-  w.bytes(tail.bytes, tail.wide);
+  w.bytes(tail);
   w.char(RBRACE);
-  return w.text();
+  lines.end();
+}
+
+const ascii = (text: string): Uint8Array => Buffer.from(text, 'latin1');
+const KEY_OPEN = ascii('{"key":"');
+const VALUE_OPEN = ascii(',"value":{"');
+/** The rest of each AnyValue member's name after its first letter, with the colon. */
+const MEMBER_REST = ANY_VALUE_MEMBERS.map((name) => ascii(`${name.slice(1)}":`));
+/** AnyValue members by their first letter (`b`: bool, else bytes). */
+const MEMBER_BY_LETTER = new Uint8Array(128);
+for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
+const VALUE_CLOSE = ascii('}}');
+
+/**
+ * A KeyValue as `JSON.stringify` writes it (`{"key":"k","value":{"stringValue":…}}`), written as
+ * `keyValue` writes it; false, with nothing read or written, for any other shape (read by `keyValue`).
+ * Member names are matched in place instead of read as strings and compared name by name.
+ */
+function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): boolean {
+  const start = r.pos;
+  const written = w.pos;
+  if (!r.follows(KEY_OPEN)) return false;
+  r.pos--;
+  r.string();
+  const { from, to, ascii: keyAscii, escaped } = r;
+  let member = escaped || !r.follows(VALUE_OPEN) ? 0 : (MEMBER_BY_LETTER[r.buf[r.pos] as number] ?? 0);
+  if (member === BOOL_VALUE && r.buf[r.pos + 1] === 0x79) member = BYTES_VALUE;
+  if (member !== 0) {
+    r.pos++;
+    if (r.follows(MEMBER_REST[member] as Uint8Array)) {
+      w.char(COMMA);
+      if (keyAscii) w.quoted(r.buf, from, to);
+      else w.string(r.buf, from, to);
+      w.char(COLON);
+      writeMember(r, w, member);
+      if (r.follows(VALUE_CLOSE)) {
+        keys.add(from, to);
+        return true;
+      }
+    }
+  }
+  r.pos = start;
+  w.pos = written;
+  return false;
 }
 
 /** A KeyValue of a record's attributes, written to `w` as `,"key":value`, its key noted in `keys`. */

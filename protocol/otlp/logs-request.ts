@@ -1,13 +1,18 @@
 // Decoding an OTLP `ExportLogsServiceRequest` (protobuf or OTLP/JSON) into the flattened events of
 // daemon-semantics §17.3, or the message of its 400 answer.
+import type { UnitLines } from '../decode/index.js';
 import { flattenJsonLogs } from './logs-json.js';
 import { ExportLogsServiceRequestType } from './logs-proto.js';
 import { checkRequest, flattenLogs } from './logs-object.js';
 import type { OtlpLogsRequest } from './logs-object.js';
-import { flattenProtobufLogs, UNCOMMON } from './logs-wire.js';
+import { flattenProtobufLogs } from './logs-wire.js';
+import { UNCOMMON } from './record-text.js';
 
-/** A decoded request, or the message of the 400 answer (daemon-semantics §17.1 step 3). */
-export type OtlpDecoded = { readonly ok: true; readonly events: string[] } | { readonly ok: false; readonly error: string };
+/**
+ * A decoded request (its events as UTF-8 lines when a byte-level reader read it, else strings), or the
+ * message of the 400 answer (daemon-semantics §17.1 step 3).
+ */
+export type OtlpDecoded = { readonly ok: true; readonly events: UnitLines } | { readonly ok: false; readonly error: string };
 
 /**
  * Decode a protobuf `ExportLogsServiceRequest` into one JSON event line per LogRecord: read straight
@@ -18,7 +23,7 @@ export function decodeProtobufLogs(body: Uint8Array): OtlpDecoded {
 }
 
 /** The events a byte-level reader reads, or the general decoder's answer where it leaves the body (`UNCOMMON`). */
-function fastOr(fast: (body: Uint8Array) => string[], general: (body: Uint8Array) => OtlpDecoded, body: Uint8Array): OtlpDecoded {
+function fastOr(fast: (body: Uint8Array) => UnitLines, general: (body: Uint8Array) => OtlpDecoded, body: Uint8Array): OtlpDecoded {
   try {
     return { ok: true, events: fast(body) };
   } catch (error) {

@@ -1,18 +1,16 @@
 // A protobuf `ExportLogsServiceRequest` read straight from its bytes into the flattened events of
 // daemon-semantics §17.3, without protobufjs' message and plain-object trees (an order of magnitude
 // less work per record). It reads only the canonical encoding collectors send; anything else (a wire
-// type it does not expect, a repeated singular message, a long varint, a `U+FFFD` that may be invalid
-// UTF-8, deep nesting, a truncation) throws `UNCOMMON`, and the caller decodes that request with
+// type it does not expect, a repeated singular message, a long varint, invalid UTF-8, deep nesting, a
+// truncation) throws `UNCOMMON`, and the caller decodes that request with
 // protobufjs instead, which knows every corner of the format and says what is wrong. So both paths
 // yield the same events; `test/protocol/otlp-logs-wire.test.ts` checks that they do.
+import type { ByteLines } from '../decode/index.js';
 import { JsonBytes } from './json-bytes.js';
 import { eventTail } from './logs-object.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, startRecord, STRING_VALUE, tailBytes } from './record-text.js';
-import type { TailBytes } from './record-text.js';
+import { ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
 
-/** Thrown (one object, no stack to capture) where a request is left to protobufjs. */
-export const UNCOMMON: unique symbol = Symbol('uncommon protobuf encoding');
 
 const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
@@ -235,10 +233,13 @@ interface Span {
   readonly to: number;
 }
 
-/** One JSON event text per LogRecord of a protobuf request; throws `UNCOMMON` to leave it to protobufjs. */
-export function flattenProtobufLogs(body: Uint8Array): string[] {
+/** Where a request's record texts are written (one request at a time: decoding is synchronous). */
+const scratch = new JsonBytes();
+
+/** One JSON event text per LogRecord of a protobuf request, as UTF-8 lines; throws `UNCOMMON` to leave it to protobufjs. */
+export function flattenProtobufLogs(body: Uint8Array): ByteLines {
   const r = new WireReader(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  const events: string[] = [];
+  const events = new RecordLines(scratch);
   const keys = new AttributeKeys(r.buf);
   const end = body.length;
   while (r.pos < end) {
@@ -247,24 +248,29 @@ export function flattenProtobufLogs(body: Uint8Array): string[] {
     else if (tag >>> 3 === 1) throw UNCOMMON;
     else r.skip(tag & 7, end);
   }
-  return events;
+  return events.done();
 }
 
 /**
  * ResourceLogs and ScopeLogs share a layout: a singular head (resource, scope) as field 1, the repeated
  * items (ScopeLogs, LogRecords) as field 2, and a schema URL as field 3.
  */
-function headAndItems(r: WireReader, from: number, end: number): { head: Span | undefined; items: Span[] } {
+function headAndItems(r: WireReader, from: number, end: number): { head: Span | undefined; items: number[] } {
   r.pos = from;
   let head: Span | undefined;
-  const items: Span[] = [];
+  // The items' spans, flat (from, to, from, to, …): one array however many records.
+  const items: number[] = [];
   while (r.pos < end) {
     const tag = r.tag(end);
     const field = tag >>> 3;
     if (tag === ((1 << 3) | WIRE_LEN)) {
       if (head !== undefined) throw UNCOMMON;
       head = span(r, end);
-    } else if (tag === ((2 << 3) | WIRE_LEN)) items.push(span(r, end));
+    } else if (tag === ((2 << 3) | WIRE_LEN)) {
+      const to = r.sub(end);
+      items.push(r.pos, to);
+      r.pos = to;
+    }
     else if (tag === ((3 << 3) | WIRE_LEN)) r.string(end); // not mapped, but protobufjs rejects bad UTF-8 in any string
     else if (field <= 3) throw UNCOMMON;
     else r.skip(tag & 7, end);
@@ -273,7 +279,7 @@ function headAndItems(r: WireReader, from: number, end: number): { head: Span | 
   return { head, items };
 }
 
-function resourceLogs(r: WireReader, end: number, events: string[], keys: AttributeKeys): void {
+function resourceLogs(r: WireReader, end: number, events: RecordLines, keys: AttributeKeys): void {
   const { head: resource, items: scopes } = headAndItems(r, r.pos, end);
   const prefixed: [string, unknown][] = [];
   if (resource !== undefined) {
@@ -281,7 +287,7 @@ function resourceLogs(r: WireReader, end: number, events: string[], keys: Attrib
     const attributes = r.keyValues(resource.to, 1, {} as Record<string, unknown>, 0);
     for (const [key, value] of Object.entries(attributes)) prefixed.push([`resource.${key}`, value]);
   }
-  for (const scope of scopes) scopeLogs(r, scope, prefixed, events, keys);
+  for (let i = 0; i < scopes.length; i += 2) scopeLogs(r, scopes[i] as number, scopes[i + 1] as number, prefixed, events, keys);
   r.pos = end;
 }
 
@@ -293,22 +299,19 @@ function span(r: WireReader, end: number): Span {
   return { from, to };
 }
 
-function scopeLogs(r: WireReader, at: Span, resource: readonly [string, unknown][], events: string[], keys: AttributeKeys): void {
-  const { head: scope, items: records } = headAndItems(r, at.from, at.to);
+function scopeLogs(r: WireReader, from: number, to: number, resource: readonly [string, unknown][], events: RecordLines, keys: AttributeKeys): void {
+  const { head: scope, items: records } = headAndItems(r, from, to);
   const { name, version } = scope === undefined ? { name: '', version: '' } : instrumentationScope(r, scope);
   const tail = eventTail(resource, name, version);
   const tailText = tailBytes(tail);
-  for (const record of records) {
-    r.pos = record.from;
-    const fields = recordFields(r, record.to);
-    const text = recordText(r, fields, tailText, keys);
-    if (text !== undefined) {
-      events.push(text);
-      continue;
-    }
+  for (let i = 0; i < records.length; i += 2) {
+    r.pos = records[i] as number;
+    const fields = recordFields(r, records[i + 1] as number);
+    if (recordText(r, fields, tailText, keys, events)) continue;
+    events.cancel();
     const event = recordEvent(r, fields);
     for (const [key, value] of tail) event[key] = value;
-    events.push(JSON.stringify(event));
+    events.line(JSON.stringify(event));
   }
 }
 
@@ -345,9 +348,15 @@ interface RecordFields {
   readonly attributes: number[];
 }
 
+/** The fields of the record being read: one object for all (decoding is synchronous, a record is written before the next is read). */
+const fields: RecordFields = { time: undefined, observed: undefined, severity: 0, severityText: undefined, body: undefined, traceId: undefined, spanId: undefined, attributes: [] };
+
 /** Later fields win; an empty string or id reads as absent, as protobufjs leaves it. */
 function recordFields(r: WireReader, end: number): RecordFields {
-  const f: RecordFields = { time: undefined, observed: undefined, severity: 0, severityText: undefined, body: undefined, traceId: undefined, spanId: undefined, attributes: [] };
+  const f = fields;
+  f.time = f.observed = f.severityText = f.body = f.traceId = f.spanId = undefined;
+  f.severity = 0;
+  f.attributes.length = 0;
   while (r.pos < end) {
     const tag = r.tag(end);
     switch (tag) {
@@ -437,20 +446,19 @@ function finiteOrNull(n: number): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Where record texts are written (one at a time: decoding is synchronous). */
-const scratch = new JsonBytes();
 const pair: Pair = { keyFrom: -1, keyTo: -1, valueFrom: -1, valueTo: -1 };
 
 /**
- * A record's event text written straight from the wire: its own keys, its attributes in wire order,
- * then `tail` (the resource and scope keys). Only when no key can collide with another (later keys
- * would overwrite earlier ones in place) or be an array index (an object lists those first): else
- * undefined, and the record goes through an object like `recordEvent`.
+ * A record's event text written straight from the wire into `lines`: its own keys, its attributes in
+ * wire order, then `tail` (the resource and scope keys). Only when no key can collide with another
+ * (later keys would overwrite earlier ones in place) or be an array index (an object lists those
+ * first): else false (the record's text is left unfinished), and the record goes through an object
+ * like `recordEvent`.
  */
-function recordText(r: WireReader, f: RecordFields, tail: TailBytes, keys: AttributeKeys): string | undefined {
+function recordText(r: WireReader, f: RecordFields, tail: Buffer, keys: AttributeKeys, lines: RecordLines): boolean {
   const { buf } = r;
-  const w = scratch;
-  let first = !startRecord(w, f.time, f.observed, f.severity);
+  const { w } = lines;
+  let first = !startRecord(lines, f.time, f.observed, f.severity);
   const key = (literal: string): void => {
     w.ascii(first ? literal : `,${literal}`);
     first = false;
@@ -462,7 +470,7 @@ function recordText(r: WireReader, f: RecordFields, tail: TailBytes, keys: Attri
   if (f.body !== undefined) {
     r.pos = f.body.from;
     const value = r.anyValue(f.body.to, 0);
-    if (r.kind === KVLIST_VALUE) return undefined;
+    if (r.kind === KVLIST_VALUE) return false;
     if (r.kind !== 0) {
       key('"body":');
       w.json(JSON.stringify(value));
@@ -487,12 +495,11 @@ function recordText(r: WireReader, f: RecordFields, tail: TailBytes, keys: Attri
     w.char(0x3a);
     writeValue(r, w, pair.valueFrom, pair.valueTo, 1);
   }
-  if (!keys.plain()) return undefined;
-  w.bytes(tail.bytes, tail.wide);
+  if (!keys.plain()) return false;
+  w.bytes(tail);
   w.char(0x7d);
-  const text = w.text();
-  if (w.wide && text.includes('\uFFFD')) throw UNCOMMON;
-  return text;
+  lines.end();
+  return true;
 }
 
 /**

@@ -1,9 +1,17 @@
 // What the byte-level readers of OTLP logs (`logs-wire.ts` for protobuf, `logs-json.ts` for OTLP/JSON)
 // share to write a record's event text straight from the request body, as `logs-object.ts` would
-// build it: the keys §17.3 writes first, the check that attribute keys can go as they come, and the
-// resource and scope keys closing every event of a scope.
-import { JsonBytes, widerThanLatin1 } from './json-bytes.js';
+// build it: the lines of an export as bytes, the keys §17.3 writes first, the check that attribute
+// keys can go as they come, and the resource and scope keys closing every event of a scope.
+import { isUtf8 } from 'node:buffer';
+import { ByteLines } from '../decode/index.js';
+import { JsonBytes } from './json-bytes.js';
 import type { EventTail } from './logs-object.js';
+
+/**
+ * Thrown (one object, no stack to capture) where a byte-level reader leaves a request to the general
+ * decoder (protobufjs, `JSON.parse`), which knows every corner of the format and says what is wrong.
+ */
+export const UNCOMMON: unique symbol = Symbol('uncommon OTLP encoding');
 
 /** AnyValue members: their field numbers, and their names in OTLP/JSON (by field number), as §17.3 tells them apart. */
 export const STRING_VALUE = 1;
@@ -15,21 +23,70 @@ export const KVLIST_VALUE = 6;
 export const BYTES_VALUE = 7;
 export const ANY_VALUE_MEMBERS = ['', 'stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] as const;
 
-/** The resource and scope keys of a scope's events as JSON text (`,"k":v…`), in the buffer's encoding. */
-export interface TailBytes {
-  readonly bytes: Buffer;
-  readonly wide: boolean;
+/** The resource and scope keys of a scope's events as JSON text (`,"k":v…`), UTF-8. */
+export function tailBytes(tail: EventTail): Buffer {
+  return Buffer.from(tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join(''), 'utf8');
 }
 
-export function tailBytes(tail: EventTail): TailBytes {
-  const text = tail.map(([key, value]) => `,${JSON.stringify(key)}:${JSON.stringify(value)}`).join('');
-  const wide = widerThanLatin1(text);
-  return { bytes: Buffer.from(text, wide ? 'utf8' : 'latin1'), wide };
+/**
+ * The event texts of one export written one after the other into `w` (reset here; decoding is
+ * synchronous, so a reader keeps one writer for all requests), each record's bounds noted.
+ */
+export class RecordLines {
+  private readonly bounds: number[] = [];
+  private start = 0;
+
+  constructor(readonly w: JsonBytes) {
+    w.reset();
+  }
+
+  get length(): number {
+    return this.bounds.length >> 1;
+  }
+
+  /** A record's text starts. */
+  begin(): void {
+    this.start = this.w.pos;
+  }
+
+  /** What was written since the last complete record is dropped. */
+  cancel(): void {
+    this.truncate(this.length);
+  }
+
+  /** The record begun is complete. */
+  end(): void {
+    this.bounds.push(this.start, this.w.pos);
+  }
+
+  /** A record's whole text, made as a string. */
+  line(text: string): void {
+    this.begin();
+    this.w.json(text);
+    this.end();
+  }
+
+  /** Drops the records after the first `n`. */
+  truncate(n: number): void {
+    this.bounds.length = 2 * n;
+    this.w.pos = n === 0 ? 0 : (this.bounds[2 * n - 1] as number);
+  }
+
+  /**
+   * The lines in buffers of their own. The bytes of strings were copied from the request unchecked:
+   * text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
+   */
+  done(): ByteLines {
+    const bytes = this.w.copy(0, this.w.pos);
+    if (!isUtf8(bytes)) throw UNCOMMON;
+    return new ByteLines(bytes, Int32Array.from(this.bounds));
+  }
 }
 
 /** Starts a record's text with the keys §17.3 puts first; false when it wrote none (the next key takes no comma). */
-export function startRecord(w: JsonBytes, time: string | undefined, observed: string | undefined, severity: number): boolean {
-  w.reset();
+export function startRecord(lines: RecordLines, time: string | undefined, observed: string | undefined, severity: number): boolean {
+  lines.begin();
+  const { w } = lines;
   w.char(0x7b);
   let wrote = false;
   if (time !== undefined) {
@@ -60,34 +117,34 @@ const DIGIT_9 = 0x39;
  * the check runs once for a run of records with the same keys.
  */
 export class AttributeKeys {
-  private checkedFrom: number[] = [];
-  private checkedTo: number[] = [];
-  private from: number[] = [];
-  private to: number[] = [];
+  /** The keys of the record last checked, as spans: from, to, from, to, … */
+  private checked: number[] = [];
+  /** The current record's keys (the first `2 * n` entries; the array is reused from record to record). */
+  private keys: number[] = [];
+  private n = 0;
   private same = true;
 
   constructor(private readonly buf: Buffer) {}
 
   /** A new record. */
   start(): void {
-    this.from = [];
-    this.to = [];
+    this.n = 0;
     this.same = true;
   }
 
   add(from: number, to: number): void {
-    const n = this.from.length;
-    this.from.push(from);
-    this.to.push(to);
-    this.same &&= n < this.checkedFrom.length && sameBytes(this.buf, from, to, this.checkedFrom[n] as number, this.checkedTo[n] as number);
+    const i = 2 * this.n++;
+    this.keys[i] = from;
+    this.keys[i + 1] = to;
+    this.same &&= i < this.checked.length && sameBytes(this.buf, from, to, this.checked[i] as number, this.checked[i + 1] as number);
   }
 
   /** The record's keys can be written as they came. */
   plain(): boolean {
-    if (this.same && this.from.length === this.checkedFrom.length) return true;
-    if (!plainKeys(this.buf, this.from, this.to)) return false;
-    this.checkedFrom = this.from;
-    this.checkedTo = this.to;
+    if (this.same && 2 * this.n === this.checked.length) return true;
+    this.keys.length = 2 * this.n;
+    if (!plainKeys(this.buf, this.keys)) return false;
+    [this.checked, this.keys] = [this.keys, this.checked];
     return true;
   }
 }
@@ -98,14 +155,14 @@ function sameBytes(buf: Buffer, aFrom: number, aTo: number, from: number, to: nu
   return true;
 }
 
-/** Distinct, unreserved keys that cannot be array indices (no leading digit). */
-function plainKeys(buf: Buffer, from: readonly number[], to: readonly number[]): boolean {
+/** Distinct, unreserved keys (spans: from, to, …) that cannot be array indices (no leading digit). */
+function plainKeys(buf: Buffer, spans: readonly number[]): boolean {
   const seen = new Set<string>();
-  for (let i = 0; i < from.length; i++) {
-    const f = from[i] as number;
+  for (let i = 0; i < spans.length; i += 2) {
+    const f = spans[i] as number;
     const first = buf[f] as number;
     if (first >= DIGIT_0 && first <= DIGIT_9) return false;
-    const key = buf.toString('utf8', f, to[i]);
+    const key = buf.toString('utf8', f, spans[i + 1]);
     if (seen.has(key) || RESERVED_KEYS.has(key) || RESERVED_PREFIXES.some((p) => key.startsWith(p))) return false;
     seen.add(key);
   }

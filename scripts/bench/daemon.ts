@@ -14,14 +14,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { builtin, loadCorpus } from '../conformance/conformance.js';
 import { startNatsServer } from '../nats-server.js';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
 import { engineRate } from './engine.js';
 import { processCreationLane } from './lanes.js';
-import { ExportLogsServiceRequestType } from '../../protocol/index.js';
+import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceRequestType } from '../../protocol/index.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
@@ -330,6 +330,15 @@ function throughputRatio(a: readonly ModeResult[], b: readonly ModeResult[]): { 
   return { ofMedians: Number((rate(a) / rate(b)).toFixed(2)), perRound };
 }
 
+/**
+ * CPU per event of `b` over `a`: the throughput ratio `a / b` where CPU bounds throughput (2 cores, the
+ * posters on them too), steadier than throughput on a shared machine.
+ */
+function cpuRatioRow(name: string, ndjson: readonly ModeResult[], otlp: readonly ModeResult[]): BenchRow {
+  const perRound = otlp.map((x, i) => ((ndjson[i]?.cpuMicrosPerEvent ?? Number.NaN) / x.cpuMicrosPerEvent).toFixed(2));
+  return { name, value: Number((cpu(ndjson) / cpu(otlp)).toFixed(2)), unit: `x (rounds ${perRound.join('/')})` };
+}
+
 /** The OTLP/HTTP rows against NDJSON ingest of the same lane, memory state (`label` names a baseline build). */
 function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], otlpJson: readonly ModeResult[], label = ''): BenchRow[] {
   const protobufRatio = throughputRatio(otlp, memory);
@@ -340,6 +349,7 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
     { name: `${label}daemon CPU per event, OTLP/HTTP protobuf`, value: cpu(otlp), unit: 'µs' },
     { name: '  of which the main thread', value: main(otlp), unit: 'µs' },
     { name: `${label}OTLP/HTTP protobuf input / HTTP NDJSON input throughput (both memory state)`, value: protobufRatio.ofMedians, unit: `x (target >= 0.8; rounds ${protobufRatio.perRound.join('/')})` },
+    cpuRatioRow(`${label}HTTP NDJSON / OTLP/HTTP protobuf daemon CPU per event`, memory, otlp),
     ...(otlpJson.length === 0
       ? []
       : [
@@ -347,8 +357,40 @@ function otlpRows(memory: readonly ModeResult[], otlp: readonly ModeResult[], ot
           { name: `${label}daemon CPU per event, OTLP/HTTP JSON`, value: cpu(otlpJson), unit: 'µs' },
           { name: '  of which the main thread', value: main(otlpJson), unit: 'µs' },
           { name: `${label}OTLP/HTTP JSON input / HTTP NDJSON input throughput (both memory state)`, value: jsonRatio.ofMedians, unit: `x (rounds ${jsonRatio.perRound.join('/')})` },
+          cpuRatioRow(`${label}HTTP NDJSON / OTLP/HTTP JSON daemon CPU per event`, memory, otlpJson),
         ]),
   ];
+}
+
+/** The decoders of a build: this one's, or a baseline's `dist/protocol/index.js`. */
+interface Decoders {
+  readonly decodeProtobufLogs: (body: Uint8Array) => unknown;
+  readonly decodeJsonLogs: (body: Uint8Array) => unknown;
+}
+
+/** CPU µs per record of `decode` over `bodies`, median of 5 rounds of about a second (process CPU: steady on a shared machine). */
+function decodeMicros(decode: (body: Uint8Array) => unknown, bodies: readonly Uint8Array[], records: number): number {
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    let passes = 0;
+    const c0 = process.cpuUsage();
+    for (const until = performance.now() + 1000; performance.now() < until; passes++) for (const b of bodies) decode(b);
+    const c = process.cpuUsage(c0);
+    rounds.push((c.user + c.system) / (passes * records));
+  }
+  return Number(median(rounds).toFixed(2));
+}
+
+/** The main thread's decoding of the bench's exports, measured in this process (and a baseline build's, in turn). */
+async function decodeRows(exports: ReturnType<typeof otlpBodies>, baseline: string | undefined): Promise<BenchRow[]> {
+  const json = exports.json.map((b) => Buffer.from(b));
+  const records = exports.protobuf.length * BATCH_LINES;
+  const builds: [string, Decoders][] = [['', { decodeProtobufLogs, decodeJsonLogs }]];
+  if (baseline !== undefined) builds.push(['baseline: ', (await import(pathToFileURL(join(resolve(baseline), 'dist/protocol/index.js')).href)) as Decoders]);
+  return builds.flatMap(([label, d]) => [
+    { name: `${label}decoding an OTLP protobuf export on the main thread, per record`, value: decodeMicros(d.decodeProtobufLogs, exports.protobuf, records), unit: 'µs' },
+    { name: `${label}decoding an OTLP/JSON export on the main thread, per record`, value: decodeMicros(d.decodeJsonLogs, json, records), unit: 'µs' },
+  ]);
 }
 
 /**
@@ -377,6 +419,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
     { name: 'daemon CPU per event, HTTP NDJSON', value: cpu(runs.memory), unit: 'µs' },
     { name: '  of which the main thread', value: main(runs.memory), unit: 'µs' },
     ...otlpRows(runs.memory, runs.otlp, runs.otlpJson),
+    ...(await decodeRows(exports, baseline)),
     ...(baseMain === undefined
       ? []
       : [

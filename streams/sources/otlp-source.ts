@@ -1,4 +1,4 @@
-import type { IngestSummary, OtlpErrorReason, OtlpTransport } from '../../protocol/index.js';
+import type { IngestSummary, OtlpErrorReason, OtlpTransport, UnitLines } from '../../protocol/index.js';
 import { QueueClosedError } from '../input-unit.js';
 import type { StageContext } from '../stage-context.js';
 import { create as createHttpSource, type HttpSourceDeps } from './http-source.js';
@@ -10,7 +10,7 @@ export interface OtlpSource {
   /** One unit per export, in arrival order. */
   readonly units: IngestSource;
   /** Count an export, queue its flattened events and resolve once committed (§17.1 steps 4-7). */
-  export(transport: OtlpTransport, encoding: string, events: readonly string[]): Promise<IngestSummary>;
+  export(transport: OtlpTransport, encoding: string, events: UnitLines): Promise<IngestSummary>;
   rejected(transport: OtlpTransport, reason: OtlpErrorReason): void;
 }
 

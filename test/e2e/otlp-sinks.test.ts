@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogs, ExportLogsServiceResponseType, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
+import { decodeProtobufLogs, lineTexts, ExportLogsServiceResponseType, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -29,7 +29,7 @@ describe('OTLP sinks', () => {
       encodings.push(req.headers['content-encoding']);
       const raw = Buffer.concat(chunks);
       const decoded = decodeProtobufLogs(req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw);
-      if (decoded.ok) httpRecords.push(...decoded.events.map((e) => JSON.parse(e) as Record<string, unknown>));
+      if (decoded.ok) httpRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
       res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
     });
   });
@@ -39,7 +39,7 @@ describe('OTLP sinks', () => {
     {
       Export: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
         const decoded = decodeProtobufLogs(call.request);
-        if (decoded.ok) grpcRecords.push(...decoded.events.map((e) => JSON.parse(e) as Record<string, unknown>));
+        if (decoded.ok) grpcRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
         done(null, Buffer.from(ExportLogsServiceResponseType.encode(ExportLogsServiceResponseType.fromObject({})).finish()));
       },
     },

@@ -7,7 +7,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { join } from 'node:path';
 import { Client, credentials, Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogs, ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
+import { decodeProtobufLogs, lineTexts, ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
 import { makeCa, makeLeaf, type Pem } from './certificates.js';
 import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
@@ -97,7 +97,7 @@ describe('OTLP TLS sinks', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const decoded = decodeProtobufLogs(Buffer.concat(chunks));
-        if (decoded.ok) httpRecords.push(...decoded.events.map((e) => JSON.parse(e) as Record<string, unknown>));
+        if (decoded.ok) httpRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
         res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
       });
     });
@@ -107,7 +107,7 @@ describe('OTLP TLS sinks', () => {
     grpc.addService(LOGS_SERVICE_DEFINITION, {
       Export: (c: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
         const decoded = decodeProtobufLogs(c.request);
-        if (decoded.ok) grpcRecords.push(...decoded.events.map((e) => JSON.parse(e) as Record<string, unknown>));
+        if (decoded.ok) grpcRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
         done(null, Buffer.from(ExportLogsServiceResponseType.encode(ExportLogsServiceResponseType.fromObject({})).finish()));
       },
     });

@@ -3,6 +3,9 @@
 // not fit Latin-1, ints beyond a double's, every AnyValue member, nested arrays and kvlists; and the
 // damage done to encoded requests, for the byte-level readers' tests.
 import fc from 'fast-check';
+import { lineTexts } from '../../protocol/index.js';
+import type { UnitLines } from '../../protocol/index.js';
+import type { OtlpDecoded } from '../../protocol/otlp/logs-request.js';
 
 /** Keys that collide with §17.3's own, with each other, look like array indices, or need escaping. */
 const key = fc.oneof(
@@ -87,11 +90,16 @@ export function damaged(body: Uint8Array, damages: readonly Damage[]): Buffer {
 }
 
 /** `flatten` (a byte-level reader) reads `body` without leaving it to the general decoder. */
-export function onFastPath(flatten: (body: Uint8Array) => string[], body: Uint8Array): boolean {
+export function onFastPath(flatten: (body: Uint8Array) => UnitLines, body: Uint8Array): boolean {
   try {
     flatten(body);
     return true;
   } catch {
     return false;
   }
+}
+
+/** A decoder's answer with its events as strings (a byte-level reader gives them as UTF-8 lines). */
+export function asTexts(decoded: OtlpDecoded): OtlpDecoded {
+  return decoded.ok ? { ok: true, events: [...lineTexts(decoded.events)] } : decoded;
 }

@@ -2,7 +2,7 @@
 // of the same requests, against a small reference mapping.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceRequestType, nanosToRfc3339 } from '../../protocol/index.js';
+import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceRequestType, lineText, lineTexts, nanosToRfc3339 } from '../../protocol/index.js';
 
 const key = fc.string({ minLength: 1, maxLength: 6 });
 /** A scalar AnyValue and the JSON value §17.3 maps it to. */
@@ -49,8 +49,8 @@ describe('OTLP logs request flattening', () => {
         const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
         const json = decodeJsonLogs(new TextEncoder().encode(JSON.stringify(request)));
         const want = records.map(expected);
-        expect(proto.ok && proto.events.map((e) => JSON.parse(e))).toEqual(want);
-        expect(json.ok && json.events.map((e) => JSON.parse(e))).toEqual(want);
+        expect(proto.ok && lineTexts(proto.events).map((e) => JSON.parse(e))).toEqual(want);
+        expect(json.ok && lineTexts(json.events).map((e) => JSON.parse(e))).toEqual(want);
       }),
     );
   });
@@ -70,7 +70,7 @@ describe('OTLP logs request flattening', () => {
       }] }] }],
     };
     const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
-    expect(proto.ok && JSON.parse(proto.events[0] ?? '')).toEqual({
+    expect(proto.ok && JSON.parse(lineText(proto.events, 0))).toEqual({
       timestamp: '2024-05-01T10:00:00.123456789Z',
       Image: 'a.exe',
       trace_id: '0af7651916cd43dd8448eb211c80319c',
@@ -80,7 +80,7 @@ describe('OTLP logs request flattening', () => {
       big: '9007199254740993',
     });
     const json = decodeJsonLogs(new TextEncoder().encode('{"resourceLogs":[{"scopeLogs":[{"logRecords":[{"traceId":"0AF7651916CD43DD8448EB211C80319C","body":{"doubleValue":"NaN"}}]}]}]}'));
-    expect(json.ok && JSON.parse(json.events[0] ?? '')).toEqual({ body: null, trace_id: '0af7651916cd43dd8448eb211c80319c' });
+    expect(json.ok && JSON.parse(lineText(json.events, 0))).toEqual({ body: null, trace_id: '0af7651916cd43dd8448eb211c80319c' });
   });
 
   it('names what is wrong with a body that does not decode', () => {

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeProtobufjsLogs, decodeProtobufLogs, ExportLogsServiceRequestType } from '../../protocol/index.js';
 import { flattenProtobufLogs } from '../../protocol/otlp/logs-wire.js';
-import { damage, damaged, onFastPath, request } from './otlp-arbitraries.js';
+import { asTexts, damage, damaged, onFastPath, request } from './otlp-arbitraries.js';
 
 const encode = (r: unknown): Uint8Array => ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(r as Record<string, unknown>)).finish();
 
@@ -16,7 +16,7 @@ describe('protobuf OTLP logs read from the wire', () => {
     fc.assert(
       fc.property(request, (r) => {
         const body = encode(r);
-        expect(decodeProtobufLogs(body)).toEqual(decodeProtobufjsLogs(body));
+        expect(asTexts(decodeProtobufLogs(body))).toEqual(decodeProtobufjsLogs(body));
         runs++;
         if (onFastPath(flattenProtobufLogs, body)) fast++;
       }),
@@ -29,7 +29,7 @@ describe('protobuf OTLP logs read from the wire', () => {
     fc.assert(
       fc.property(request, fc.array(damage(fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }), (r, damages) => {
         const body = damaged(encode(r), damages);
-        expect(decodeProtobufLogs(body)).toEqual(decodeProtobufjsLogs(body));
+        expect(asTexts(decodeProtobufLogs(body))).toEqual(decodeProtobufjsLogs(body));
       }),
       { numRuns: 400 },
     );
@@ -44,9 +44,23 @@ describe('protobuf OTLP logs read from the wire', () => {
     const kv = msg(6, [...msg(2, str(1, 'v')), ...str(1, 'k')]);
     const record = [...fixed64(11, 1_700_000_000_000_000_001n), ...kv, ...fixed64(1, 1_700_000_000_000_000_002n), 15 << 3, 5, ...str(3, 'WARN'), ...str(3, 'INFO')];
     const body = Uint8Array.from(msg(1, msg(2, msg(2, record))));
-    const fast = flattenProtobufLogs(body);
+    const fast = flattenProtobufLogs(body).texts();
     expect({ ok: true, events: fast }).toEqual(decodeProtobufjsLogs(body));
     expect(JSON.parse(fast[0] as string)).toEqual({ timestamp: '2023-11-14T22:13:20.000000002Z', observed_timestamp: '2023-11-14T22:13:20.000000001Z', severity_text: 'INFO', k: 'v' });
+  });
+
+  it('checks the UTF-8 it copies unchecked: invalid bytes go to protobufjs, a valid U+FFFD stays on the fast path', () => {
+    const withValue = (value: Uint8Array): Uint8Array => {
+      const body = Buffer.from(encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'x' } }] }] }] }] }));
+      const at = body.indexOf(0x78); // the value's one byte, 'x'
+      return Buffer.concat([body.subarray(0, at), value, body.subarray(at + 1)]);
+    };
+    // The same length as 'x', so every enclosing length still holds.
+    const invalid = withValue(Uint8Array.of(0xff));
+    expect(onFastPath(flattenProtobufLogs, invalid)).toBe(false);
+    expect(asTexts(decodeProtobufLogs(invalid))).toEqual(decodeProtobufjsLogs(invalid));
+    const replacement = encode({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'k', value: { stringValue: 'a\uFFFDb' } }] }] }] }] });
+    expect(flattenProtobufLogs(replacement).texts()).toEqual(['{"k":"a\uFFFDb"}']);
   });
 
   it('reads an exporter-shaped request on the fast path', () => {
@@ -75,7 +89,7 @@ describe('protobuf OTLP logs read from the wire', () => {
       }],
     };
     const body = encode(r);
-    const events = flattenProtobufLogs(body);
+    const events = flattenProtobufLogs(body).texts();
     expect({ ok: true, events }).toEqual(decodeProtobufjsLogs(body));
     expect(JSON.parse(events[1] as string)).toMatchObject({ severity_number: 9, body: 'process 2 "started"\n', trace_id: '02'.repeat(16), EventID: 2, User: 'DOMÄIN\\ü', 'resource.service.name': 'edr', 'scope.version': '1.0' });
   });

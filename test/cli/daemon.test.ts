@@ -14,7 +14,9 @@ function configWith(flags: Record<string, unknown>) {
 
 function capture() {
   const lines: string[] = [];
-  return { lines, write: (chunk: string) => (lines.push(...chunk.trimEnd().split('\n')), true), once: () => undefined };
+  // The sink writes a batch's encoded lines as bytes, like process.stdout takes them.
+  const write = (chunk: string | Uint8Array) => (lines.push(...Buffer.from(chunk).toString('utf8').trimEnd().split('\n')), true);
+  return { lines, write, once: () => undefined };
 }
 
 describe('buildDaemon', () => {

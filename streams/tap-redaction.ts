@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** A tap session's redactor: a copy of `value` with every path's values replaced by tokens. */
 export type Redactor = (value: unknown) => unknown;
@@ -49,14 +49,12 @@ function redactAt(node: unknown, path: readonly string[], i: number, token: (v: 
  */
 export const TOKEN_CACHE = { entries: 1_024, maxChars: 512 } as const;
 
-/** The redactor of `paths` (dotted, non-empty) under one session's `salt`. */
-export function createRedactor(paths: readonly string[], salt: Uint8Array, cache: { readonly entries: number; readonly maxChars: number } = TOKEN_CACHE): Redactor {
-  const split = paths.map((p) => p.split('.'));
+/** A session's tokens by canonical: `svc:redacted:<16 hex>` under its salt, cached (see TOKEN_CACHE). */
+export type Tokenizer = (canonical: string) => string;
+
+export function createTokenizer(salt: Uint8Array, cache: { readonly entries: number; readonly maxChars: number } = TOKEN_CACHE): Tokenizer {
   const tokens = new Map<string, string>();
-  const token = (value: unknown): string => {
-    // Keyed by the canonical form the token hashes, so `"42"` and `42` share an entry as they share a token.
-    const canonical = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
-    if (canonical === undefined) return redactionToken(salt, value);
+  return (canonical) => {
     // A string's token is its own canonical's: hashing `canonical` gives the value's token.
     if (canonical.length > cache.maxChars) return redactionToken(salt, canonical);
     let t = tokens.get(canonical);
@@ -67,5 +65,83 @@ export function createRedactor(paths: readonly string[], salt: Uint8Array, cache
     }
     return t;
   };
+}
+
+/** The canonical form a token hashes (§14.1); undefined for what JSON cannot hold. */
+const canonicalOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined));
+
+/** The redactor of `paths` (dotted, non-empty) under one session's `salt`. */
+export function createRedactor(paths: readonly string[], salt: Uint8Array, cache: { readonly entries: number; readonly maxChars: number } = TOKEN_CACHE): Redactor {
+  return redactorWith(paths, salt, createTokenizer(salt, cache));
+}
+
+/** The redactor of `paths` taking its tokens from `tokenOf` (the session's, made under `salt`). */
+export function redactorWith(paths: readonly string[], salt: Uint8Array, tokenOf: Tokenizer): Redactor {
+  const split = paths.map((p) => p.split('.'));
+  // Keyed by the canonical form the token hashes, so `"42"` and `42` share an entry as they share a token.
+  const token = (value: unknown): string => {
+    const canonical = canonicalOf(value);
+    return canonical === undefined ? redactionToken(salt, value) : tokenOf(canonical);
+  };
   return (value) => split.reduce((v, path) => redactAt(v, path, 0, token), value);
+}
+
+/**
+ * A value redacted for every session that redacts the same paths, whatever its salt: the compact JSON
+ * of the redacted value cut at its tokens. `parts[k]` comes before the k-th token in the text, which
+ * hashes `canonicals[k]`; `parts` has one more element than `canonicals`.
+ */
+export interface RedactedText {
+  readonly parts: readonly string[];
+  readonly canonicals: readonly string[];
+}
+
+/** Per process, unguessable: marks where tokens go in the shared text (a value holding it only makes the cut fail). */
+const SLOT = `svc-slot-${randomBytes(16).toString('hex')}-`;
+const SLOT_QUOTED = `"${SLOT}`;
+
+/**
+ * `value` redacted at `paths` with its tokens left open, or undefined when that cannot be shared (a path
+ * redacting what another already redacted hashes a token, which differs per session; a value JSON cannot
+ * hold; a slot marker in the value itself): the caller then redacts per session, as before.
+ * `renderRedacted(redactedText(p, v), createTokenizer(s))` is `JSON.stringify(createRedactor(p, s)(v))`.
+ */
+export function redactedText(paths: readonly string[], value: unknown): RedactedText | undefined {
+  const slots: string[] = [];
+  let shareable = true;
+  const slot = (node: unknown): string => {
+    const canonical = canonicalOf(node);
+    if (canonical === undefined || canonical.includes(SLOT)) shareable = false;
+    slots.push(canonical ?? '');
+    return SLOT + String(slots.length - 1);
+  };
+  const redacted = paths.reduce((v, path) => redactAt(v, path.split('.'), 0, slot), value);
+  if (!shareable) return undefined;
+  const text = JSON.stringify(redacted) as string | undefined;
+  if (text === undefined) return undefined;
+  const parts: string[] = [];
+  const canonicals: string[] = [];
+  const seen = new Set<number>();
+  let from = 0;
+  for (let at = text.indexOf(SLOT_QUOTED); at !== -1; at = text.indexOf(SLOT_QUOTED, from)) {
+    const close = text.indexOf('"', at + SLOT_QUOTED.length);
+    const index = Number(text.slice(at + SLOT_QUOTED.length, close));
+    const canonical = slots[index];
+    if (close === -1 || canonical === undefined || seen.has(index)) return undefined;
+    seen.add(index);
+    parts.push(text.slice(from, at));
+    canonicals.push(canonical);
+    from = close + 1;
+  }
+  // Every slot cut exactly once, or the text is not what the sessions would send.
+  if (seen.size !== slots.length) return undefined;
+  parts.push(text.slice(from));
+  return { parts, canonicals };
+}
+
+/** One session's line from a shared redacted text: its tokens (JSON strings needing no escapes) in the slots. */
+export function renderRedacted(shared: RedactedText, tokenOf: Tokenizer): string {
+  let text = shared.parts[0] as string;
+  for (let k = 0; k < shared.canonicals.length; k++) text += `"${tokenOf(shared.canonicals[k] as string)}"${shared.parts[k + 1] as string}`;
+  return text;
 }

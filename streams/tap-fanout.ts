@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
 import type { JsonEvent, LiveSink, LiveStream, TapRequest } from '../protocol/index.js';
 import type { StageContext } from './stage-context.js';
-import { createTokenizer, redactedText, redactorWith, renderRedacted } from './tap-redaction.js';
+import { createTokenizer, pathUnion, redactedText, redactorWith, renderRedacted } from './tap-redaction.js';
 import type { RedactedText } from './tap-redaction.js';
 
 export const kind = 'tap';
@@ -122,6 +122,18 @@ class TapBatch {
   }
 }
 
+/** How a redacting session builds its lines (see `replan`). */
+interface SessionRedaction {
+  readonly paths: readonly string[];
+  /** Its path list, as the key of the texts shared by sessions with the same list. */
+  readonly listKey: string;
+  readonly joinsUnion: boolean;
+  /** The shared text it takes its lines from, if any: redacted at `paths`, of which it redacts `redacts` (all when absent). */
+  share: { readonly paths: readonly string[]; readonly key: string; readonly redacts?: readonly boolean[] } | undefined;
+  line(batch: TapBatch, i: number, source: unknown): string;
+  release(): void;
+}
+
 interface TapSession {
   /** Offer a batch's lines (never waits; what does not fit is dropped and counted). */
   offer(batch: TapBatch): void;
@@ -141,31 +153,51 @@ interface TapSession {
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<TapSession>();
-  /** Open redacting sessions by their paths (`JSON.stringify(redact)`): two or more share redacted text. */
-  const redacting = new Map<string, number>();
   const m = ctx.metrics;
   const salt = deps.salt ?? (() => randomBytes(16));
+  const redactions = new Set<SessionRedaction>();
   /**
-   * A session's redaction of `paths` under its salt. While another open session redacts the same paths,
-   * a line's redacted text is built once for both and each puts its own tokens in (same bytes as its own
-   * redaction, which it falls back to when the text cannot be shared).
+   * Which redacting sessions share redacted text, decided when one opens or ends: those whose paths
+   * cannot land inside one another's share one text redacted at all their paths (each puts its tokens in
+   * the slots of its own paths); the others share one per identical path list; a session alone redacts
+   * for itself.
    */
-  const sessionRedaction = (paths: readonly string[], sessionSalt: Uint8Array) => {
+  const replan = (): void => {
+    const joining = [...redactions].filter((r) => r.joinsUnion);
+    const union = joining.length > 1 ? pathUnion(joining.map((r) => r.paths)) : undefined;
+    const byList = new Map<string, number>();
+    for (const r of redactions) byList.set(r.listKey, (byList.get(r.listKey) ?? 0) + 1);
+    for (const r of redactions) {
+      if (union !== undefined && r.joinsUnion) r.share = { paths: union, key: 'u' + JSON.stringify(union), redacts: union.map((p) => r.paths.includes(p)) };
+      else r.share = (byList.get(r.listKey) ?? 0) > 1 ? { paths: r.paths, key: r.listKey } : undefined;
+    }
+  };
+  /**
+   * A session's redaction of `paths` under its salt: its lines from the redacted text it shares with
+   * other sessions (the same bytes as its own redaction), else, or when a text cannot be shared, its own.
+   */
+  const sessionRedaction = (paths: readonly string[], sessionSalt: Uint8Array): SessionRedaction => {
     const tokenOf = createTokenizer(sessionSalt);
     const redact = redactorWith(paths, sessionSalt, tokenOf);
-    const pathsKey = JSON.stringify(paths);
-    redacting.set(pathsKey, (redacting.get(pathsKey) ?? 0) + 1);
-    return {
-      line(batch: TapBatch, i: number, source: unknown): string {
-        const shared = (redacting.get(pathsKey) ?? 0) > 1 ? batch.redacted(i, source, paths, pathsKey) : undefined;
-        return shared === undefined ? JSON.stringify(redact(source)) : renderRedacted(shared, tokenOf);
+    const r: SessionRedaction = {
+      paths,
+      listKey: 'l' + JSON.stringify(paths),
+      // A path given twice redacts its own token: such a list keeps to texts of its own list.
+      joinsUnion: new Set(paths).size === paths.length,
+      share: undefined,
+      line(batch, i, source) {
+        const share = r.share;
+        const text = share === undefined ? undefined : batch.redacted(i, source, share.paths, share.key);
+        return text === undefined ? JSON.stringify(redact(source)) : renderRedacted(text, tokenOf, share?.redacts);
       },
-      release(): void {
-        const left = (redacting.get(pathsKey) ?? 1) - 1;
-        if (left === 0) redacting.delete(pathsKey);
-        else redacting.set(pathsKey, left);
+      release() {
+        redactions.delete(r);
+        replan();
       },
     };
+    redactions.add(r);
+    replan();
+    return r;
   };
   return {
     maxDurationMs: config.max_duration_ms,

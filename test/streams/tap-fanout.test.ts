@@ -79,10 +79,10 @@ describe('event tap', () => {
     expect(redacted.lines).toEqual([`{"a":"${redactionToken(SALT, 1)}"}`, `{"a":"${redactionToken(SALT, 2)}"}`]);
   });
 
-  it('sessions redacting the same paths, decoded or raw, each get the lines of their own redaction under their own salt (property)', () => {
+  it('sessions redacting the same or other paths, decoded or raw, each get the lines of their own redaction under their own salt (property)', () => {
     const value = fc.oneof(fc.constantFrom('alice', 'bob'), fc.integer({ max: 3 }), fc.constant(null), fc.array(fc.constantFrom('x', 1), { maxLength: 2 }), fc.dictionary(fc.constantFrom('a', 'b'), fc.constantFrom('alice', 1), { maxKeys: 2 }));
     const line = fc.oneof(fc.dictionary(fc.constantFrom('a', 'b', 'c'), value, { maxKeys: 3 }).map((e) => JSON.stringify(e)), fc.constantFrom('not json', '[1]', '{"a": 1,  "b" : [ "x" ]}'));
-    const session = fc.record({ stage: fc.constantFrom('decoded' as const, 'raw' as const), redact: fc.constantFrom(['a'], ['a', 'b'], ['b.a', 'b'], ['a.b']) });
+    const session = fc.record({ stage: fc.constantFrom('decoded' as const, 'raw' as const), redact: fc.constantFrom(['a'], ['a', 'b'], ['b', 'a'], ['b.a', 'b'], ['a.b'], ['c', 'b.a'], ['b.0'], ['a', 'a'], ['c']) });
     fc.assert(
       fc.property(fc.array(session, { minLength: 2, maxLength: 4 }), fc.array(fc.array(line, { maxLength: 4 }), { maxLength: 3 }), (sessions, batches) => {
         let salts = 0;

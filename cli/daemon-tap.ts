@@ -1,5 +1,5 @@
 import type { DaemonConfig } from '../protocol/index.js';
-import { decodeLine, parseDuration } from '../protocol/index.js';
+import { decodeEvent, decodeLine, parseDuration } from '../protocol/index.js';
 import { createTapFanout } from '../streams/index.js';
 import type { DetectSettings, StageContext, TapFanout } from '../streams/index.js';
 
@@ -12,9 +12,18 @@ export function createDaemonTap(config: DaemonConfig, ctx: StageContext, detect:
     const decoded = decodeLine(line, detect.format, { now: ctx.clock.now(), tzOffsetMinutes: detect.syslogTzMinutes });
     return decoded.ok ? decoded.event : undefined;
   };
+  // A line that parses as JSON decodes from its parsed value in these formats (a JSON object line, for auto).
+  const format = detect.format;
+  const decodeJson =
+    format === 'json' || format === 'evtx-json' || format === 'auto'
+      ? (value: unknown) => {
+          const decoded = decodeEvent(value, format);
+          return decoded.ok ? decoded.event : undefined;
+        }
+      : undefined;
   return createTapFanout(
     { max_sessions: config.tap.max_sessions, max_duration_ms: maxDurationMs, buffer_events: config.tap.buffer_events },
     ctx,
-    { decode },
+    { decode, decodeJson },
   );
 }

@@ -39,7 +39,7 @@ export { create as createTailFanout,  } from './tail-fanout.js';
 export type { TailFanout, TailSink } from './tail-fanout.js';
 export { create as createTapFanout,  } from './tap-fanout.js';
 export type { TapConfig, TapFanout } from './tap-fanout.js';
-export { createRedactor, redactionToken, REDACTED_PREFIX } from './tap-redaction.js';
+export { createRedactor, createTokenizer, pathUnion, redactedText, redactionToken, REDACTED_PREFIX, renderRedacted } from './tap-redaction.js';
 export { compileInputFilter, createBatchDetector, detectRules } from './detect/detect-batch.js';
 export type { BatchDetector, DetectedBatch, DetectRules, DetectSettings } from './detect/detect-batch.js';
 export { inlineDetector } from './detect/detector.js';

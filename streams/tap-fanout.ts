@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
 import type { JsonEvent, LiveSink, LiveStream, TapRequest } from '../protocol/index.js';
 import type { StageContext } from './stage-context.js';
-import { createRedactor } from './tap-redaction.js';
-import type { Redactor } from './tap-redaction.js';
+import { createTokenizer, pathUnion, redactedText, redactorWith, renderRedacted } from './tap-redaction.js';
+import type { RedactedText } from './tap-redaction.js';
 
 export const kind = 'tap';
 
@@ -19,6 +19,12 @@ export type TapConfig = Type.Static<typeof configSchema>;
 export interface TapDeps {
   /** Decodes a line as the engine does (`--input-format`); undefined when it does not decode. */
   readonly decode: (line: string) => JsonEvent | undefined;
+  /**
+   * The event a line that parses as JSON decodes to, when the format decodes such a line from its parsed
+   * value (json, evtx-json, auto); undefined: `decode` the line. Spares a second parse of a line the raw
+   * sessions parse too, and gives both the same value to share redacted text for.
+   */
+  readonly decodeJson?: (value: unknown) => JsonEvent | undefined;
   /** A session's salt (16 random bytes; injected by tests). */
   readonly salt?: () => Uint8Array;
 }
@@ -51,10 +57,12 @@ class TapBatch {
   private readonly decodedAt: (JsonEvent | null | undefined)[];
   private readonly decodedTextAt: (string | null | undefined)[];
   private readonly parsedAt: unknown[];
+  /** Redacted texts shared by the sessions redacting the same paths, by source ('p' parsed, 'd' decoded) and paths. */
+  private readonly redactedAt = new Map<string, (RedactedText | null | undefined)[]>();
 
   constructor(
     lines: readonly string[],
-    private readonly decode: (line: string) => JsonEvent | undefined,
+    private readonly deps: TapDeps,
   ) {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] as string;
@@ -68,8 +76,25 @@ class TapBatch {
   /** The line as the engine decodes it; undefined when it does not decode. */
   decoded(i: number): JsonEvent | undefined {
     let event = this.decodedAt[i];
-    if (event === undefined) event = this.decodedAt[i] = this.decode(this.lines[i] as string) ?? null;
+    if (event === undefined) {
+      const parsed = this.deps.decodeJson === undefined ? UNPARSEABLE : this.parsed(i);
+      const fromParsed = parsed === UNPARSEABLE ? undefined : this.deps.decodeJson?.(parsed);
+      event = this.decodedAt[i] = fromParsed ?? this.deps.decode(this.lines[i] as string) ?? null;
+    }
     return event ?? undefined;
+  }
+
+  /**
+   * `source` (line `i` parsed or decoded) redacted at `paths` for any salt (`pathsKey` names them), built
+   * once for every session that redacts them; undefined when it cannot be shared (see `redactedText`).
+   */
+  redacted(i: number, source: unknown, paths: readonly string[], pathsKey: string): RedactedText | undefined {
+    const key = (source === this.parsedAt[i] ? 'p' : 'd') + pathsKey;
+    let texts = this.redactedAt.get(key);
+    if (texts === undefined) this.redactedAt.set(key, (texts = new Array<RedactedText | null | undefined>(this.lines.length)));
+    let text = texts[i];
+    if (text === undefined) text = texts[i] = redactedText(paths, source) ?? null;
+    return text ?? undefined;
   }
 
   /** The decoded event as compact JSON (unredacted sessions share it). */
@@ -97,6 +122,18 @@ class TapBatch {
   }
 }
 
+/** How a redacting session builds its lines (see `replan`). */
+interface SessionRedaction {
+  readonly paths: readonly string[];
+  /** Its path list, as the key of the texts shared by sessions with the same list. */
+  readonly listKey: string;
+  readonly joinsUnion: boolean;
+  /** The shared text it takes its lines from, if any: redacted at `paths`, of which it redacts `redacts` (all when absent). */
+  share: { readonly paths: readonly string[]; readonly key: string; readonly redacts?: readonly boolean[] } | undefined;
+  line(batch: TapBatch, i: number, source: unknown): string;
+  release(): void;
+}
+
 interface TapSession {
   /** Offer a batch's lines (never waits; what does not fit is dropped and counted). */
   offer(batch: TapBatch): void;
@@ -108,21 +145,67 @@ interface TapSession {
  * (`decoded`) fan out to the sessions, redacted per session. Each session gets a batch as one chunk
  * (one write), its buffer counting the batch's lines in one step. Lossy by design: a session whose
  * buffer is full drops (and counts) the batch without a line of it being decoded or serialised, and
- * lines are built (decoded, redacted, serialised) only when their session writes them to the client,
- * decoding and unredacted serialisation once per line for all sessions, so a client that reads
- * nothing costs the engine next to nothing, also while its buffer fills.
+ * lines are built (decoded, redacted, serialised) only when their session writes them to the client.
+ * Each line is parsed, decoded and serialised unredacted at most once for all sessions, and redacted
+ * and serialised once for all the sessions redacting the same paths (each then puts its own salted
+ * tokens in), so a client that reads nothing while the kernel's socket buffers fill (a few MB on
+ * loopback, not visible to either adapter) costs the engine one line's serialisation per line.
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<TapSession>();
   const m = ctx.metrics;
   const salt = deps.salt ?? (() => randomBytes(16));
+  const redactions = new Set<SessionRedaction>();
+  /**
+   * Which redacting sessions share redacted text, decided when one opens or ends: those whose paths
+   * cannot land inside one another's share one text redacted at all their paths (each puts its tokens in
+   * the slots of its own paths); the others share one per identical path list; a session alone redacts
+   * for itself.
+   */
+  const replan = (): void => {
+    const joining = [...redactions].filter((r) => r.joinsUnion);
+    const union = joining.length > 1 ? pathUnion(joining.map((r) => r.paths)) : undefined;
+    const byList = new Map<string, number>();
+    for (const r of redactions) byList.set(r.listKey, (byList.get(r.listKey) ?? 0) + 1);
+    for (const r of redactions) {
+      if (union !== undefined && r.joinsUnion) r.share = { paths: union, key: 'u' + JSON.stringify(union), redacts: union.map((p) => r.paths.includes(p)) };
+      else r.share = (byList.get(r.listKey) ?? 0) > 1 ? { paths: r.paths, key: r.listKey } : undefined;
+    }
+  };
+  /**
+   * A session's redaction of `paths` under its salt: its lines from the redacted text it shares with
+   * other sessions (the same bytes as its own redaction), else, or when a text cannot be shared, its own.
+   */
+  const sessionRedaction = (paths: readonly string[], sessionSalt: Uint8Array): SessionRedaction => {
+    const tokenOf = createTokenizer(sessionSalt);
+    const redact = redactorWith(paths, sessionSalt, tokenOf);
+    const r: SessionRedaction = {
+      paths,
+      listKey: 'l' + JSON.stringify(paths),
+      // A path given twice redacts its own token: such a list keeps to texts of its own list.
+      joinsUnion: new Set(paths).size === paths.length,
+      share: undefined,
+      line(batch, i, source) {
+        const share = r.share;
+        const text = share === undefined ? undefined : batch.redacted(i, source, share.paths, share.key);
+        return text === undefined ? JSON.stringify(redact(source)) : renderRedacted(text, tokenOf, share?.redacts);
+      },
+      release() {
+        redactions.delete(r);
+        replan();
+      },
+    };
+    redactions.add(r);
+    replan();
+    return r;
+  };
   return {
     maxDurationMs: config.max_duration_ms,
     bufferEvents: config.buffer_events,
     open(request: TapRequest, sink: LiveSink) {
       if (sessions.size >= config.max_sessions) return { ok: false, reason: 'capacity' } as const;
       const startedAt = ctx.clock.now();
-      const redact = request.redact.length > 0 ? createRedactor(request.redact, salt()) : undefined;
+      const redaction = request.redact.length > 0 ? sessionRedaction(request.redact, salt()) : undefined;
       let captured = 0;
       let dropped = 0;
       let finished = false;
@@ -130,15 +213,15 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       /** Line `i` of `batch` as this session sends it; undefined: nothing to send (dropped when counted). */
       const lineOf = (batch: TapBatch, i: number): string | undefined => {
         if (request.stage === 'raw') {
-          if (redact === undefined) return batch.lines[i];
+          if (redaction === undefined) return batch.lines[i];
           const parsed = batch.parsed(i);
-          if (parsed !== UNPARSEABLE) return JSON.stringify(redact(parsed));
+          if (parsed !== UNPARSEABLE) return redaction.line(batch, i, parsed);
           dropped++;
           return undefined;
         }
-        if (redact === undefined) return batch.decodedText(i);
+        if (redaction === undefined) return batch.decodedText(i);
         const event = batch.decoded(i);
-        return event === undefined ? undefined : JSON.stringify(redact(event));
+        return event === undefined ? undefined : redaction.line(batch, i, event);
       };
       /** The first `take` lines of `batch`, built when the sink writes them: lines queued behind a stalled client are never built. */
       const build = (batch: TapBatch, take: number): string => {
@@ -166,6 +249,7 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
           finished = true;
           cancelTimer?.();
           sessions.delete(session);
+          redaction?.release();
           m.svc_tap_active_sessions.dec();
           m.svc_tap_events_dropped_total.inc(dropped);
           const summary = { captured, dropped, duration_ms: ctx.clock.now() - startedAt, stage: request.stage };
@@ -185,7 +269,7 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
     publish(lines) {
       if (sessions.size === 0) return;
       // One chunk per session per batch; a full session takes none of it (counted at once, nothing built).
-      const batch = new TapBatch(lines, deps.decode);
+      const batch = new TapBatch(lines, deps);
       for (const s of sessions) s.offer(batch);
     },
     closeAll() {

@@ -6,12 +6,18 @@
 // sessions; no session. Each stalled window is compared with the mean of the no-session windows around
 // it (CPU per event is the steadier figure on a loaded machine); medians of the rounds and their spread.
 // `SIGMAD_BENCH_BASELINE=<checkout>` (built) runs the same rounds against its daemon, interleaved.
+// First, in process and steadier on a loaded machine: the CPU per event of building every line for 4
+// sessions that read (what the filling phase builds), this build's tap and the baseline's interleaved.
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { JsonEvent, LazyLines, LiveSink, TapRequest } from '../../protocol/index.js';
 import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
-import { cliOf, cpuSeconds, DAEMON_BASE_FLAGS, MAIN, post, postBodies, processed, startDaemon, startPosters, untilProcessed, warmUp } from './daemon.js';
+import { cliOf, cpuSeconds, DAEMON_BASE_FLAGS, MAIN, post, postBodies, processed, ROOT, startDaemon, startPosters, untilProcessed, warmUp } from './daemon.js';
 import { processCreationLane } from './lanes.js';
 
 const STALLED = 4;
@@ -104,6 +110,53 @@ async function runRound(bodies: readonly string[], entry: string): Promise<Round
   }
 }
 
+/** What the in-process pass needs of a build, imported from its `dist/`. */
+interface TapBuild {
+  readonly streams: typeof import('../../streams/index.js');
+  readonly protocol: typeof import('../../protocol/index.js');
+}
+
+async function tapBuild(distRoot: string): Promise<TapBuild> {
+  const at = (path: string): string => pathToFileURL(join(distRoot, path)).href;
+  return { streams: (await import(at('streams/index.js'))) as TapBuild['streams'], protocol: (await import(at('protocol/index.js'))) as TapBuild['protocol'] };
+}
+
+/** CPU µs per line of the tap building every line of `lines` for the bench's 4 sessions, all reading. */
+function servePass(build: TapBuild, lines: readonly string[]): number {
+  const { streams, protocol } = build;
+  const metrics = protocol.createMetrics(new Registry(), { groups: [] });
+  const ctx = { log: pino({ level: 'silent' }), metrics: metrics.handles, clock: { now: () => 0, setTimer: () => () => undefined }, signal: new AbortController().signal };
+  const event = (d: ReturnType<typeof protocol.decodeLine>): JsonEvent | undefined => (d.ok ? d.event : undefined);
+  const tap = streams.createTapFanout({ max_sessions: STALLED, max_duration_ms: 3_600_000, buffer_events: 8_192 }, ctx, {
+    decode: (line) => event(protocol.decodeLine(line, 'auto', { now: 0, tzOffsetMinutes: 0 })),
+    decodeJson: (value) => event(protocol.decodeEvent(value, 'auto')),
+  });
+  const reader = (): LiveSink => ({ closed: false, full: false, push: () => true, pushLines: (count: number, built: LazyLines) => (built(count), count), end: () => undefined });
+  for (const path of TAP_PATHS) {
+    const query = new URLSearchParams(path.split('?')[1]);
+    const request: TapRequest = { durationMs: 3_600_000, stage: query.get('stage') === 'raw' ? 'raw' : 'decoded', redact: (query.get('redact') ?? '').split(',') };
+    tap.open(request, reader());
+  }
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < lines.length; i += 500) tap.publish(lines.slice(i, i + 500));
+  const cpu = process.cpuUsage(cpu0);
+  tap.closeAll();
+  return (cpu.user + cpu.system) / lines.length;
+}
+
+/** Medians of interleaved passes (the first two of each build warm its JIT up and are left out). */
+async function servingRows(lines: readonly string[], baseline: string | undefined): Promise<BenchRow[]> {
+  const builds = [await tapBuild(join(ROOT, 'dist')), ...(baseline === undefined ? [] : [await tapBuild(join(resolve(baseline), 'dist'))])];
+  const passes = builds.map((): number[] => []);
+  for (let pass = 0; pass < 7; pass++) builds.forEach((b, k) => passes[k]?.push(servePass(b, lines)));
+  const perLine = passes.map((p) => fixed2(median(p.slice(2))));
+  const label = `${STALLED} reading tap sessions as the stalled ones (in process): tap CPU per line`;
+  return [
+    { name: label, value: perLine[0] as number, unit: 'µs' },
+    ...(baseline === undefined ? [] : [{ name: `baseline: ${label}`, value: perLine[1] as number, unit: 'µs' }, { name: `  this build / baseline`, value: fixed2((perLine[0] as number) / (perLine[1] as number)), unit: 'x' }]),
+  ];
+}
+
 const mean = (a: Window, b: Window): Window => ({ eventsPerSecond: (a.eventsPerSecond + b.eventsPerSecond) / 2, cpuMicrosPerEvent: (a.cpuMicrosPerEvent + b.cpuMicrosPerEvent) / 2 });
 const fixed2 = (x: number): number => Number(x.toFixed(2));
 
@@ -132,7 +185,9 @@ function roundRows(prefix: string, rounds: readonly Round[]): BenchRow[] {
 export async function runTapStallBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   process.env['SVC_TAP__MAX_SESSIONS'] = String(STALLED);
   process.env['SVC_TAIL__MAX_SESSIONS'] = String(STALLED);
-  const bodies = postBodies(processCreationLane(20_000).lines);
+  const lane = processCreationLane(20_000).lines;
+  const serving = await servingRows(lane, baseline);
+  const bodies = postBodies(lane);
   const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));
   const rounds: Round[] = [];
   const baseRounds: Round[] = [];
@@ -140,7 +195,7 @@ export async function runTapStallBench(baseline = process.env['SIGMAD_BENCH_BASE
     rounds.push(await runRound(bodies, MAIN));
     if (baseMain !== undefined) baseRounds.push(await runRound(bodies, baseMain));
   }
-  return [...roundRows('', rounds), ...(baseMain === undefined ? [] : roundRows('baseline: ', baseRounds))];
+  return [...serving, ...roundRows('', rounds), ...(baseMain === undefined ? [] : roundRows('baseline: ', baseRounds))];
 }
 
 if (isMain(import.meta.url)) {

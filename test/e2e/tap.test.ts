@@ -80,6 +80,30 @@ describe.each(['uws', 'node'] as const)('the event tap (%s adapter)', (adapter) 
     await until('svc_tap_active_sessions', 0);
   });
 
+  it('two sessions at once, redacting overlapping fields under their own salts, each get their own redaction', async () => {
+    const decoded = send(daemon.address, { method: 'GET', url: '/api/v1/tap?limit=2&redact=User' });
+    const raw = send(daemon.address, { method: 'GET', url: '/api/v1/tap?limit=2&stage=raw&redact=Host.ip,User' });
+    await until('svc_tap_active_sessions', 2);
+    const events = [
+      { User: 'alice', Host: [{ ip: '10.0.0.1' }], n: 1 },
+      { User: 'alice', Host: { ip: '10.0.0.2' }, n: 2 },
+    ];
+    await daemon.request({ method: 'POST', url: '/api/v1/events', body: ndjson(events) });
+    const [d, r] = (await Promise.all([decoded, raw])).map((res) => res.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>));
+    expect(d?.slice(0, 2)).toEqual([
+      { User: expect.stringMatching(TOKEN), Host: [{ ip: '10.0.0.1' }], n: 1 },
+      { User: expect.stringMatching(TOKEN), Host: { ip: '10.0.0.2' }, n: 2 },
+    ]);
+    expect(r?.slice(0, 2)).toEqual([
+      { User: expect.stringMatching(TOKEN), Host: [{ ip: expect.stringMatching(TOKEN) }], n: 1 },
+      { User: expect.stringMatching(TOKEN), Host: { ip: expect.stringMatching(TOKEN) }, n: 2 },
+    ]);
+    // One salt per session: the same user, the same token within a session and another across them.
+    expect(d?.[0]?.['User']).toBe(d?.[1]?.['User']);
+    expect(r?.[0]?.['User']).not.toBe(d?.[0]?.['User']);
+    await until('svc_tap_active_sessions', 0);
+  });
+
   it('never streams a raw line it cannot redact', async () => {
     const tap = send(daemon.address, { method: 'GET', url: '/api/v1/tap?stage=raw&redact=password&limit=1' });
     await until('svc_tap_active_sessions', 1);

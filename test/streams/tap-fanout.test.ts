@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTapFanout, redactionToken } from '../../streams/index.js';
+import { createRedactor, createTapFanout, redactionToken } from '../../streams/index.js';
 import type { TapConfig } from '../../streams/index.js';
 import type { JsonEvent, LiveSink, TapRequest } from '../../protocol/index.js';
 import { liveSink } from './live-sink.js';
@@ -77,6 +77,44 @@ describe('event tap', () => {
     expect([plain.chunks, redacted.chunks]).toEqual([1, 1]);
     expect(plain.lines).toEqual(['{"a":1}', '{"a":2}']);
     expect(redacted.lines).toEqual([`{"a":"${redactionToken(SALT, 1)}"}`, `{"a":"${redactionToken(SALT, 2)}"}`]);
+  });
+
+  it('sessions redacting the same or other paths, decoded or raw, each get the lines of their own redaction under their own salt (property)', () => {
+    const value = fc.oneof(fc.constantFrom('alice', 'bob'), fc.integer({ max: 3 }), fc.constant(null), fc.array(fc.constantFrom('x', 1), { maxLength: 2 }), fc.dictionary(fc.constantFrom('a', 'b'), fc.constantFrom('alice', 1), { maxKeys: 2 }));
+    const line = fc.oneof(fc.dictionary(fc.constantFrom('a', 'b', 'c'), value, { maxKeys: 3 }).map((e) => JSON.stringify(e)), fc.constantFrom('not json', '[1]', '{"a": 1,  "b" : [ "x" ]}'));
+    const session = fc.record({ stage: fc.constantFrom('decoded' as const, 'raw' as const), redact: fc.constantFrom(['a'], ['a', 'b'], ['b', 'a'], ['b.a', 'b'], ['a.b'], ['c', 'b.a'], ['b.0'], ['a', 'a'], ['c']) });
+    fc.assert(
+      fc.property(fc.array(session, { minLength: 2, maxLength: 4 }), fc.array(fc.array(line, { maxLength: 4 }), { maxLength: 3 }), (sessions, batches) => {
+        let salts = 0;
+        const parse = (l: string): unknown => {
+          try {
+            return JSON.parse(l) as unknown;
+          } catch {
+            return undefined;
+          }
+        };
+        const asEvent = (v: unknown): JsonEvent | undefined => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonEvent) : undefined);
+        const t = createTapFanout({ ...CONFIG, max_sessions: 4 }, testContext(new SimulatedClock()), {
+          decode: (l) => asEvent(parse(l)),
+          decodeJson: asEvent,
+          salt: () => new Uint8Array(16).fill(++salts),
+        });
+        const sinks = sessions.map((r) => {
+          const sink = liveSink();
+          t.open(request(r), sink);
+          return sink;
+        });
+        for (const batch of batches) t.publish(batch);
+        sessions.forEach((r, k) => {
+          const redact = createRedactor(r.redact, new Uint8Array(16).fill(k + 1));
+          const expected = batches.flat().flatMap((l) => {
+            const v = r.stage === 'raw' ? parse(l) : asEvent(parse(l));
+            return v === undefined ? [] : [JSON.stringify(redact(v))];
+          });
+          expect(sinks[k]?.lines).toEqual(expected);
+        });
+      }),
+    );
   });
 
   it('limit=0 yields only the summary', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED_PREFIX, redactionToken } from '../../streams/index.js';
+import { createRedactor, createTokenizer, pathUnion, REDACTED_PREFIX, redactedText, redactionToken, renderRedacted } from '../../streams/index.js';
 
 type Loc = readonly (string | number)[];
 
@@ -75,6 +75,50 @@ describe('tap redaction', () => {
         expect(restored).toEqual(e);
       }),
     );
+  });
+
+  it('a redacted text shared by sessions gives each the bytes of its own redaction, and lets no planted value through (property)', () => {
+    fc.assert(
+      fc.property(event, fc.array(path, { minLength: 1, maxLength: 3 }), salt, salt, (e, paths, s1, s2) => {
+        const planted = structuredClone(e) as unknown;
+        let n = 0;
+        for (const p of paths) for (const loc of [...locations(planted, p.split('.'))]) set(planted, loc, `SECRET-${n++}`);
+        const shared = redactedText(paths, planted);
+        // One path never redacts inside what it redacted: its text can always be shared.
+        if (paths.length === 1) expect(shared).toBeDefined();
+        if (shared === undefined) return;
+        for (const s of [s1, s2]) {
+          const line = renderRedacted(shared, createTokenizer(s));
+          expect(line).toBe(JSON.stringify(createRedactor(paths, s)(planted)));
+          expect(line).not.toContain('SECRET');
+        }
+      }),
+    );
+  });
+
+  it('a text redacted at a union of apart paths gives a session redacting some of them the bytes of its own redaction (property)', () => {
+    const named = fc.array(fc.constantFrom('a', 'b', 'c', '01'), { minLength: 1, maxLength: 3 }).map((s) => s.join('.'));
+    fc.assert(
+      fc.property(event, fc.array(fc.uniqueArray(fc.oneof(named, path), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }), salt, (e, lists, s) => {
+        const union = pathUnion(lists);
+        fc.pre(union !== undefined);
+        const shared = redactedText(union, e);
+        expect(shared).toBeDefined();
+        for (const own of lists) {
+          const line = renderRedacted(shared!, createTokenizer(s), union.map((p) => own.includes(p)));
+          expect(line).toBe(JSON.stringify(createRedactor(own, s)(e)));
+        }
+      }),
+    );
+    expect(pathUnion([['a.b'], ['a']])).toBeUndefined();
+    expect(pathUnion([['a.0'], ['b']])).toBeUndefined();
+    expect(pathUnion([['a', 'b.c'], ['b.d', 'a']])).toEqual(['a', 'b.c', 'b.d']);
+  });
+
+  it('does not share a text whose tokens would hash tokens of the session', () => {
+    // `a.b` then `a`: the token of `a` hashes an object holding the session's token of `a.b`.
+    expect(redactedText(['a.b', 'a'], { a: { b: 1 } })).toBeUndefined();
+    expect(redactedText(['a', 'a.b'], { a: { b: 1 } })).toEqual({ parts: ['{"a":', '}'], slots: [{ canonical: '{"b":1}', path: 0, json: '{"b":1}' }] });
   });
 
   it('gives equal values equal tokens within a session and different tokens across salts', () => {

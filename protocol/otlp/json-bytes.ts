@@ -21,6 +21,8 @@ LITERAL[BACKSLASH] = 2;
 /** Escapes `JSON.stringify` writes as they are read: the short ones (not `\/`, not `\u`). */
 const SHORT_ESCAPE = new Uint8Array(256);
 for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
+/** Below this many bytes a plain loop copies faster than `Buffer.copy`. */
+const NATIVE_COPY_MIN = 64;
 /** Literals longer than this are left to the caller. */
 const LITERAL_MAX = 4096;
 
@@ -71,7 +73,15 @@ export class JsonBytes {
   /** Bytes of JSON text (UTF-8), written before. */
   bytes(src: Buffer, from = 0, to = src.length): void {
     this.room(to - from);
-    this.pos += src.copy(this.buf, this.pos, from, to);
+    if (to - from >= NATIVE_COPY_MIN) {
+      this.pos += src.copy(this.buf, this.pos, from, to);
+      return;
+    }
+    // `Buffer.copy` costs a view and its checks per call, more than a short loop (a scope's tail is mostly empty).
+    const { buf } = this;
+    let p = this.pos;
+    for (let i = from; i < to; i++) buf[p++] = src[i] as number;
+    this.pos = p;
   }
 
   /** The text `other` holds from its byte `from` on. */
@@ -85,12 +95,27 @@ export class JsonBytes {
     const { buf } = this;
     let p = this.pos;
     buf[p++] = QUOTE;
-    for (let i = from; i < to; i++) {
-      const b = src[i] as number;
-      const e = ESCAPES[b] as number;
-      if (e === 0) buf[p++] = b;
-      else p = escape(buf, p, b, e);
+    let i = from;
+    // Four bytes at a time while none needs an escape: one branch per four bytes, not per byte.
+    for (; i + 4 <= to; i += 4) {
+      const b0 = src[i] as number;
+      const b1 = src[i + 1] as number;
+      const b2 = src[i + 2] as number;
+      const b3 = src[i + 3] as number;
+      if (((ESCAPES[b0] as number) | (ESCAPES[b1] as number) | (ESCAPES[b2] as number) | (ESCAPES[b3] as number)) === 0) {
+        buf[p] = b0;
+        buf[p + 1] = b1;
+        buf[p + 2] = b2;
+        buf[p + 3] = b3;
+        p += 4;
+      } else {
+        p = escaped(buf, p, b0);
+        p = escaped(buf, p, b1);
+        p = escaped(buf, p, b2);
+        p = escaped(buf, p, b3);
+      }
     }
+    for (; i < to; i++) p = escaped(buf, p, src[i] as number);
     buf[p++] = QUOTE;
     this.pos = p;
   }
@@ -150,6 +175,16 @@ export class JsonBytes {
     buf[p++] = QUOTE;
     this.pos = p;
   }
+}
+
+/** Writes byte `b` of a JSON string at `p`, escaped if it must be; the new position. */
+function escaped(buf: Buffer, p: number, b: number): number {
+  const e = ESCAPES[b] as number;
+  if (e === 0) {
+    buf[p] = b;
+    return p + 1;
+  }
+  return escape(buf, p, b, e);
 }
 
 /** Writes the escape `e` (from `ESCAPES`) of byte `b` at `p`; the new position. */

@@ -64,6 +64,22 @@ export class JsonBytes {
     this.pos = p;
   }
 
+  /** A non-negative safe integer's decimal digits, written without making its string. */
+  digits(n: number): void {
+    if (n >= 1e15) return this.ascii(String(n));
+    let len = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) len++;
+    this.room(len);
+    const { buf } = this;
+    let p = this.pos + len;
+    this.pos = p;
+    do {
+      const q = Math.floor(n / 10);
+      buf[--p] = 0x30 + n - q * 10;
+      n = q;
+    } while (n > 0);
+  }
+
   /** Any JSON text made by `JSON.stringify`. */
   json(text: string): void {
     this.room(text.length * 3);

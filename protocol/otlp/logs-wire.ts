@@ -553,7 +553,8 @@ function writeValue(r: WireReader, w: JsonBytes, from: number, end: number, dept
     case INT_VALUE: {
       r.pos = r.from;
       const n = r.varint(r.to);
-      w.ascii(kind === INT_VALUE ? String(n) : (n | 0) !== 0 ? 'true' : 'false');
+      if (kind === INT_VALUE) w.digits(n);
+      else w.ascii((n | 0) !== 0 ? 'true' : 'false');
       return;
     }
     case DOUBLE_VALUE:

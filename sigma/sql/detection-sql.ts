@@ -93,10 +93,11 @@ function fieldRef(dialect: Dialect, leaf: Leaf, v: Extract<SigmaValue, { kind: '
       return `${own} = ${other}`;
     case 'contains':
       return `${dialect.position(own, other)} > 0`;
+    // substr() yields text: the other side is cast too, or SQLite compares text to a JSON number as unequal.
     case 'startswith':
-      return `substr(${own}, 1, length(${other})) = ${other}`;
+      return `substr(${own}, 1, length(${other})) = CAST(${other} AS TEXT)`;
     case 'endswith':
-      return `(length(${own}) >= length(${other}) AND substr(${own}, length(${own}) - length(${other}) + 1) = ${other})`;
+      return `(length(${own}) >= length(${other}) AND substr(${own}, length(${own}) - length(${other}) + 1) = CAST(${other} AS TEXT))`;
     default: {
       const never: never = v.mode;
       throw new Error(`unknown fieldref mode ${String(never)}`);

@@ -37,6 +37,17 @@ describe('SQLite differential', () => {
     );
   }, 60_000);
 
+  it('compares a fieldref prefix or suffix as text when the field holds a JSON number (a counterexample the property found)', () => {
+    const rule = (doc: number, mode: 'startswith' | 'endswith') => ({
+      kind: 'detection', file: 'generated.yml', doc, title: `rule ${doc}`, id: `id-${doc}`, tags: [], custom: {}, logsource: {}, condition: ['sel1'],
+      detections: new Map([['sel1', { kind: 'detection', linking: 'and', children: [{ kind: 'item', field: 'B', modifiers: [], original: [], values: [{ kind: 'fieldref', field: 'B', mode, cased: true }], linking: 'and', negated: false }] }]]),
+    });
+    const c = generatedComparison([rule(0, 'startswith'), rule(1, 'endswith')] as never, [{ B: 1720614600 }, { B: 'x' }, {}], 'sqlite');
+    const actual = db.idsOf(c.conversion.converted.map((q) => q.query), c.events);
+    expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
+    expect([...c.expected.values()].flat()).toHaveLength(4);
+  });
+
   it('runs the fixture count, distinct, sum, average, temporal and ordered correlations and fires exactly the expected groups', () => {
     const conversion = convertCorrelations('sqlite');
     expect(conversion.skipped).toEqual([]);

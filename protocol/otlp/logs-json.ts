@@ -522,8 +522,12 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: Rec
     w.json(JSON.stringify(spanId));
   }
   // Each attribute was written with a comma before it.
-  if (attributes.pos > 0) w.append(attributes, first ? 1 : 0);
-  w.bytes(tail);
+  if (attributes.pos > 0) {
+    w.append(attributes, first ? 1 : 0);
+    first = false;
+  }
+  // The tail starts with a comma too; a record with no key before it drops that.
+  w.bytes(tail, first && tail.length > 0 ? 1 : 0);
   w.char(RBRACE);
   lines.end();
 }

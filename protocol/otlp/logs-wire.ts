@@ -496,7 +496,8 @@ function recordText(r: WireReader, f: RecordFields, tail: Buffer, keys: Attribut
     writeValue(r, w, pair.valueFrom, pair.valueTo, 1);
   }
   if (!keys.plain()) return false;
-  w.bytes(tail);
+  // The tail starts with a comma; a record with no key before it drops that.
+  w.bytes(tail, first && tail.length > 0 ? 1 : 0);
   w.char(0x7d);
   lines.end();
   return true;

@@ -55,6 +55,14 @@ describe('OTLP logs request flattening', () => {
     );
   });
 
+  it('writes a record with no key of its own as its resource and scope keys alone (no comma before the first)', () => {
+    // Found by CI (seed -749207584): an empty record under a scope wrote `{,"scope.version":…}`.
+    const request = { resourceLogs: [{ scopeLogs: [{ scope: { version: '\u0000' }, logRecords: [{}] }] }] };
+    const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
+    const json = decodeJsonLogs(new TextEncoder().encode(JSON.stringify(request)));
+    for (const decoded of [proto, json]) expect(decoded.ok && lineTexts(decoded.events)).toEqual(['{"scope.version":"\\u0000"}']);
+  });
+
   it('keeps nanoseconds exact, spells ids in hex, lifts kvlist bodies and maps bytes, arrays and big ints', () => {
     const request = {
       resourceLogs: [{ scopeLogs: [{ logRecords: [{

@@ -64,8 +64,10 @@ export async function watchDirectory(dir: string, handlers: DirectoryWatchHandle
     }, ROOT_POLL_MS);
   };
   const start = async (): Promise<void> => {
-    const next = await subscribe(dir, (err, events) => {
-      if (next !== sub) return;
+    // The watcher may call back before `subscribe` resolves; those calls belong to this subscription.
+    let next: Awaited<ReturnType<typeof subscribe>> | undefined;
+    next = await subscribe(dir, (err, events) => {
+      if (next !== undefined && next !== sub) return;
       if (err !== null) {
         deps.log.warn({ err, dir }, 'file watcher error');
         void exists(dir).then((present) => present || lost());

@@ -146,4 +146,18 @@ describe('watchDirectory', () => {
     await stop();
     expect(t.clock.pending).toBe(0);
   });
+
+  it('takes what the watcher reports before its subscription resolves (seen in CI: a TDZ crash at start-up)', async () => {
+    const t = setup();
+    const early = (dir: string, fn: (err: Error | null, events: WatchEvent[]) => unknown) => {
+      fn(null, [{ path: `${dir}/a.yml`, type: 'create' }]);
+      return t.tree.subscribe(dir, fn);
+    };
+    const stop = await watchDirectory(DIR, { events: () => void t.seen.events++, restored: () => undefined }, { clock: t.clock, log: pino({ level: 'silent' }), subscribe: early, exists: t.tree.exists });
+    expect(t.seen.events).toBe(1);
+    t.tree.emit([{ path: `${DIR}/a.yml`, type: 'update' }]);
+    expect(t.seen.events).toBe(2);
+    await stop();
+    expect(t.tree.subscriptions).toBe(0);
+  });
 });

@@ -24,7 +24,7 @@ export const configSchema = Type.Object({
     Type.Object({ from: Type.Literal('time'), time: Type.String() }),
     Type.Object({ from: Type.Literal('latest') }),
   ], { default: { from: 'resume' } }),
-  /** Messages per fetch, and so per unit. */
+  /** Messages per fetch (a unit holds what arrived together, at most this many). */
   fetch_max: Type.Integer({ minimum: 1, default: 128 }),
   /** Unacknowledged messages the server hands this consumer at most. */
   max_ack_pending: Type.Integer({ minimum: 1, default: 10_000 }),
@@ -149,11 +149,11 @@ function storedSeqs(store: StateStore, key: string): Set<number> {
   return out;
 }
 
-interface Consumer {
+export interface Consumer {
   fetch(opts: { max_messages: number; expires: number }): Promise<AsyncIterable<JsMsg>>;
 }
 
-function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positionKey: string, config: NatsSourceConfig, ctx: StageContext, store: StateStore, log: Log): IngestSource {
+export function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positionKey: string, config: NatsSourceConfig, ctx: StageContext, store: StateStore, log: Log): IngestSource {
   return new Observable<InputUnit>((subscriber) => {
     let stopped = false;
     /** Committed before this start, or being committed now / acknowledged without confirmation. */
@@ -202,12 +202,45 @@ function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positio
         },
       };
     };
+    /** Units handed on in order, each once the previous one was admitted. */
+    let admitted = Promise.resolve();
+    let batch: JsMsg[] = [];
+    let lines: string[] = [];
+    let flushScheduled = false;
+    const flush = (): void => {
+      flushScheduled = false;
+      if (batch.length === 0) return;
+      const u = unit(batch, lines);
+      const msgs = batch;
+      batch = [];
+      lines = [];
+      admitted = admitted.then(() => {
+        // Never queued: back to the stream at once rather than after the acknowledgement deadline.
+        if (stopped) for (const m of msgs) m.nak();
+        else return new Promise<void>((done) => subscriber.next({ ...u, admitted: done }));
+      });
+    };
+    const take = (m: JsMsg): void => {
+      if (committed.has(m.seq)) return m.ack();
+      if (inFlight.has(m.seq)) return;
+      const text = m.string();
+      // Blank payloads carry no event: acknowledged at once.
+      if (text.trim() === '') return m.ack();
+      // Kept alive from here on: a fetch still filling must not let its first messages time out.
+      inFlight.set(m.seq, m);
+      batch.push(m);
+      lines.push(text);
+      // What one read of the socket delivered becomes one unit, without waiting for the fetch to fill or expire.
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    };
     (async () => {
       let failures = 0;
       while (!stopped) {
-        const msgs: JsMsg[] = [];
         try {
-          for await (const m of await consumer.fetch({ max_messages: config.fetch_max, expires: FETCH_EXPIRES_MS })) msgs.push(m);
+          for await (const m of await consumer.fetch({ max_messages: config.fetch_max, expires: FETCH_EXPIRES_MS })) take(m);
           failures = 0;
         } catch (error) {
           if (stopped) return;
@@ -215,30 +248,9 @@ function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, positio
           await sleep(ctx.clock, backoffMs(++failures, BACKOFF_BASE_MS, BACKOFF_MAX_MS), ctx.signal);
           continue;
         }
-        const fresh: JsMsg[] = [];
-        const lines: string[] = [];
-        for (const m of msgs) {
-          if (committed.has(m.seq)) m.ack();
-          else if (inFlight.has(m.seq)) continue;
-          else {
-            const text = m.string();
-            // Blank payloads carry no event: acknowledged at once.
-            if (text.trim() === '') {
-              m.ack();
-              continue;
-            }
-            lines.push(text);
-            inFlight.set(m.seq, m);
-            fresh.push(m);
-          }
-        }
-        if (stopped) {
-          // Never queued: back to the stream at once rather than after the acknowledgement deadline.
-          for (const m of fresh) m.nak();
-          return;
-        }
-        if (fresh.length === 0) continue;
-        await new Promise<void>((admitted) => subscriber.next({ ...unit(fresh, lines), admitted }));
+        flush();
+        // The next fetch asks for more only once everything fetched was admitted (back-pressure).
+        await admitted;
       }
     })().catch((error: unknown) => subscriber.error(error));
     return () => {

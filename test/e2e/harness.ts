@@ -199,7 +199,12 @@ export async function startDaemon(args: readonly string[], options: StartOptions
     await waitFor(() => (gone ? exited.then((code) => Promise.reject(new DaemonStartError(code, logs))) : up() || undefined), 30_000, 'the daemon to start');
   }
   const addr = address ?? { kind: 'tcp', host: '127.0.0.1', port: 0 };
-  const request = (r: InjectRequest): Promise<SuiteResponse> => send(addr, r);
+  // A failed request says whether the daemon was still running and what it logged last.
+  const request = (r: InjectRequest): Promise<SuiteResponse> =>
+    send(addr, r).catch((error: unknown) => {
+      const state = gone ? 'the daemon had exited' : 'the daemon was running';
+      throw new Error(`${r.method} ${r.url} failed (${state}): ${String(error)}\nlast daemon log lines:\n${logs.slice(-20).join('\n')}`, { cause: error });
+    });
   return {
     proc,
     address: addr,

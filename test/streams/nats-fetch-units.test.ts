@@ -84,7 +84,7 @@ describe('NATS input fetch loop', () => {
     units[0]?.admitted?.();
     await flush();
     expect(units.map((u) => u.lines)).toEqual([['{"n":1}', '{"n":2}'], ['{"n":3}']]);
-    units[0]?.settle?.({ ok: true });
+    units[0]?.settle?.({ ok: true, accepted: 2, parseErrors: 0 });
     await clock.advance(333);
     expect(a.calls).toEqual(['working', 'ack']);
     expect(c.calls).toEqual(['working', 'working']);

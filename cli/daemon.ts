@@ -135,7 +135,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
     throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
-  const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
+  const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues(), ruleCacheDir(config));
   /** A start-up failure: the sources already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void sources?.stop();

@@ -56,12 +56,21 @@ function collectDirectory(path: string, real: string, files: string[], errors: S
   const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     const child = join(path, entry.name);
-    // A regular file (not a symlink) in a resolved directory: its real path is known without asking.
+    // A regular file or directory (not a symlink) in a resolved directory: its real path is known without asking.
     if (entry.isFile()) {
       const childReal = join(real, entry.name);
       if (!RULE_FILE.test(child) || visited.has(childReal)) continue;
       visited.add(childReal);
       files.push(child);
+    } else if (entry.isDirectory()) {
+      const childReal = join(real, entry.name);
+      if (visited.has(childReal)) continue;
+      visited.add(childReal);
+      try {
+        collectDirectory(child, childReal, files, errors, visited);
+      } catch (e) {
+        errors.push(unreadable(child, e));
+      }
     } else {
       collect(child, false, files, errors, visited);
     }

@@ -14,8 +14,8 @@ export class AffixTrie {
   private readonly edgeStart: Int32Array;
   private readonly edgeChar: Uint16Array;
   private readonly edgeTarget: Int32Array;
-  /** Per node: the postings of the key it ends, if any (stored tables unpack them when a walk first reads them). */
-  private readonly ends: Pick<FlatTables, 'postings'>;
+  /** Per node: the postings of the key it ends, if any. */
+  private readonly postings: readonly (Int32Array | null)[];
   /** Per node: its row in `dense` when it has many edges, else -1. */
   private readonly denseRow: Int32Array;
   /** Rows of ASCII code units → child (-1: none), for the nodes with many edges. */
@@ -35,7 +35,7 @@ export class AffixTrie {
       this.edgeStart = edgeStart as Int32Array;
       this.edgeChar = entries.chars;
       this.edgeTarget = edgeTarget as Int32Array;
-      this.ends = entries;
+      this.postings = entries.postings;
       this.denseRow = denseRow as Int32Array;
       this.dense = dense as Int32Array;
       return;
@@ -80,12 +80,12 @@ export class AffixTrie {
       if (r < 0) continue;
       for (const [c, t] of children[s] as Map<number, number>) if (c < ASCII) this.dense[r * ASCII + c] = t;
     }
-    this.ends = { postings: own.map((ps) => (ps.length > 0 ? Int32Array.from(new Set(ps)) : null)) };
+    this.postings = own.map((ps) => (ps.length > 0 ? Int32Array.from(new Set(ps)) : null));
   }
 
   /** What a later build may start from (`new AffixTrie(tables, fromEnd)`). */
   tables(): FlatTables {
-    return { ints: [this.edgeStart, this.edgeTarget, this.denseRow, this.dense], chars: this.edgeChar, postings: this.ends.postings, nums: [] };
+    return { ints: [this.edgeStart, this.edgeTarget, this.denseRow, this.dense], chars: this.edgeChar, postings: this.postings, nums: [] };
   }
 
   /**
@@ -96,7 +96,6 @@ export class AffixTrie {
    */
   walk(text: string, fold: boolean, bits: Uint32Array): boolean {
     const n = text.length;
-    const postings = this.ends.postings;
     let s = 0;
     for (let i = 0; i < n; i++) {
       let c = text.charCodeAt(this.fromEnd ? n - 1 - i : i);
@@ -108,7 +107,7 @@ export class AffixTrie {
       const next = r >= 0 && c < ASCII ? (this.dense[r * ASCII + c] as number) : this.child(s, c);
       if (next < 0) return true;
       s = next;
-      const ps = postings[s];
+      const ps = this.postings[s];
       if (ps !== null && ps !== undefined) markAll(ps, bits);
     }
     return true;
@@ -117,7 +116,6 @@ export class AffixTrie {
   /** Whether `text` starts (ends) with some key, code units compared as they are. */
   hasKeyOf(text: string): boolean {
     const n = text.length;
-    const postings = this.ends.postings;
     let s = 0;
     for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(this.fromEnd ? n - 1 - i : i);
@@ -125,7 +123,7 @@ export class AffixTrie {
       const next = r >= 0 && c < ASCII ? (this.dense[r * ASCII + c] as number) : this.child(s, c);
       if (next < 0) return false;
       s = next;
-      if (postings[s] !== null) return true;
+      if (this.postings[s] !== null) return true;
     }
     return false;
   }

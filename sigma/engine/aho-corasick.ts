@@ -47,12 +47,7 @@ export class AhoCorasick {
   private readonly edgeChar: Uint16Array;
   private readonly edgeTarget: Int32Array;
   private readonly fail: Int32Array;
-  /**
-   * Per node, the postings of the literals it ends (its failure chain's included), or null: read through
-   * `outputs`, so that stored tables unpack them only when a scan first hits or promotes (a warm start
-   * builds every index automaton, and most of their nodes are never reached before the first event).
-   */
-  private readonly ends: Pick<FlatTables, 'postings'>;
+  private readonly outputs: readonly (Int32Array | null)[];
   /** scanDigits' digits, least significant first (a safe integer has at most 16). */
   private readonly digits = new Uint8Array(16);
 
@@ -82,7 +77,7 @@ export class AhoCorasick {
       this.edgeChar = entries.chars;
       this.edgeTarget = edgeTarget as Int32Array;
       this.fail = fail as Int32Array;
-      this.ends = entries;
+      this.outputs = entries.postings;
       return;
     }
     const trie = buildTrie(entries);
@@ -111,7 +106,7 @@ export class AhoCorasick {
       }
     }
     this.fail = fail;
-    this.ends = { postings: outputs };
+    this.outputs = outputs;
     // Edges grouped per node (CSR), in breadth-first order of their sources.
     this.edgeStart = new Int32Array(n + 1);
     this.edgeChar = new Uint16Array(n - 1);
@@ -170,10 +165,6 @@ export class AhoCorasick {
       postings: this.outputs,
       nums: [this.rowCount, this.maxRows, this.visits !== null ? 1 : 0],
     };
-  }
-
-  private get outputs(): readonly (Int32Array | null)[] {
-    return this.ends.postings;
   }
 
   private pack(node: number): number {

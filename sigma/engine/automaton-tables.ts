@@ -162,16 +162,7 @@ class PackedRecord implements AutomatonRecord {
     if (this.made === undefined) {
       const tables = this.ints.slice(0, -3);
       const [of, starts, data] = this.ints.slice(-3) as [Int32Array, Int32Array, Int32Array];
-      let postings: (Int32Array | null)[] | undefined;
-      // Unpacked when first read (an index automaton: at its first hit; see AhoCorasick.ends).
-      this.made = {
-        ints: tables,
-        chars: this.chars,
-        get postings() {
-          return (postings ??= unpackPostings(of, starts, data));
-        },
-        nums: this.nums,
-      };
+      this.made = { ints: tables, chars: this.chars, postings: unpackPostings(of, starts, data), nums: this.nums };
     }
     return this.made;
   }

@@ -17,6 +17,11 @@ export interface DetectionOptions {
   readonly routing?: DaemonRouting | undefined;
   /** The compiled-rule cache directory the workers read (`ruleCacheDir`). */
   readonly ruleCache?: string | undefined;
+  /**
+   * The workers are spawned once this settles (the daemon: once it is ready), so that spawning them (each
+   * gets the rule texts) and their own start-up do not take the cores from the main thread's way to ready.
+   */
+  readonly workersAfter?: Promise<void> | undefined;
 }
 
 export function startDetection(loaded: Extract<LoadedRules, { ok: true }>, settings: DaemonSettings, log: Logger, options: DetectionOptions = {}): Detector {
@@ -27,8 +32,10 @@ export function startDetection(loaded: Extract<LoadedRules, { ok: true }>, setti
   const inline = inlineDetector(routing?.rules ?? loaded.ruleSet, createBatchDetector(settings.detect, options.filter), routing?.prepareRules);
   const around = routing?.detector ?? ((d: Detector) => d);
   if (workers === 0) return around(inline);
-  const start = (signal: AbortSignal) =>
-    startWorkerPool(routing?.inputs ?? loaded.inputs, {
+  const start = async (signal: AbortSignal) => {
+    await options.workersAfter;
+    if (signal.aborted) throw new Error('detection closed before its workers started');
+    return startWorkerPool(routing?.inputs ?? loaded.inputs, {
       workers: settings.detectWorkers,
       settings: settings.detect,
       log,
@@ -36,5 +43,6 @@ export function startDetection(loaded: Extract<LoadedRules, { ok: true }>, setti
       ...(crashAtBatch !== undefined ? { crashAtBatch } : {}),
       ...(ruleCache !== undefined ? { ruleCache } : {}),
     });
+  };
   return around(handoverDetector(inline, start, { log: detectLog }));
 }

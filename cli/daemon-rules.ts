@@ -12,8 +12,8 @@ import type { Pipeline } from '../sigma/index.js';
 import type { SourceValues } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
-import { buildRuleSetStoring, resolvePipelines } from '../streams/index.js';
-import type { CachedBuild, PipelineInput, RuleInputs } from '../streams/index.js';
+import { buildRuleSetStoring, prefetchNewestEntry, resolvePipelines } from '../streams/index.js';
+import type { CachedBuild, PipelineInput, PrefetchedEntry, RuleInputs } from '../streams/index.js';
 import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
@@ -66,12 +66,25 @@ export function runtimeOptions(config: DaemonConfig, ruleSet: RuleSet): Correlat
 
 /** What a load read from disk: the texts (for workers) and what main parsed on the way. */
 export type RuleTexts =
-  | { readonly ok: true; readonly inputs: RuleInputs; readonly pipelines: readonly Pipeline[]; readonly readErrors: readonly SigmaError[]; readonly readMs: number }
+  | {
+      readonly ok: true;
+      readonly inputs: RuleInputs;
+      readonly pipelines: readonly Pipeline[];
+      readonly readErrors: readonly SigmaError[];
+      readonly readMs: number;
+      /** The compiled-rule cache entry read ahead meanwhile (start-up only). */
+      readonly ahead?: PrefetchedEntry;
+    }
   | { readonly ok: false; readonly failure: 'pipeline'; readonly reason: string };
 
-/** Read the rule files and pipelines once; a pipeline that does not load fails the read. */
-export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues): Promise<RuleTexts> {
+/**
+ * Read the rule files and pipelines once; a pipeline that does not load fails the read. With `readAhead`
+ * (the cache directory, at start-up), the newest cache entry is read on the thread pool meanwhile: the
+ * entry a restart with unchanged rules needs. Not on a reload, whose rules changed more often than not.
+ */
+export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues, readAhead?: string): Promise<RuleTexts> {
   const started = performance.now();
+  const ahead = readAhead !== undefined ? prefetchNewestEntry(readAhead) : undefined;
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
@@ -87,7 +100,7 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
     correlation: correlationDefaults(config),
     emitReferenced: config.correlation.emit_referenced,
   };
-  return { ok: true, inputs, pipelines, readErrors: files.errors, readMs: Math.round(performance.now() - started) };
+  return { ok: true, inputs, pipelines, readErrors: files.errors, readMs: Math.round(performance.now() - started), ...(ahead !== undefined ? { ahead } : {}) };
 }
 
 /**
@@ -101,7 +114,7 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
 export async function buildDaemonRules(texts: RuleTexts, cacheDir?: string): Promise<LoadedRules> {
   if (!texts.ok) return { ok: false, failure: 'pipeline', reason: texts.reason, problems: [] };
   const started = performance.now();
-  const built = await buildRuleSetStoring(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines);
+  const built = await buildRuleSetStoring(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines, texts.ahead);
   const { ruleSet } = built;
   const build: RuleBuild = {
     cache: built.cache,

@@ -135,7 +135,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
     throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
-  const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues());
+  const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues(), ruleCacheDir(config));
   /** A start-up failure: the sources already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void sources?.stop();
@@ -271,7 +271,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const tap = createDaemonTap(config, ctx, settings.detect);
   const observers = createDaemonObservers(config, observe, { clock, metrics, ruleSet: () => active.ruleSet, ...(routing !== undefined && config.logsource_routing.enabled ? { routingPruning: routing.pruning } : {}) });
   const queue = new InputQueue(capacity, { depth: metrics.svc_input_queue_depth, backPressure: metrics.svc_back_pressure_events_total });
-  const detector = startDetection(loaded, { ...settings, detect }, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing, ruleCache: ruleCacheDir(config) });
+  let daemonReady = (): void => undefined;
+  const workersAfter = new Promise<void>((resolve) => (daemonReady = resolve));
+  const detector = startDetection(loaded, { ...settings, detect }, log, { crashAtBatch: deps.detectCrashAt, filter: inputFilter, routing, ruleCache: ruleCacheDir(config), workersAfter });
   const processor = new BatchProcessor(ctx, {
     store,
     decoder: outputs.decoder,
@@ -462,6 +464,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(config.state.db !== undefined ? { stateReport: () => inspectStore(store) } : {}),
     ...(cluster !== undefined ? { cluster: () => cluster.status() } : {}),
   });
+  // The caller opens the API in this turn of the event loop; the detection workers start in the next.
+  setImmediate(daemonReady);
   return { facade, config, reload, inputDone, stop };
 }
 

@@ -52,16 +52,33 @@ function collect(path: string, explicit: boolean, files: string[], errors: Sigma
   }
 }
 
+/**
+ * What `join(dir, name)` puts before a name readdir gave (one segment, never `.` or `..`, so it cannot
+ * change how the rest normalises): worked out once per directory instead of normalising every path.
+ */
+const childPrefix = (dir: string): string => join(dir, '_').slice(0, -1);
+
 function collectDirectory(path: string, real: string, files: string[], errors: SigmaError[], visited: Set<string>): void {
   const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const prefix = childPrefix(path);
+  const realPrefix = childPrefix(real);
   for (const entry of entries) {
-    const child = join(path, entry.name);
-    // A regular file (not a symlink) in a resolved directory: its real path is known without asking.
+    const child = prefix + entry.name;
+    // A regular file or directory (not a symlink) in a resolved directory: its real path is known without asking.
     if (entry.isFile()) {
-      const childReal = join(real, entry.name);
-      if (!RULE_FILE.test(child) || visited.has(childReal)) continue;
+      const childReal = realPrefix + entry.name;
+      if (!RULE_FILE.test(entry.name) || visited.has(childReal)) continue;
       visited.add(childReal);
       files.push(child);
+    } else if (entry.isDirectory()) {
+      const childReal = realPrefix + entry.name;
+      if (visited.has(childReal)) continue;
+      visited.add(childReal);
+      try {
+        collectDirectory(child, childReal, files, errors, visited);
+      } catch (e) {
+        errors.push(unreadable(child, e));
+      }
     } else {
       collect(child, false, files, errors, visited);
     }

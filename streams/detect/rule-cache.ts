@@ -4,7 +4,7 @@
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { close, closeSync, fstatSync, openSync, read, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -92,6 +92,49 @@ export function readCachedRules(dir: string, key: Buffer): SharedRules | undefin
     return undefined;
   }
   return decodeSharedRules(bytes, key);
+}
+
+/** An entry read ahead of its key (prefetchNewestEntry): its file's key (hex) and its bytes, when they arrive. */
+export interface PrefetchedEntry {
+  readonly key: string;
+  readonly bytes: Promise<Buffer | undefined>;
+}
+
+/**
+ * Start reading the newest entry of `dir` (the one the last start or reload served: a hit makes its file the
+ * newest) into shared memory on the thread pool, so that the read overlaps reading and hashing the rule
+ * files, which the key needs. Only a guess: the caller uses the bytes when the file's name is the key it
+ * computes, and they are then checked as any entry is (decodeSharedRules). Undefined when there is none.
+ */
+export function prefetchNewestEntry(dir: string): PrefetchedEntry | undefined {
+  let newest: { name: string; mtime: number } | undefined;
+  let fd: number;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.endsWith(SUFFIX)) continue;
+      const mtime = statSync(join(dir, name)).mtimeMs;
+      if (newest === undefined || mtime > newest.mtime) newest = { name, mtime };
+    }
+    if (newest === undefined) return undefined;
+    fd = openSync(join(dir, newest.name), 'r');
+  } catch {
+    return undefined;
+  }
+  const opened = fd;
+  const bytes = new Promise<Buffer | undefined>((resolve) => {
+    try {
+      const buffer = Buffer.from(new SharedArrayBuffer(fstatSync(opened).size));
+      // One request for the whole file: it runs on the pool however long this thread stays busy.
+      read(opened, buffer, 0, buffer.length, 0, (error, n) => {
+        close(opened, () => undefined);
+        resolve(error === null && n === buffer.length ? buffer : undefined);
+      });
+    } catch {
+      close(opened, () => undefined);
+      resolve(undefined);
+    }
+  });
+  return { key: newest.name.slice(0, -SUFFIX.length), bytes };
 }
 
 /** A file's bytes read straight into a SharedArrayBuffer: the entry's sections are then views of it, not copies. */
@@ -300,16 +343,28 @@ export interface CachedBuild {
   readonly entryMs: number;
 }
 
-/** The cache entry for `inputs`: the one a worker was given for these very inputs, else the file's. */
-function lookUp(inputs: RuleInputs, cache: RuleCacheUse): { key: Buffer; found?: CachedBuild; entryMs: number } {
-  const started = performance.now();
-  const key = ruleCacheKey(inputs);
+/**
+ * The cache entry for `inputs`: the one a worker was given for these very inputs, else the file's (the
+ * bytes read ahead when they are that file's). A storing thread's hit makes the file the newest, for the
+ * next start's read-ahead and so that the entry in use is the last one dropped.
+ */
+function lookUp(inputs: RuleInputs, cache: RuleCacheUse, started = performance.now(), key = ruleCacheKey(inputs), ahead?: Buffer): { key: Buffer; found?: CachedBuild; entryMs: number } {
   const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
-  const shared = given ?? readCachedRules(cache.dir, key);
+  const shared = given ?? (ahead !== undefined ? decodeSharedRules(ahead, key) : undefined) ?? readCachedRules(cache.dir, key);
   const entryMs = performance.now() - started;
   const ruleSet = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
   if (ruleSet === undefined || shared === undefined) return { key, entryMs };
+  if (given === undefined && cache.store) touch(fileOf(cache.dir, key));
   return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs } };
+}
+
+function touch(path: string): void {
+  const now = new Date();
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    // Only an ordering hint: a read-only cache directory still serves.
+  }
 }
 
 /**
@@ -325,11 +380,14 @@ export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | und
 /**
  * As buildRuleSetCached, but a miss that stores compiles on a worker thread (entry-compile.ts) and this
  * thread builds from the stored entry, as a warm start would; a build with problems, or a worker that
- * cannot run, compiles here.
+ * cannot run, compiles here. `ahead`: the entry read ahead (prefetchNewestEntry), used when it is this key's.
  */
-export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): Promise<CachedBuild> {
+export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[], ahead?: PrefetchedEntry): Promise<CachedBuild> {
   if (cache === undefined || !cache.store) return buildRuleSetCached(inputs, cache, pipelines);
-  const { key, found, entryMs } = lookUp(inputs, cache);
+  const started = performance.now();
+  const wanted = ruleCacheKey(inputs);
+  const bytes = ahead !== undefined && ahead.key === wanted.toString('hex') ? await ahead.bytes : undefined;
+  const { key, found, entryMs } = lookUp(inputs, cache, started, wanted, bytes);
   if (found !== undefined) return found;
   const reply = await compileEntryOffThread(inputs, cache.dir);
   const stored = reply?.entry !== undefined ? shareEntry(Buffer.from(reply.entry.buffer, reply.entry.byteOffset, reply.entry.byteLength), key) : undefined;

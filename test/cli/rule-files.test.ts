@@ -32,6 +32,14 @@ describe('readRuleSources', () => {
     ]);
   });
 
+  it('names files as path.join would, whatever form the directory is given in', async () => {
+    const forms = [join(root, 'rules'), `${join(root, 'rules')}/`, `${root}/./rules`, `${root}/rules/sub/..`, `${root}//rules`];
+    for (const form of forms) {
+      const { sources } = await readRuleSources([form]);
+      expect(sources.map((s) => s.file)).toEqual(['a.yaml', 'b.yml', 'sub/c.YML'].map((f) => join(form, f)));
+    }
+  });
+
   it('reports unreadable paths as errors instead of throwing, and still reads the rest', async () => {
     await symlink(join(root, 'nowhere.yml'), join(root, 'rules', 'dangling.yml'));
     const { sources, errors } = await readRuleSources([join(root, 'missing'), join(root, 'rules')]);

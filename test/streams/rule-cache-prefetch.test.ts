@@ -1,0 +1,93 @@
+// The compiled-rule cache entry read ahead at start-up (issue 19 §2): the newest entry is read while the
+// rule files are, and used only when it is the one their key names and it checks out; anything else
+// (another key's entry, damaged bytes, no entry) builds as without the read-ahead, never other rules.
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/index.js';
+import type { RuleSet } from '../../sigma/index.js';
+import { buildRuleSetFrom, buildRuleSetStoring, prefetchNewestEntry } from '../../streams/index.js';
+import type { PrefetchedEntry, RuleInputs } from '../../streams/index.js';
+import { ruleCacheKey } from '../../streams/detect/rule-cache.js';
+import { useTempDirs } from '../state/support/temp-dirs.js';
+
+const rule = (id: string, literal: string): string =>
+  `title: R${id}\nid: 6f1a0c1e-0000-4000-8000-0000000000${id}\nlogsource: {product: windows}\ndetection:\n  sel: {Image|endswith: \\x.exe, CommandLine|contains: ${literal}}\n  condition: sel\n`;
+const inputsOf = (id: string, literal: string): RuleInputs => ({
+  sources: [{ file: 'r.yml', text: rule(id, literal) }],
+  pipelines: [],
+  correlation: DEFAULT_CORRELATION_SETTINGS,
+  emitReferenced: false,
+});
+const A = inputsOf('aa', 'alpha');
+const B = inputsOf('bb', 'beta');
+const EVENTS = [{ Image: 'c:\\x.exe', CommandLine: 'alpha' }, { Image: 'c:\\x.exe', CommandLine: 'beta' }];
+const matches = (ruleSet: RuleSet) => EVENTS.map((e) => ruleSet.engine.evaluate(e).map((m) => m.rule.id));
+const keyOf = (inputs: RuleInputs): string => ruleCacheKey(inputs).toString('hex');
+
+const cacheDir = useTempDirs();
+
+/** Entries of A then B in `dir`, B's file the newer. */
+async function storeBoth(dir: string): Promise<void> {
+  await buildRuleSetStoring(A, { dir, store: true });
+  await buildRuleSetStoring(B, { dir, store: true });
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(join(dir, `${keyOf(A)}.rules`), past, past);
+}
+
+describe('reading the cache entry ahead', () => {
+  it('reads the newest entry whole, and a build of its inputs is a hit with what a compile gives', async () => {
+    const dir = cacheDir();
+    await storeBoth(dir);
+    const ahead = prefetchNewestEntry(dir);
+    expect(ahead?.key).toBe(keyOf(B));
+    const bytes = await ahead?.bytes;
+    expect(bytes?.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(bytes?.equals(readFileSync(join(dir, `${keyOf(B)}.rules`)))).toBe(true);
+    const built = await buildRuleSetStoring(B, { dir, store: true }, undefined, ahead);
+    expect(built.cache).toBe('hit');
+    expect(matches(built.ruleSet)).toEqual(matches(buildRuleSetFrom(B)));
+    expect(matches(built.ruleSet)).toEqual([[], ['6f1a0c1e-0000-4000-8000-0000000000bb']]);
+  });
+
+  it("another key's entry read ahead is passed over: the build reads its own entry", async () => {
+    const dir = cacheDir();
+    await storeBoth(dir);
+    const ahead = prefetchNewestEntry(dir);
+    expect(ahead?.key).toBe(keyOf(B));
+    const built = await buildRuleSetStoring(A, { dir, store: true }, undefined, ahead);
+    expect(built.cache).toBe('hit');
+    expect(matches(built.ruleSet)).toEqual(matches(buildRuleSetFrom(A)));
+    // The hit made A's file the newest: the next start reads it ahead.
+    expect(prefetchNewestEntry(dir)?.key).toBe(keyOf(A));
+  });
+
+  it('damaged bytes read ahead are never used: the intact file is, and with the file damaged too the rules compile', async () => {
+    const dir = cacheDir();
+    await storeBoth(dir);
+    const file = join(dir, `${keyOf(B)}.rules`);
+    const intact = readFileSync(file);
+    const damaged = Buffer.from(intact);
+    damaged.writeUInt8((damaged[damaged.length - 1] ?? 0) ^ 1, damaged.length - 1);
+    const aheadOf = (bytes: Buffer | undefined): PrefetchedEntry => ({ key: keyOf(B), bytes: Promise.resolve(bytes) });
+    const expected = matches(buildRuleSetFrom(B));
+    const fromFile = await buildRuleSetStoring(B, { dir, store: true }, undefined, aheadOf(damaged));
+    expect([fromFile.cache, matches(fromFile.ruleSet)]).toEqual(['hit', expected]);
+    const failedRead = await buildRuleSetStoring(B, { dir, store: true }, undefined, aheadOf(undefined));
+    expect([failedRead.cache, matches(failedRead.ruleSet)]).toEqual(['hit', expected]);
+    writeFileSync(file, damaged);
+    const compiled = await buildRuleSetStoring(B, { dir, store: true }, undefined, aheadOf(damaged));
+    expect([compiled.cache, matches(compiled.ruleSet)]).toEqual(['miss', expected]);
+    // The miss stored the entry again.
+    expect(readFileSync(file).equals(intact)).toBe(true);
+  });
+
+  it('nothing to read ahead without an entry or a directory', () => {
+    const dir = cacheDir();
+    expect(prefetchNewestEntry(dir)).toBeUndefined();
+    expect(prefetchNewestEntry(join(dir, 'missing'))).toBeUndefined();
+    writeFileSync(join(dir, 'notes.txt'), 'x');
+    expect(readdirSync(dir)).toEqual(['notes.txt']);
+    expect(prefetchNewestEntry(dir)).toBeUndefined();
+  });
+});

@@ -13,7 +13,7 @@ export { SourceEntrySchema, SourceFileSchema } from './source-file.js';
 export type { SourceEntry } from './source-file.js';
 export { CORRELATION_TYPES } from './correlation-result.js';
 export type { CorrelationGroupSnapshot, CorrelationResult, CorrelationSummary, CorrelationWindow, EventRef } from './correlation-result.js';
-export { InputFormatSchema, isBlank, isJsonObject, LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';
+export { InputFormatSchema, isJsonObject, LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, decodeEvent, decodeLine, readJsonObjects, splitLines } from './decode/index.js';
 export type { InputFormat, JsonEvent, LineFrame, RejectedLine } from './decode/index.js';
 export { ByteLines, joinLines, lineText, lineTexts } from './decode/index.js';
 export type { UnitLines } from './decode/index.js';

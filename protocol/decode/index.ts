@@ -1,4 +1,4 @@
-export { isBlank, LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines } from './line-splitter.js';
+export { LineSplitter, MAX_LINE_BYTES, OVERSIZED_HEAD_BYTES, splitLines } from './line-splitter.js';
 export type { LineFrame, RejectedLine } from './line-splitter.js';
 export { ByteLines, joinLines, lineText, lineTexts } from './byte-lines.js';
 export type { UnitLines } from './byte-lines.js';

@@ -27,8 +27,7 @@ const LF = 0x0a;
 const CR = 0x0d;
 const EMPTY = new Uint8Array(0);
 
-/** A line holding nothing but whitespace (or byte-order marks): skipped, not an error. */
-export function isBlank(s: string): boolean {
+function isBlank(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c !== 0x20 && c !== 0x09 && c !== CR && c !== 0x0c && c !== 0x0b && c !== 0xfeff) return false;

@@ -2,7 +2,7 @@
 // lines as UTF-8 bytes, the same on the main thread and on a chunk worker. Bytes in and bytes out, so
 // the thread that reads and writes never splits, decodes or encodes a line another thread detects.
 import type { MatchedRule } from '../../actors/index.js';
-import { isBlank, LineSplitter, MAX_LINE_BYTES } from '../../protocol/index.js';
+import { LineSplitter } from '../../protocol/index.js';
 import type { JsonEvent } from '../../protocol/index.js';
 import type { BatchDetector, DetectRules } from './detect-batch.js';
 
@@ -48,7 +48,19 @@ const encoder = new TextEncoder();
  */
 export function detectChunk(detect: BatchDetector, rules: DetectRules, bytes: Uint8Array, now: number, watchPretty: boolean): ChunkResult {
   const started = performance.now();
-  const { lines, rejected, prettyAt } = chunkLines(bytes, watchPretty);
+  const splitter = new LineSplitter();
+  const frames = splitter.push(bytes);
+  for (const f of splitter.end()) frames.push(f);
+  const lines: string[] = [];
+  let rejected = 0;
+  let prettyAt: number | undefined;
+  for (const frame of frames) {
+    if (!frame.ok) rejected++;
+    else if (watchPretty && opensPrettyValue(frame.line)) {
+      prettyAt = lineStart(bytes, frame.lineNo);
+      break;
+    } else lines.push(frame.line);
+  }
   const batch = detect(rules, lines, now);
   const texts = batch.texts;
   const correlate: ChunkCorrelation[] = [];
@@ -76,63 +88,6 @@ export function detectChunk(detect: BatchDetector, rules: DetectRules, bytes: Ui
     ...(prettyAt !== undefined ? { prettyAt } : {}),
     seconds: (performance.now() - started) / 1000,
   };
-}
-
-/** A chunk's lines as LineSplitter frames them: those to decode, those it rejected, where pretty-printed objects start. */
-export interface ChunkLines {
-  readonly lines: string[];
-  /** Lines over the length limit or not UTF-8. */
-  readonly rejected: number;
-  /** Byte offset of the line opening a pretty-printed value (`watchPretty`): `lines` are those before it. */
-  readonly prettyAt?: number;
-}
-
-/** Splits `bytes` into lines: decoded once as a whole when it can be, else line by line. */
-export function chunkLines(bytes: Uint8Array, watchPretty: boolean): ChunkLines {
-  return wholeLines(bytes, watchPretty) ?? framedLines(bytes, watchPretty);
-}
-
-// Keeps a byte-order mark in the text, so that wholeLines sees it.
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * The common chunk in one decode instead of one per line (a decode call costs as much as a short line's
- * bytes). Only where that gives LineSplitter's lines: valid UTF-8 (no line can then be invalid, a newline
- * never being part of a character), no byte-order mark (LineSplitter drops one at the start of each
- * line), no longer than the line limit (so no line is over it) and no pretty-printed value (its byte
- * offset is wanted). Otherwise undefined.
- */
-function wholeLines(bytes: Uint8Array, watchPretty: boolean): ChunkLines | undefined {
-  if (bytes.length > MAX_LINE_BYTES) return undefined;
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    return undefined;
-  }
-  if (text.includes('\uFEFF')) return undefined;
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (isBlank(line)) continue;
-    if (watchPretty && opensPrettyValue(line)) return undefined;
-    lines.push(line);
-  }
-  return { lines, rejected: 0 };
-}
-
-function framedLines(bytes: Uint8Array, watchPretty: boolean): ChunkLines {
-  const splitter = new LineSplitter();
-  const frames = splitter.push(bytes);
-  for (const f of splitter.end()) frames.push(f);
-  const lines: string[] = [];
-  let rejected = 0;
-  for (const frame of frames) {
-    if (!frame.ok) rejected++;
-    else if (watchPretty && opensPrettyValue(frame.line)) return { lines, rejected, prettyAt: lineStart(bytes, frame.lineNo) };
-    else lines.push(frame.line);
-  }
-  return { lines, rejected };
 }
 
 /** Byte offset of physical line `lineNo` (1-based) in `bytes`. */

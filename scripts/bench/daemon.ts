@@ -78,7 +78,7 @@ export function cpuSeconds(pid: number, mainThread = false): number {
 }
 
 /** CPU seconds so far of each thread of a process, by thread id (Linux /proc; a thread that ended is left out). */
-function threadCpuSeconds(pid: number): Map<string, number> {
+export function threadCpuSeconds(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMain, median, printRows, type BenchRow } from './bench-row.js';
 import { processCreationLane } from './lanes.js';
-import { cliOf, cpuSeconds, MAIN, ROOT } from './daemon.js';
+import { cliOf, cpuSeconds, MAIN, ROOT, threadCpuSeconds } from './daemon.js';
 
 const EVENTS = 100_000;
 const RUNS = 3;
@@ -23,6 +23,11 @@ export interface Run {
   /** CPU of the whole process and of its main thread, read from /proc until it exits. */
   readonly cpuMs: number;
   readonly mainCpuMs: number;
+  /**
+   * The busiest thread besides main (the chunk worker, in a run that starts one), at its last reading:
+   * the rest of `cpuMs` is V8's helper threads (GC, compiler) and libuv's.
+   */
+  readonly busiestOtherCpuMs: number;
 }
 
 /** `node args…` from spawn to exit, its stdout discarded. */
@@ -33,10 +38,13 @@ export function timed(args: readonly string[]): Promise<Run> {
     const pid = child.pid as number;
     let cpu = 0;
     let main = 0;
+    // By thread id, kept after the thread ends (eval terminates its chunk workers before it exits).
+    const threads = new Map<string, number>();
     const sample = (): void => {
       try {
         cpu = cpuSeconds(pid) * 1000;
         main = cpuSeconds(pid, true) * 1000;
+        for (const [tid, seconds] of threadCpuSeconds(pid)) if (tid !== String(pid)) threads.set(tid, seconds * 1000);
       } catch {
         // Gone between two samples: the last reading stands (off by at most one interval).
       }
@@ -48,7 +56,7 @@ export function timed(args: readonly string[]): Promise<Run> {
     child.on('exit', (code) => {
       clearInterval(poll);
       if (code !== 0) return reject(new Error(`exit ${String(code)}: ${stderr}`));
-      resolve({ wallMs: performance.now() - started, cpuMs: cpu, mainCpuMs: main });
+      resolve({ wallMs: performance.now() - started, cpuMs: cpu, mainCpuMs: main, busiestOtherCpuMs: Math.max(0, ...threads.values()) });
     });
   });
 }
@@ -102,6 +110,10 @@ export async function runEvalBench(baseline = process.env['SIGMAD_BENCH_BASELINE
       ...lane('one_thread_warm_cache', warm),
       ...lane('auto_warm_cache', auto, ' (--detect-workers auto: main thread and chunk workers)'),
       { name: 'eval_100k_cpu_auto_warm_cache_main_thread', value: of(auto, (r) => r.mainCpuMs), unit: 'ms CPU' },
+      { name: 'eval_100k_cpu_auto_warm_cache_chunk_worker', value: of(auto, (r) => r.busiestOtherCpuMs), unit: 'ms CPU' },
+      // On 2 cores the CPU of every thread bounds the wall-clock: V8's GC and compiler threads run for each isolate.
+      { name: 'eval_100k_cpu_auto_warm_cache_other_threads', value: of(auto, (r) => r.cpuMs - r.mainCpuMs - r.busiestOtherCpuMs), unit: 'ms CPU (V8 helpers, libuv)' },
+      { name: 'eval_100k_cpu_one_thread_warm_cache_other_threads', value: of(warm, (r) => r.cpuMs - r.mainCpuMs), unit: 'ms CPU (V8 helpers, libuv)' },
       { name: 'eval_100k_parse_only_cpu_over_eval_auto_busiest_side_cpu', value: ratio(parseCpu, busiest), unit: 'ratio (idle-machine estimate)' },
       ...(before.length > 0 ? [...lane('baseline_one_thread_warm_cache', before), ...lane('baseline_one_worker_warm_cache', beforeWorker, ' (--detect-workers 1)')] : []),
     ];

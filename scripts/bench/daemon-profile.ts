@@ -40,7 +40,7 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
   ['result bytes (UTF-8, once)', /outbox-lines/],
   ['detect (engine)', /\/sigma\//],
   // The per-batch loop around the engine: line by line, its arrays and the batch's answer.
-  ['batch loop (detect-batch, parts)', /detect-batch|batch-parts/],
+  ['batch loop (detect-batch)', /detect-batch/],
   ['correlate', /\/actors\/correlation\/|correlation-state/],
   ['commit (journal, outbox, LMDB)', /\/state\/|lmdb|msgpackr/],
   ['sinks, tail, batch steps', /\/sinks\/|tail-fanout|batch-processor|event-pipeline/],

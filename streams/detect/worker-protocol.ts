@@ -1,5 +1,6 @@
 // Messages between the detection pool and its worker threads (structured-clone data only).
-import type { DetectedBatch, DetectSettings } from './detect-batch.js';
+import type { WireBatch } from './batch-wire.js';
+import type { DetectSettings } from './detect-batch.js';
 import type { CachedBuild } from './rule-cache.js';
 import type { RuleInputs } from './rule-inputs.js';
 
@@ -30,5 +31,5 @@ export type ToWorker =
 export type FromWorker =
   | { readonly type: 'loaded'; readonly gen: number; readonly cache: CachedBuild['cache'] }
   | { readonly type: 'load_failed'; readonly gen: number; readonly error: string }
-  | { readonly type: 'done'; readonly id: number; readonly batch: DetectedBatch }
+  | { readonly type: 'done'; readonly id: number; readonly batch: WireBatch }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };

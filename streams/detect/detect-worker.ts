@@ -2,7 +2,6 @@
 // the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ByteLines } from '../../protocol/index.js';
-import { toWire } from './batch-wire.js';
 import { compileInputFilter, createBatchDetector } from './detect-batch.js';
 import type { DetectRules } from './detect-batch.js';
 import { buildRuleSetCached } from './rule-cache.js';
@@ -12,7 +11,7 @@ import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from '.
 const data = workerData as DetectWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('detect-worker must run as a worker thread');
-const post = (m: FromWorker, transfer: readonly ArrayBufferLike[] = []): void => port.postMessage(m, transfer as ArrayBuffer[]);
+const post = (m: FromWorker): void => port.postMessage(m);
 // Main compiled the same filter before starting the pool, so this does not fail. Messages wait on the port meanwhile.
 const detect = createBatchDetector(data.settings, await compileInputFilter(data.settings));
 const cache = data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined;
@@ -37,8 +36,7 @@ function evaluate(id: number, lines: () => readonly string[], now: number): void
   if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
   if (serving === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
   try {
-    const { wire, transfer } = toWire(detect(serving, lines(), now));
-    post({ type: 'done', id, batch: wire }, transfer);
+    post({ type: 'done', id, batch: detect(serving, lines(), now) });
   } catch (error) {
     post({ type: 'failed', id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }

@@ -7,7 +7,6 @@ import type { Logger } from 'pino';
 import { ByteLines } from '../../protocol/index.js';
 import type { UnitLines } from '../../protocol/index.js';
 import type { RuleSet } from '../../sigma/index.js';
-import { fromWire } from './batch-wire.js';
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { Detector } from './detector.js';
 import type { RuleInputs } from './rule-inputs.js';
@@ -124,7 +123,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       if (job === undefined) return;
       slot.jobs.delete(m.id);
       slot.deaths = 0;
-      if (m.type === 'done') job.resolve(fromWire(m.batch));
+      if (m.type === 'done') job.resolve(m.batch);
       else job.reject(new Error(`detection failed: ${m.error}`));
     });
     worker.on('error', (error) => log.error({ err: error, worker: index }, 'detect worker failed'));

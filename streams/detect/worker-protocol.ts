@@ -1,6 +1,5 @@
 // Messages between the detection pool and its worker threads (structured-clone data only).
-import type { WireBatch } from './batch-wire.js';
-import type { DetectSettings } from './detect-batch.js';
+import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { CachedBuild } from './rule-cache.js';
 import type { RuleInputs } from './rule-inputs.js';
 
@@ -31,5 +30,5 @@ export type ToWorker =
 export type FromWorker =
   | { readonly type: 'loaded'; readonly gen: number; readonly cache: CachedBuild['cache'] }
   | { readonly type: 'load_failed'; readonly gen: number; readonly error: string }
-  | { readonly type: 'done'; readonly id: number; readonly batch: WireBatch }
+  | { readonly type: 'done'; readonly id: number; readonly batch: DetectedBatch }
   | { readonly type: 'failed'; readonly id: number; readonly error: string };

@@ -5,10 +5,10 @@
 // Run after `npm run build`: `node dist/scripts/bench/daemon-profile.js`.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMain, printRows, type BenchRow } from './bench-row.js';
-import { DAEMON_BASE_FLAGS, postBodies, runMode } from './daemon.js';
+import { cliOf, DAEMON_BASE_FLAGS, MAIN, postBodies, runMode } from './daemon.js';
 import { processCreationLane } from './lanes.js';
 
 interface ProfileNode {
@@ -139,11 +139,12 @@ function shares(prefix: string, times: Map<string, number>, spanUs: number, thre
     .map(([s, v]) => ({ name: `${prefix}: ${s}`, value: Number(((100 * v) / total).toFixed(1)), unit: `% of busy samples (${((micros * v) / total).toFixed(2)} µs per event)` }))];
 }
 
-export async function runDaemonProfile(): Promise<BenchRow[]> {
+/** One profiled run of the daemon at `entry` (this build's bundle unless a baseline's), rows prefixed with `label`. */
+async function profileRows(label: string, entry: string): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-profile-'));
   try {
     const lane = processCreationLane(20_000);
-    const result = await runMode([...DAEMON_BASE_FLAGS, '--state-db', '$DIR/state'], postBodies(lane.lines), ['--cpu-prof', '--cpu-prof-dir', dir]);
+    const result = await runMode([...DAEMON_BASE_FLAGS, '--state-db', '$DIR/state'], postBodies(lane.lines), ['--cpu-prof', '--cpu-prof-dir', dir], undefined, undefined, undefined, entry);
     // Profile names end in `.<pid>.<thread id>.<seq>.cpuprofile`; thread 0 is the main thread.
     const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
     const span = result.measured.toUs - result.measured.fromUs;
@@ -160,15 +161,21 @@ export async function runDaemonProfile(): Promise<BenchRow[]> {
       for (const [s, v] of times) into.set(s, (into.get(s) ?? 0) + v);
     }
     return [
-      { name: 'profiled run (--state-db)', value: result.eventsPerSecond, unit: 'events/s' },
-      { name: 'profiled run: CPU per event, main thread', value: result.mainMicrosPerEvent, unit: 'µs' },
-      { name: 'profiled run: CPU per event, detection workers', value: result.workersMicrosPerEvent, unit: 'µs' },
-      ...shares('main thread', main, span, 1, result.mainMicrosPerEvent),
-      ...shares(`detection workers (${String(workerThreads)})`, workers, span, workerThreads, result.workersMicrosPerEvent),
+      { name: `${label}profiled run (--state-db)`, value: result.eventsPerSecond, unit: 'events/s' },
+      { name: `${label}profiled run: CPU per event, main thread`, value: result.mainMicrosPerEvent, unit: 'µs' },
+      { name: `${label}profiled run: CPU per event, detection workers`, value: result.workersMicrosPerEvent, unit: 'µs' },
+      ...shares(`${label}main thread`, main, span, 1, result.mainMicrosPerEvent),
+      ...shares(`${label}detection workers (${String(workerThreads)})`, workers, span, workerThreads, result.workersMicrosPerEvent),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** This build's profile, then (with `SIGMAD_BENCH_BASELINE=<built checkout>`) the baseline bundle's, classified alike. */
+export async function runDaemonProfile(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
+  const rows = await profileRows('', MAIN);
+  return baseline === undefined ? rows : [...rows, ...(await profileRows('baseline: ', cliOf(resolve(baseline))))];
 }
 
 export const PROFILE_TITLE = 'Where daemon time goes (CPU profile of one --state-db run, measured span only)';

@@ -489,7 +489,8 @@ export async function runLmdbBench(baseline = process.env['SIGMAD_BENCH_BASELINE
   const lane = processCreationLane(20_000);
   const bodies = postBodies(lane.lines);
   const flags = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2), '--state-db', '$DIR/state'];
-  const baseMain = baseline === undefined ? undefined : join(resolve(baseline), 'dist/cli/main.js');
+  // The baseline's bundle, as this build's runs use theirs (its tsc output loads 1,300 modules more).
+  const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));
   const lmdb: ModeResult[] = [];
   const baseLmdb: ModeResult[] = [];
   for (let r = 0; r < RUNS; r++) {

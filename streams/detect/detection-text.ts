@@ -8,19 +8,19 @@ type MatchedField = Match['matchedFields'][number];
 /**
  * The JSON array of `{field, value}` pairs as the native line shows them (match detail `off`,
  * daemon-semantics §5.1): keyword hits and matches that held because a field was absent are left out,
- * and a pair satisfied by several items is listed once. Written straight into the text (the same
- * bytes as stringifying the pairs), without an object per pair.
+ * and a pair satisfied by several items is listed once. Stringified as objects in one call: its flat
+ * string is cheaper to build and to post to main than the same bytes concatenated piece by piece
+ * (a rope of small strings, which the worker's message then has to flatten: issue 19 §4).
  */
 function reportedFields(match: Match): string {
   const fields = match.matchedFields;
-  let out = '[';
+  const pairs: { field: string; value: unknown }[] = [];
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i] as MatchedField;
     if (f.matcher === 'keyword' || f.value === null || listedBefore(fields, i)) continue;
-    const value = JSON.stringify(f.value) as string | undefined;
-    out += `${out.length > 1 ? ',' : ''}{"field":${JSON.stringify(f.field)}${value === undefined ? '' : `,"value":${value}`}}`;
+    pairs.push({ field: f.field, value: f.value });
   }
-  return `${out}]`;
+  return JSON.stringify(pairs);
 }
 
 /** Whether a reported pair before `i` has the field and value of `fields[i]`. */

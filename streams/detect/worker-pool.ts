@@ -1,14 +1,12 @@
 // `--detect-workers N`: detection fanned out to worker threads. Each worker builds the rule set from the
-// texts main read; a batch is cut into one part per live worker (`batch-parts.ts`) and each part goes
-// to the least busy worker, so every worker has work while any batch is being detected; a worker that
-// dies is replaced and its in-flight parts are evaluated again (a part is pure, so nothing is lost or
-// duplicated).
+// texts main read; each batch goes whole to the least busy worker (the batch processor keeps
+// `parallelism` batches in flight, so every worker has work); a worker that dies is replaced and its
+// in-flight batches are evaluated again (a batch is pure, so nothing is lost or duplicated).
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { ByteLines } from '../../protocol/index.js';
 import type { UnitLines } from '../../protocol/index.js';
 import type { RuleSet } from '../../sigma/index.js';
-import { joinDetected, partStarts, splitLines } from './batch-parts.js';
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { Detector } from './detector.js';
 import type { RuleInputs } from './rule-inputs.js';
@@ -181,11 +179,9 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
 
   return {
     parallelism: options.workers * QUEUE_PER_WORKER,
-    async detect(lines, now) {
-      if (closing) throw new Error('detection pool closed');
-      const starts = partStarts(lines.length, slots.filter((s) => !s.retired).length);
-      const parts = splitLines(lines, starts).map((part) => new Promise<DetectedBatch>((resolve, reject) => dispatch({ id: nextId++, lines: part, now, attempts: 0, resolve, reject })));
-      return joinDetected(await Promise.all(parts), starts);
+    detect(lines, now) {
+      if (closing) return Promise.reject(new Error('detection pool closed'));
+      return new Promise<DetectedBatch>((resolve, reject) => dispatch({ id: nextId++, lines, now, attempts: 0, resolve, reject }));
     },
     async prepare(_ruleSet: RuleSet, next: RuleInputs) {
       const gen: GenerationInputs = { gen: current.gen + 1, inputs: next };

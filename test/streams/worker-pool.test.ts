@@ -77,16 +77,16 @@ describe('detect worker pool', () => {
     }
   }, 60_000);
 
-  it('detects a large batch as one part per worker, joined as inline detection answers it, also when a worker dies with its part', async () => {
+  it('detects batches in flight on both workers, each as inline detection answers it, also when a worker dies with one', async () => {
     const inputs = inputsOf(RULES);
     const pool = await startWorkerPool(inputs, { workers: 2, settings: SETTINGS, log, script: SCRIPT, crashAtBatch: 1 });
     try {
       const lines = Array.from({ length: 300 }, (_, i) => LINES[i % LINES.length] as string);
       const expected = withoutTime(createBatchDetector(SETTINGS)(detectRules(buildRuleSetFrom(inputs)), lines, 0));
       expect(expected.textLines.length).toBe(75);
-      // The first worker dies with its part, which is sent again; the batch's answer is still whole.
-      expect(withoutTime(await pool.detect(lines, 0))).toEqual(expected);
-      expect(withoutTime(await pool.detect(lines, 0))).toEqual(expected);
+      // One batch per worker; the first worker dies with its batch, which is sent again, whole.
+      const answers = await Promise.all([pool.detect(lines, 0), pool.detect(lines.slice(100), 0), pool.detect(lines, 0)]);
+      expect(answers.map(withoutTime)).toEqual([expected, withoutTime(createBatchDetector(SETTINGS)(detectRules(buildRuleSetFrom(inputs)), lines.slice(100), 0)), expected]);
     } finally {
       await pool.close();
     }

@@ -287,6 +287,21 @@ export function otlpBodies(lines: readonly string[]): { readonly protobuf: Uint8
     json: requests.map((r) => JSON.stringify(r)),
   };
 }
+/**
+ * The OTLP lane is the NDJSON lane: each export's records flatten (§17.3: no time, severity or resource,
+ * so no key of their own) to exactly the NDJSON lines, byte for byte, so the detection workers parse and
+ * evaluate the same events and the rows differ only in how the events arrive. Checked, not assumed.
+ */
+function checkSameEvents(exports: ReturnType<typeof otlpBodies>, bodies: readonly Uint8Array[]): void {
+  const lines = (events: unknown): string[] => (Array.isArray(events) ? events : (events as { texts(): string[] }).texts());
+  for (const [i, body] of bodies.entries()) {
+    const ndjson = Buffer.from(body).toString('utf8').trimEnd().split('\n');
+    for (const decoded of [decodeProtobufLogs(exports.protobuf[i] as Uint8Array), decodeJsonLogs(Buffer.from(exports.json[i] as string))]) {
+      if (!decoded.ok || JSON.stringify(lines(decoded.events)) !== JSON.stringify(ndjson)) throw new Error(`OTLP export ${String(i)} does not flatten to the NDJSON body's lines`);
+    }
+  }
+}
+
 export const OTLP_PROTOBUF_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' } };
 export const OTLP_JSON_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/json' } };
 
@@ -402,6 +417,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
   // Like with like: every poster sends bytes encoded once, up front (OTLP bodies are pre-encoded too).
   const bodies = postBodies(lane.lines).map((b) => Buffer.from(b));
   const exports = otlpBodies(lane.lines);
+  checkSameEvents(exports, bodies);
   const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
   const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[], baseOtlpJson: [] as ModeResult[] };
   const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));

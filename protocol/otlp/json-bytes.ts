@@ -166,21 +166,17 @@ export class JsonBytes {
     const end = Math.min(src.length, from + LITERAL_MAX);
     this.room(end - from + 2);
     const { buf } = this;
+    const out = this.view;
+    const sv = this.viewOf(src);
     let p = this.pos;
     buf[p++] = QUOTE;
     let i = from + 1;
     while (i < end) {
-      // Four plain bytes at a time, then one byte at a time until the next four are plain.
+      // Four plain bytes at a time (one word: ASCII, nothing to escape), then one byte at a time until the next four are plain.
       for (; i + 4 <= end; i += 4) {
-        const c0 = src[i] as number;
-        const c1 = src[i + 1] as number;
-        const c2 = src[i + 2] as number;
-        const c3 = src[i + 3] as number;
-        if (((LITERAL[c0] as number) | (LITERAL[c1] as number) | (LITERAL[c2] as number) | (LITERAL[c3] as number)) !== 0) break;
-        buf[p] = c0;
-        buf[p + 1] = c1;
-        buf[p + 2] = c2;
-        buf[p + 3] = c3;
+        const word = sv.getInt32(i, true);
+        if (needsEscape(word) || (word & 0x80808080) !== 0) break;
+        out.setInt32(p, word, true);
         p += 4;
       }
       if (i >= end) break;

@@ -12,6 +12,23 @@ const text = fc.oneof(
   fc.array(fc.constantFrom('a', 'B', '"', '\\', '\n', '\u0000', '\u001f', ' ', '!', '#', '[', ']', '\u007f', 'é', '日', '\u2028'), { maxLength: 40 }).map((cs) => cs.join('')),
 );
 
+describe('JsonBytes.literal', () => {
+  it('copies a JSON string literal as it is when it is ASCII with short escapes, else writes nothing and answers -1', () => {
+    fc.assert(
+      fc.property(text, fc.nat({ max: 7 }), (s, offset) => {
+        const literal = JSON.stringify(s);
+        const src = Buffer.concat([Buffer.alloc(offset, 0x20), Buffer.from(`${literal},"next"`, 'utf8')]);
+        const w = new JsonBytes();
+        const next = w.literal(src, offset);
+        const copyable = /^"([\x20-\x21\x23-\x5b\x5d-\x7f]|\\["\\bfnrt])*"$/.test(literal);
+        expect(next).toBe(copyable ? offset + literal.length : -1);
+        expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(copyable ? literal : '');
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('JsonBytes.string', () => {
   it('writes the UTF-8 bytes of any string at any offset as JSON.stringify does', () => {
     fc.assert(

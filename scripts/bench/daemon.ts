@@ -383,29 +383,38 @@ interface Decoders {
   readonly decodeJsonLogs: (body: Uint8Array) => unknown;
 }
 
-/** CPU µs per record of `decode` over `bodies`, median of 5 rounds of about a second (process CPU: steady on a shared machine). */
-function decodeMicros(decode: (body: Uint8Array) => unknown, bodies: readonly Uint8Array[], records: number): number {
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    let passes = 0;
-    const c0 = process.cpuUsage();
-    for (const until = performance.now() + 1000; performance.now() < until; passes++) for (const b of bodies) decode(b);
-    const c = process.cpuUsage(c0);
-    rounds.push((c.user + c.system) / (passes * records));
-  }
-  return Number(median(rounds).toFixed(2));
+/** CPU µs per record of one pass of `decode` over `bodies`, repeated for about `ms` (process CPU: steady on a shared machine). */
+function decodeRound(decode: (body: Uint8Array) => unknown, bodies: readonly Uint8Array[], records: number, ms: number): number {
+  let passes = 0;
+  const c0 = process.cpuUsage();
+  for (const until = performance.now() + ms; performance.now() < until; passes++) for (const b of bodies) decode(b);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / (passes * records);
 }
 
-/** The main thread's decoding of the bench's exports, measured in this process (and a baseline build's, in turn). */
+/**
+ * The main thread's decoding of the bench's exports, measured in this process, and a baseline build's in
+ * turn: 10 rounds of 0.5 s, the builds alternating round by round (so a change of load hits both), medians.
+ */
 async function decodeRows(exports: ReturnType<typeof otlpBodies>, baseline: string | undefined): Promise<BenchRow[]> {
   const json = exports.json.map((b) => Buffer.from(b));
   const records = exports.protobuf.length * BATCH_LINES;
   const builds: [string, Decoders][] = [['', { decodeProtobufLogs, decodeJsonLogs }]];
   if (baseline !== undefined) builds.push(['baseline: ', (await import(pathToFileURL(join(resolve(baseline), 'dist/protocol/index.js')).href)) as Decoders]);
-  return builds.flatMap(([label, d]) => [
-    { name: `${label}decoding an OTLP protobuf export on the main thread, per record`, value: decodeMicros(d.decodeProtobufLogs, exports.protobuf, records), unit: 'µs' },
-    { name: `${label}decoding an OTLP/JSON export on the main thread, per record`, value: decodeMicros(d.decodeJsonLogs, json, records), unit: 'µs' },
+  const rounds = builds.map(() => ({ protobuf: [] as number[], json: [] as number[] }));
+  for (let r = 0; r < 10; r++) {
+    for (const [i, [, d]] of builds.entries()) {
+      rounds[i]?.protobuf.push(decodeRound(d.decodeProtobufLogs, exports.protobuf, records, 500));
+      rounds[i]?.json.push(decodeRound(d.decodeJsonLogs, json, records, 500));
+    }
+  }
+  const rows = builds.flatMap(([label], i) => [
+    { name: `${label}decoding an OTLP protobuf export on the main thread, per record`, value: Number(median(rounds[i]?.protobuf ?? []).toFixed(2)), unit: 'µs' },
+    { name: `${label}decoding an OTLP/JSON export on the main thread, per record`, value: Number(median(rounds[i]?.json ?? []).toFixed(2)), unit: 'µs' },
   ]);
+  const ratio = (pick: 'protobuf' | 'json'): number => Number((median(rounds[0]?.[pick] ?? []) / median(rounds[1]?.[pick] ?? [])).toFixed(2));
+  if (baseline !== undefined) rows.push({ name: 'decoding per record, this build / baseline: protobuf', value: ratio('protobuf'), unit: 'x' }, { name: 'decoding per record, this build / baseline: OTLP/JSON', value: ratio('json'), unit: 'x' });
+  return rows;
 }
 
 /**

@@ -137,7 +137,7 @@ export class JsonBytes {
     this.pos = p;
   }
 
-  /** A view of `src` for word reads, kept while the same bytes are read (a request is read field by field). */
+  /** A view of `src` for word reads, kept while the same bytes are read (a request is read field by field; the last one is held until the next). */
   private viewOf(src: Uint8Array): DataView {
     if (src !== this.source) {
       this.source = src;

@@ -16,6 +16,9 @@ const WIRE_VARINT = 0;
 const WIRE_FIXED64 = 1;
 const WIRE_LEN = 2;
 const WIRE_FIXED32 = 5;
+/** The tags of fields 1 and 2 as length-delimited. */
+const TAG_1_LEN = (1 << 3) | WIRE_LEN;
+const TAG_2_LEN = (2 << 3) | WIRE_LEN;
 
 /**
  * Nesting of AnyValues this reader follows: at most 3 message levels each, well inside the 100 of
@@ -508,6 +511,19 @@ function recordText(r: WireReader, f: RecordFields, tail: Buffer, keys: Attribut
  * value), its value checked all the same.
  */
 function keyValueSpans(r: WireReader, from: number, end: number, pair: Pair): boolean {
+  // The shape encoders write, checked byte by byte without the field loop: a key (field 1) and a value
+  // (field 2), each with a one-byte length, filling the KeyValue.
+  const { buf } = r;
+  const keyLength = buf[from + 1] as number;
+  const keyTo = from + 2 + keyLength;
+  const valueLength = buf[keyTo + 1] as number;
+  if (buf[from] === TAG_1_LEN && keyLength > 0 && keyLength < 0x80 && buf[keyTo] === TAG_2_LEN && valueLength < 0x80 && keyTo + 2 + valueLength === end) {
+    pair.keyFrom = from + 2;
+    pair.keyTo = keyTo;
+    pair.valueFrom = keyTo + 2;
+    pair.valueTo = end;
+    return true;
+  }
   r.pos = from;
   pair.keyFrom = pair.keyTo = pair.valueFrom = pair.valueTo = -1;
   while (r.pos < end) {
@@ -543,6 +559,12 @@ interface Pair {
 
 /** An AnyValue written as JSON: scalars from the wire, arrays and kvlists through `anyValue`. */
 function writeValue(r: WireReader, w: JsonBytes, from: number, end: number, depth: number): void {
+  // The commonest value, a string with a one-byte length filling the AnyValue, without the member loop.
+  const length = r.buf[from + 1] as number;
+  if (r.buf[from] === TAG_1_LEN && length < 0x80 && from + 2 + length === end) {
+    w.string(r.buf, from + 2, end);
+    return;
+  }
   r.pos = from;
   r.member(end, depth);
   const { buf, kind } = r;

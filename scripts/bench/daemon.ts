@@ -287,6 +287,21 @@ export function otlpBodies(lines: readonly string[]): { readonly protobuf: Uint8
     json: requests.map((r) => JSON.stringify(r)),
   };
 }
+/**
+ * The OTLP lane is the NDJSON lane: each export's records flatten (§17.3: no time, severity or resource,
+ * so no key of their own) to exactly the NDJSON lines, byte for byte, so the detection workers parse and
+ * evaluate the same events and the rows differ only in how the events arrive. Checked, not assumed.
+ */
+function checkSameEvents(exports: ReturnType<typeof otlpBodies>, bodies: readonly Uint8Array[]): void {
+  const lines = (events: unknown): string[] => (Array.isArray(events) ? events : (events as { texts(): string[] }).texts());
+  for (const [i, body] of bodies.entries()) {
+    const ndjson = Buffer.from(body).toString('utf8').trimEnd().split('\n');
+    for (const decoded of [decodeProtobufLogs(exports.protobuf[i] as Uint8Array), decodeJsonLogs(Buffer.from(exports.json[i] as string))]) {
+      if (!decoded.ok || JSON.stringify(lines(decoded.events)) !== JSON.stringify(ndjson)) throw new Error(`OTLP export ${String(i)} does not flatten to the NDJSON body's lines`);
+    }
+  }
+}
+
 export const OTLP_PROTOBUF_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' } };
 export const OTLP_JSON_INGEST: PostTarget = { path: '/v1/logs', headers: { 'content-type': 'application/json' } };
 
@@ -368,29 +383,38 @@ interface Decoders {
   readonly decodeJsonLogs: (body: Uint8Array) => unknown;
 }
 
-/** CPU µs per record of `decode` over `bodies`, median of 5 rounds of about a second (process CPU: steady on a shared machine). */
-function decodeMicros(decode: (body: Uint8Array) => unknown, bodies: readonly Uint8Array[], records: number): number {
-  const rounds: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    let passes = 0;
-    const c0 = process.cpuUsage();
-    for (const until = performance.now() + 1000; performance.now() < until; passes++) for (const b of bodies) decode(b);
-    const c = process.cpuUsage(c0);
-    rounds.push((c.user + c.system) / (passes * records));
-  }
-  return Number(median(rounds).toFixed(2));
+/** CPU µs per record of one pass of `decode` over `bodies`, repeated for about `ms` (process CPU: steady on a shared machine). */
+function decodeRound(decode: (body: Uint8Array) => unknown, bodies: readonly Uint8Array[], records: number, ms: number): number {
+  let passes = 0;
+  const c0 = process.cpuUsage();
+  for (const until = performance.now() + ms; performance.now() < until; passes++) for (const b of bodies) decode(b);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / (passes * records);
 }
 
-/** The main thread's decoding of the bench's exports, measured in this process (and a baseline build's, in turn). */
+/**
+ * The main thread's decoding of the bench's exports, measured in this process, and a baseline build's in
+ * turn: 10 rounds of 0.5 s, the builds alternating round by round (so a change of load hits both), medians.
+ */
 async function decodeRows(exports: ReturnType<typeof otlpBodies>, baseline: string | undefined): Promise<BenchRow[]> {
   const json = exports.json.map((b) => Buffer.from(b));
   const records = exports.protobuf.length * BATCH_LINES;
   const builds: [string, Decoders][] = [['', { decodeProtobufLogs, decodeJsonLogs }]];
   if (baseline !== undefined) builds.push(['baseline: ', (await import(pathToFileURL(join(resolve(baseline), 'dist/protocol/index.js')).href)) as Decoders]);
-  return builds.flatMap(([label, d]) => [
-    { name: `${label}decoding an OTLP protobuf export on the main thread, per record`, value: decodeMicros(d.decodeProtobufLogs, exports.protobuf, records), unit: 'µs' },
-    { name: `${label}decoding an OTLP/JSON export on the main thread, per record`, value: decodeMicros(d.decodeJsonLogs, json, records), unit: 'µs' },
+  const rounds = builds.map(() => ({ protobuf: [] as number[], json: [] as number[] }));
+  for (let r = 0; r < 10; r++) {
+    for (const [i, [, d]] of builds.entries()) {
+      rounds[i]?.protobuf.push(decodeRound(d.decodeProtobufLogs, exports.protobuf, records, 500));
+      rounds[i]?.json.push(decodeRound(d.decodeJsonLogs, json, records, 500));
+    }
+  }
+  const rows = builds.flatMap(([label], i) => [
+    { name: `${label}decoding an OTLP protobuf export on the main thread, per record`, value: Number(median(rounds[i]?.protobuf ?? []).toFixed(2)), unit: 'µs' },
+    { name: `${label}decoding an OTLP/JSON export on the main thread, per record`, value: Number(median(rounds[i]?.json ?? []).toFixed(2)), unit: 'µs' },
   ]);
+  const ratio = (pick: 'protobuf' | 'json'): number => Number((median(rounds[0]?.[pick] ?? []) / median(rounds[1]?.[pick] ?? [])).toFixed(2));
+  if (baseline !== undefined) rows.push({ name: 'decoding per record, this build / baseline: protobuf', value: ratio('protobuf'), unit: 'x' }, { name: 'decoding per record, this build / baseline: OTLP/JSON', value: ratio('json'), unit: 'x' });
+  return rows;
 }
 
 /**
@@ -402,6 +426,7 @@ export async function runOtlpIngestBench(baseline = process.env['SIGMAD_BENCH_BA
   // Like with like: every poster sends bytes encoded once, up front (OTLP bodies are pre-encoded too).
   const bodies = postBodies(lane.lines).map((b) => Buffer.from(b));
   const exports = otlpBodies(lane.lines);
+  checkSameEvents(exports, bodies);
   const common = [...DAEMON_BASE_FLAGS, ...process.argv.slice(2)];
   const runs = { memory: [] as ModeResult[], otlp: [] as ModeResult[], otlpJson: [] as ModeResult[], baseMemory: [] as ModeResult[], baseOtlp: [] as ModeResult[], baseOtlpJson: [] as ModeResult[] };
   const baseMain = baseline === undefined ? undefined : cliOf(resolve(baseline));

@@ -63,6 +63,26 @@ describe('protobuf OTLP logs read from the wire', () => {
     expect(flattenProtobufLogs(replacement).texts()).toEqual(['{"k":"a\uFFFDb"}']);
   });
 
+  it('reads KeyValues around the one-byte-length shape as protobufjs does: empty key, long key and value, empty or extra value fields', () => {
+    const str = (field: number, s: string): number[] => [(field << 3) | 2, Buffer.byteLength(s), ...Buffer.from(s)];
+    const msg = (field: number, inner: number[]): number[] => [(field << 3) | 2, ...varint(inner.length), ...inner];
+    const varint = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
+    const pairs = [
+      [...str(1, ''), ...msg(2, str(1, 'empty key'))],
+      [...msg(1, [...Buffer.from('k'.repeat(130))]), ...msg(2, str(1, 'long key'))],
+      [...str(1, 'long'), ...msg(2, msg(1, [...Buffer.from('v'.repeat(200))]))],
+      [...str(1, 'none'), ...msg(2, [])],
+      [...str(1, 'extra'), ...msg(2, [...str(1, 'x'), 0x78, 1])],
+      [...str(1, 'int'), ...msg(2, [0x18, 0x96, 0x01])],
+      [...str(1, 'shadowed'), ...msg(2, str(1, 'first')), ...msg(2, str(1, 'second'))],
+    ];
+    for (const pair of pairs) {
+      const record = [...msg(6, str(1, 'before')), ...msg(6, pair), ...msg(6, [...str(1, 'after'), ...msg(2, str(1, 'z'))])];
+      const body = Uint8Array.from(msg(1, msg(2, msg(2, record))));
+      expect(asTexts(decodeProtobufLogs(body))).toEqual(decodeProtobufjsLogs(body));
+    }
+  });
+
   it('reads an exporter-shaped request on the fast path', () => {
     const r = {
       resourceLogs: [{

@@ -1,0 +1,57 @@
+// The JSON writer of the OTLP byte-level readers (`protocol/otlp/json-bytes.ts`): a string's UTF-8 bytes,
+// wherever they lie in the source (its words are read four bytes at a time, unaligned), are written as
+// `JSON.stringify` writes the string; so is a run of strings into one growing buffer.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { JsonBytes } from '../../protocol/otlp/json-bytes.js';
+
+/** Strings dense in what must be escaped (quote, backslash, control characters) next to plain and multi-byte text. */
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+  fc.array(fc.constantFrom('a', 'B', '"', '\\', '\n', '\u0000', '\u001f', ' ', '!', '#', '[', ']', '\u007f', 'é', '日', '\u2028'), { maxLength: 40 }).map((cs) => cs.join('')),
+);
+
+describe('JsonBytes.literal', () => {
+  it('copies a JSON string literal as it is when it is ASCII with short escapes, else writes nothing and answers -1', () => {
+    fc.assert(
+      fc.property(text, fc.nat({ max: 7 }), (s, offset) => {
+        const literal = JSON.stringify(s);
+        const src = Buffer.concat([Buffer.alloc(offset, 0x20), Buffer.from(`${literal},"next"`, 'utf8')]);
+        const w = new JsonBytes();
+        const next = w.literal(src, offset);
+        const copyable = /^"([\x20-\x21\x23-\x5b\x5d-\x7f]|\\["\\bfnrt])*"$/.test(literal);
+        expect(next).toBe(copyable ? offset + literal.length : -1);
+        expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(copyable ? literal : '');
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('JsonBytes.string', () => {
+  it('writes the UTF-8 bytes of any string at any offset as JSON.stringify does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(text, fc.nat({ max: 7 })), { minLength: 1, maxLength: 8 }), (parts) => {
+        const w = new JsonBytes();
+        let expected = '';
+        for (const [s, offset] of parts) {
+          const bytes = Buffer.from(s, 'utf8');
+          const src = Buffer.concat([Buffer.alloc(offset, 0x22), bytes, Buffer.alloc(3, 0x5c)]);
+          w.string(src, offset, offset + bytes.length);
+          expected += JSON.stringify(s);
+        }
+        expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps writing correctly once its buffer has grown', () => {
+    const w = new JsonBytes();
+    const s = `${'x'.repeat(70_000)}"\\\n${'y'.repeat(10)}`;
+    w.string(Buffer.from(`  ${s}`), 2, 2 + s.length);
+    w.string(Buffer.from('a"b'), 0, 3);
+    expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(`${JSON.stringify(s)}"a\\"b"`);
+  });
+});

@@ -1,10 +1,10 @@
 // Runs a CommonJS file of the bundle (dist/bin/*.cjs) and the bundle files it requires through `vm.Script`
 // with V8's code cache (issue 19 §2/§3): parsing and compiling ≈ 3 MB of bundle code was most of the time
 // from spawn to the first rule read, and Node 20 keeps no code cache of its own (`module.enableCompileCache`
-// is Node 22). Each `X.cjs` may have an `X.cjs.cache` beside it: a header (magic, the SHA-256 of the source it
-// was made from) and V8's cached data. A cache that is missing, damaged, made from other source (V8 itself
-// checks only the source's length), or rejected by V8 (another V8 version or other flags) is ignored: the
-// file compiles as without one. The dist/bin launchers (sigmad.js and one per worker script, written by
+// is Node 22). Each `X.cjs` may have an `X.cjs.cache` beside it: a header (magic, the SHA-256 of the source
+// it was made from followed by the cached data) and V8's cached data. A cache that is missing, damaged or
+// made from other source (V8 itself checks only the source's length and, in release builds, no checksum of
+// the data), or rejected by V8 (another V8 version or other flags) is ignored: the file compiles as without one. The dist/bin launchers (sigmad.js and one per worker script, written by
 // scripts/build/bundle.ts) call `runBundle`; this module is copied beside them and imports only node built-ins.
 //
 // SIGMAD_CODE_CACHE=off compiles without the caches (to compare); =write also (re)writes them: the build
@@ -36,7 +36,7 @@ export type CacheOutcome = 'accepted' | 'absent' | 'mismatch' | 'rejected' | 'of
 
 interface Loaded {
   readonly file: string;
-  readonly hash: Buffer;
+  readonly source: Buffer;
   readonly script: Script;
 }
 
@@ -44,16 +44,18 @@ interface CommonJsModule {
   exports: unknown;
 }
 
-/** The cache file's bytes for `data` made from source hashed `hash`. */
-export function encodeCache(hash: Buffer, data: Buffer): Buffer {
-  return Buffer.concat([MAGIC, hash, data]);
+const digest = (source: Buffer, data: Buffer): Buffer => createHash('sha256').update(source).update(data).digest();
+
+/** The cache file's bytes for V8's `data` made from `source`. */
+function encodeCache(source: Buffer, data: Buffer): Buffer {
+  return Buffer.concat([MAGIC, digest(source, data), data]);
 }
 
-/** V8's cached data out of a cache file's bytes, when they were made from source hashed `hash`. */
-function decodeCache(bytes: Buffer | undefined, hash: Buffer): Buffer | undefined {
+/** V8's cached data out of a cache file's bytes, when they are whole and were made from `source`. */
+function decodeCache(bytes: Buffer | undefined, source: Buffer): Buffer | undefined {
   if (bytes === undefined || bytes.length <= MAGIC.length + HASH_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  if (!bytes.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(hash)) return undefined;
-  return bytes.subarray(MAGIC.length + HASH_BYTES);
+  const data = bytes.subarray(MAGIC.length + HASH_BYTES);
+  return bytes.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(digest(source, data)) ? data : undefined;
 }
 
 function readOptional(file: string): Buffer | undefined {
@@ -80,15 +82,14 @@ export class BundleLoader {
     const known = this.modules.get(file);
     if (known !== undefined) return known.exports;
     const bytes = readFileSync(file);
-    const hash = createHash('sha256').update(bytes).digest();
     const stored = this.mode === 'off' ? undefined : readOptional(file + CACHE_SUFFIX);
-    const cachedData = decodeCache(stored, hash);
+    const cachedData = decodeCache(stored, bytes);
     // A `#!` line is only valid at the very start of a script, not inside the wrapper.
     const source = bytes.toString('utf8').replace(/^#!/, '//');
     const wrapper = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
     const script = new Script(wrapper, { filename: file, ...(cachedData !== undefined ? { cachedData } : {}) });
     this.outcomes.set(file, this.mode === 'off' ? 'off' : stored === undefined ? 'absent' : cachedData === undefined ? 'mismatch' : script.cachedDataRejected === true ? 'rejected' : 'accepted');
-    this.loaded.push({ file, hash, script });
+    this.loaded.push({ file, source: bytes, script });
     const module: CommonJsModule = { exports: {} };
     this.modules.set(file, module);
     const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: CommonJsModule, filename: string, dirname: string) => void;
@@ -110,9 +111,9 @@ export class BundleLoader {
 
   /** Stores the cache of every file run so far (each replaced atomically: another thread may write it too). */
   writeCaches(): void {
-    for (const { file, hash, script } of this.loaded) {
+    for (const { file, source, script } of this.loaded) {
       const temp = `${file}${CACHE_SUFFIX}.${String(process.pid)}-${String(threadId)}`;
-      writeFileSync(temp, encodeCache(hash, script.createCachedData()));
+      writeFileSync(temp, encodeCache(source, script.createCachedData()));
       renameSync(temp, file + CACHE_SUFFIX);
     }
   }

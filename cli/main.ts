@@ -59,13 +59,18 @@ cli
 cli.help();
 cli.version('0.1.0');
 
-try {
-  cli.parse(process.argv, { run: false });
-  if (cli.matchedCommand === undefined && cli.args.length > 0) throw new UsageError(`unknown command '${cli.args[0]}'`);
-  await cli.runMatchedCommand();
-} catch (e) {
-  process.stderr.write(`sigmad: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : usageExitCode();
+// No top-level await: the bundle is CommonJS (cli/bundle-loader.ts runs it with V8's code cache).
+void run();
+
+async function run(): Promise<void> {
+  try {
+    cli.parse(process.argv, { run: false });
+    if (cli.matchedCommand === undefined && cli.args.length > 0) throw new UsageError(`unknown command '${cli.args[0]}'`);
+    await cli.runMatchedCommand();
+  } catch (e) {
+    process.stderr.write(`sigmad: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = typeof (e as { exitCode?: unknown }).exitCode === 'number' ? (e as { exitCode: number }).exitCode : usageExitCode();
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 import { HeldHeadRes } from './held-head-res.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { announcedBody, BodyBuffer, EMPTY_BODY } from './body-buffer.js';
@@ -17,7 +18,8 @@ type Uws = typeof import('uWebSockets.js');
  * by the router, unix socket files unlinked by us.
  */
 export async function listenUws(app: HttpApp, address: ListenAddress): Promise<HttpServer> {
-  const uws: Uws = (await import('uWebSockets.js')).default;
+  // require, not import(): the bundle is CommonJS run through vm.Script (cli/bundle-loader.ts), where import() has no loader.
+  const uws = createRequire(import.meta.url)('uWebSockets.js') as Uws;
   const open = new OpenResponses<UwsRes>();
   const uApp = uws.App();
   uApp.any('/*', (res, req) => {

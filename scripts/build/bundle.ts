@@ -5,16 +5,21 @@
 // from dist/cli and dist/streams/detect. Features only some configurations use are `import()`ed, so
 // they become chunks loaded when configured. Packages that load native or wasm files by path stay
 // external and are resolved from node_modules at run time.
+// The bundle is CommonJS (`X.cjs`), so that it can run through `vm.Script` with V8's code cache, which
+// Node 20 offers for no ES module: each `X.js` the code and `package.json` name is a launcher that runs
+// `X.cjs` with cli/bundle-loader.ts (copied in as bundle-loader.js). The caches (`X.cjs.cache`) are made
+// last, by running the bundle (train-code-cache.ts).
 // Run after tsc: `node dist/scripts/build/bundle.js` (the last step of `npm run build`).
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
+import { trainCodeCache } from './train-code-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const DIST = join(ROOT, 'dist');
 const BUNDLE_DIR = join(DIST, 'bin');
 
-/** Entry name → tsc output; the names are the file names the code's `new URL(...)`s ask for. */
+/** Entry name → tsc output; the names are the launchers' file names the code's `new URL(...)`s ask for. */
 const ENTRIES: Record<string, string> = {
   sigmad: 'cli/main.js',
   'detect-worker': 'streams/detect/detect-worker.js',
@@ -41,12 +46,30 @@ async function bundle(): Promise<void> {
     logLevel: 'warn',
     output: {
       dir: BUNDLE_DIR,
-      format: 'esm',
-      entryFileNames: '[name].js',
-      chunkFileNames: 'chunk-[name]-[hash].js',
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: 'chunk-[name]-[hash].cjs',
       sourcemap: false,
     },
   });
 }
 
+/** The loader beside the bundle (it imports only node built-ins), and a launcher per entry. */
+function writeLaunchers(): void {
+  const loader = readFileSync(join(DIST, 'cli/bundle-loader.js'), 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/, '\n');
+  writeFileSync(join(BUNDLE_DIR, 'bundle-loader.js'), loader);
+  for (const name of Object.keys(ENTRIES)) {
+    const launcher = [
+      '#!/usr/bin/env node',
+      `// Runs ${name}.cjs, the bundle, with its V8 code cache (cli/bundle-loader.ts; written by scripts/build/bundle.ts).`,
+      "import { runBundle } from './bundle-loader.js';",
+      `runBundle(import.meta.url, '${name}.cjs');`,
+      '',
+    ].join('\n');
+    writeFileSync(join(BUNDLE_DIR, `${name}.js`), launcher, { mode: 0o755 });
+  }
+}
+
 await bundle();
+writeLaunchers();
+await trainCodeCache(ROOT);

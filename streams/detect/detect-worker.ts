@@ -3,7 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ByteLines } from '../../protocol/index.js';
 import { compileInputFilter, createBatchDetector } from './detect-batch.js';
-import type { DetectRules } from './detect-batch.js';
+import type { BatchDetector, DetectRules } from './detect-batch.js';
 import { buildRuleSetCached } from './rule-cache.js';
 import { buildDetectRules } from './schema-routed.js';
 import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
@@ -12,8 +12,8 @@ const data = workerData as DetectWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('detect-worker must run as a worker thread');
 const post = (m: FromWorker): void => port.postMessage(m);
-// Main compiled the same filter before starting the pool, so this does not fail. Messages wait on the port meanwhile.
-const detect = createBatchDetector(data.settings, await compileInputFilter(data.settings));
+// Set once the input filter is compiled (the end of this file). No top-level await: the bundle is CommonJS.
+let detect: BatchDetector;
 const cache = data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined;
 const built = new Map<number, DetectRules>();
 let serving: DetectRules | undefined;
@@ -29,9 +29,6 @@ function load({ gen, inputs }: GenerationInputs): void {
   }
 }
 
-for (const g of data.generations) load(g);
-serving = built.get(data.generations[0]?.gen ?? -1);
-
 function evaluate(id: number, lines: () => readonly string[], now: number): void {
   if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
   if (serving === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
@@ -42,7 +39,7 @@ function evaluate(id: number, lines: () => readonly string[], now: number): void
   }
 }
 
-port.on('message', (m: ToWorker) => {
+function receive(m: ToWorker): void {
   switch (m.type) {
     case 'batch':
       return evaluate(m.id, () => m.lines, m.now);
@@ -58,4 +55,13 @@ port.on('message', (m: ToWorker) => {
       built.delete(m.gen);
       return;
   }
+}
+
+// Main compiled the same filter before starting the pool, so this does not fail. Messages wait on the port
+// until the listener is attached.
+void compileInputFilter(data.settings).then((filter) => {
+  detect = createBatchDetector(data.settings, filter);
+  for (const g of data.generations) load(g);
+  serving = built.get(data.generations[0]?.gen ?? -1);
+  port.on('message', receive);
 });

@@ -38,7 +38,8 @@ let engineDigest: Buffer | undefined;
  * A digest of the running engine's code: a new build, even at the same package version, never reads an
  * older build's entries. From tsc's output that is every file of `sigma/` (loading, pipelines, witness
  * choice); inside a bundle (dist/bin, this module is then part of a chunk) the engine is compiled into the
- * bundle's own files, so it is every `.js` file of the bundle's directory: the code that actually runs.
+ * bundle's own files, so it is every `.js` and `.cjs` file of the bundle's directory: the code that actually runs
+ * (not the V8 code caches beside them: made from those files, and checked against them when read).
  */
 function engineCode(): Buffer {
   if (engineDigest !== undefined) return engineDigest;
@@ -53,7 +54,7 @@ function engineCode(): Buffer {
   const self = fileURLToPath(import.meta.url);
   // Its own file (tsc's output, or the source under vitest) sits in the tree beside sigma/.
   if (/[\\/]streams[\\/]detect[\\/]rule-cache\.[jt]s$/.test(self)) walk(fileURLToPath(new URL('../../sigma/', import.meta.url)), () => true);
-  else walk(dirname(self), (name) => name.endsWith('.js'));
+  else walk(dirname(self), (name) => /\.c?js$/.test(name));
   engineDigest = hash.digest();
   return engineDigest;
 }

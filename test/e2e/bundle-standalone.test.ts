@@ -1,9 +1,11 @@
 // What ships is the bundle (issue 19 §2/§3): `npm start` and the `bin` run dist/bin/sigmad.js. A copy of
 // the package holding only package.json, dist/bin, dist/ui and node_modules (for the external native/wasm
 // packages) runs the daemon with a detection worker, the web console and `eval --detect-workers 1`, and a
-// loader hook shows that no module of ours outside the bundle is loaded.
-import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// loader hook shows that no module of ours outside the bundle is loaded. The bundle's V8 code caches (made by
+// the build, cli/bundle-loader.ts) are accepted by a fresh node, and with foreign or no caches the output is
+// the same.
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -52,9 +54,9 @@ beforeAll(async () => {
   flags = ['--import', pathToFileURL(join(dir, 'register.mjs')).href];
 }, 180_000);
 
-function sigmadEval(args: readonly string[]): Promise<string> {
+function sigmadEval(args: readonly string[], env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...flags, join(pkg, 'dist/bin/sigmad.js'), 'eval', ...args], { env: { ...process.env, SIGMAD_MODULE_LOG: moduleLog } }, (error, stdout, stderr) =>
+    execFile(process.execPath, [...flags, join(pkg, 'dist/bin/sigmad.js'), 'eval', ...args], { env: { ...process.env, SIGMAD_MODULE_LOG: moduleLog, ...env } }, (error, stdout, stderr) =>
       error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
     );
   });
@@ -94,4 +96,35 @@ describe('the bundle alone', () => {
     expect(ours.filter((m) => !m.startsWith('dist/bin/'))).toEqual([]);
     expect(ours.length).toBeLessThanOrEqual(readdirSync(join(pkg, 'dist/bin')).length);
   }, 120_000);
+});
+
+describe('the bundle\'s code caches', () => {
+  const bin = (): string => join(pkg, 'dist/bin');
+  const caches = (): string[] => readdirSync(bin()).filter((f) => f.endsWith('.cjs.cache'));
+
+  it('are accepted by a fresh node; foreign, missing or disabled caches change nothing in the output', async () => {
+    // Every shipped cache of a chunk loads (a chunk has no launcher `.js`, and only defines exports).
+    const chunks = caches().map((f) => f.slice(0, -'.cache'.length)).filter((f) => !existsSync(join(bin(), f.replace(/\.cjs$/, '.js'))));
+    expect(caches()).toEqual(expect.arrayContaining(['sigmad.cjs.cache', 'detect-worker.cjs.cache']));
+    expect(chunks.length).toBeGreaterThan(0);
+    const probe = `import { BundleLoader } from ${JSON.stringify(pathToFileURL(join(bin(), 'bundle-loader.js')).href)};
+const loader = new BundleLoader(${JSON.stringify(bin())});
+for (const f of ${JSON.stringify(chunks)}) loader.run(${JSON.stringify(bin())} + '/' + f);
+process.stdout.write(JSON.stringify([...new Set(loader.outcomes.values())]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }))).toEqual(['accepted']);
+
+    const args = ['--rules', join(FIXTURES, 'rules'), '--rule-cache', 'off', '--detect-workers', '0', eventsFile];
+    const expected = await sigmadEval(args);
+    expect(expected.trim().split('\n')).toHaveLength(67);
+    expect(await sigmadEval(args, { SIGMAD_CODE_CACHE: 'off' })).toBe(expected);
+    // Each cache swapped for another file's (a stale or foreign cache), then none at all.
+    const names = caches();
+    const saved = join(pkg, 'saved-caches');
+    mkdirSync(saved);
+    for (const name of names) copyFileSync(join(bin(), name), join(saved, name));
+    names.forEach((name, i) => copyFileSync(join(saved, names[(i + 1) % names.length] as string), join(bin(), name)));
+    expect(await sigmadEval(args)).toBe(expected);
+    for (const name of names) rmSync(join(bin(), name));
+    expect(await sigmadEval(args)).toBe(expected);
+  }, 60_000);
 });

@@ -1,0 +1,86 @@
+// The bundle loader (cli/bundle-loader.ts): a file and the bundle files it requires run once each; a cache
+// written after a run is accepted by the next load; a cache that is damaged or made from other source of the
+// same length (both of which V8 alone would accept), or under other V8 flags, is ignored and the file runs the same.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BundleLoader, CACHE_SUFFIX } from '../../cli/bundle-loader.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+/** A two-file "bundle": main.cjs requires chunk.cjs (through the loader) and a node built-in. */
+function bundleDir(body = 'n * 2'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sigmad-bundle-loader-'));
+  writeFileSync(join(dir, 'chunk.cjs'), `exports.twice = (n) => ${body};\nexports.loads = (exports.loads ?? 0) + 1;\n`);
+  writeFileSync(
+    join(dir, 'main.cjs'),
+    "#!/usr/bin/env node\nconst { join } = require('node:path');\nconst chunk = require('./chunk.cjs');\nrequire('./chunk.cjs');\nexports.result = chunk.twice(21);\nexports.file = join(__dirname, 'x') && __filename;\nexports.chunkLoads = chunk.loads;\n",
+  );
+  return dir;
+}
+
+function run(dir: string, mode: 'read' | 'off' | 'write' = 'read'): { exports: Record<string, unknown>; loader: BundleLoader } {
+  const loader = new BundleLoader(dir, mode);
+  return { exports: loader.run(join(dir, 'main.cjs')) as Record<string, unknown>, loader };
+}
+
+describe('the bundle loader', () => {
+  it('runs a file and its bundle requires once each, with __filename, and without caches reports them absent', () => {
+    const dir = bundleDir();
+    const { exports, loader } = run(dir);
+    expect(exports).toEqual({ result: 42, file: join(dir, 'main.cjs'), chunkLoads: 1 });
+    expect([...loader.outcomes.values()]).toEqual(['absent', 'absent']);
+  });
+
+  it('accepts the caches it wrote, and off ignores them', () => {
+    const dir = bundleDir();
+    run(dir, 'write').loader.writeCaches();
+    const warm = run(dir);
+    expect(warm.exports['result']).toBe(42);
+    expect([...warm.loader.outcomes.values()]).toEqual(['accepted', 'accepted']);
+    expect([...run(dir, 'off').loader.outcomes.values()]).toEqual(['off', 'off']);
+  });
+
+  it('ignores a truncated cache, one made from other source of the same length, and damaged V8 data', () => {
+    const dir = bundleDir();
+    const { loader } = run(dir, 'write');
+    loader.writeCaches();
+    const cache = join(dir, `chunk.cjs${CACHE_SUFFIX}`);
+
+    writeFileSync(cache, readFileSync(cache).subarray(0, 20));
+    expect(run(dir).loader.outcomes.get(join(dir, 'chunk.cjs'))).toBe('mismatch');
+
+    // Other source, same length: V8 checks only the length, the loader the hash.
+    const other = bundleDir('n + n');
+    run(other, 'write').loader.writeCaches();
+    copyFileSync(join(other, `chunk.cjs${CACHE_SUFFIX}`), cache);
+    const foreign = run(dir);
+    expect(foreign.loader.outcomes.get(join(dir, 'chunk.cjs'))).toBe('mismatch');
+    expect(foreign.exports['result']).toBe(42);
+
+    // Damaged V8 data (which release builds of V8 do not checksum) under an intact header.
+    loader.writeCaches();
+    const bytes = readFileSync(cache);
+    writeFileSync(cache, Buffer.concat([bytes.subarray(0, bytes.length - 64), Buffer.alloc(64, 7)]));
+    const damaged = run(dir);
+    expect(damaged.loader.outcomes.get(join(dir, 'chunk.cjs'))).toBe('mismatch');
+    expect(damaged.exports['result']).toBe(42);
+  });
+
+  it('ignores caches made by a node with other V8 flags', () => {
+    const dir = bundleDir();
+    // tsc's output of the loader (vitest's global setup builds dist/), run by a node under --no-lazy.
+    const loaderUrl = pathToFileURL(join(ROOT, 'dist/cli/bundle-loader.js')).href;
+    const script = `import { BundleLoader } from ${JSON.stringify(loaderUrl)};
+const loader = new BundleLoader(${JSON.stringify(dir)}, 'write');
+loader.run(${JSON.stringify(join(dir, 'main.cjs'))});
+loader.writeCaches();`;
+    execFileSync(process.execPath, ['--no-lazy', '--input-type=module', '-e', script]);
+    const { exports, loader } = run(dir);
+    expect([...loader.outcomes.values()]).toEqual(['rejected', 'rejected']);
+    expect(exports['result']).toBe(42);
+  });
+});

@@ -121,7 +121,7 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
     const entry = cacheDir !== undefined ? readRuleCacheEntry(inputs, cacheDir) : undefined;
     const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
     pool?.load(cachedInputs);
-    const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines);
+    const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines, entry !== undefined ? Buffer.from(entry.key, 'hex') : undefined);
     if (built.storeError !== undefined) process.stderr.write(`warning: compiled-rule cache not written (${built.storeError}); the next run compiles again\n`);
     const ruleSet: RuleSet = built.ruleSet;
     const loadMs = performance.now() - loadStart;

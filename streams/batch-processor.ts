@@ -211,7 +211,7 @@ export class BatchProcessor {
       throw failure;
     }
     if (deps.observe?.active === true) deps.observe.publish(lineTexts(texts));
-    for (const o of detected.observed ?? []) deps.observed?.(o);
+    if (detected.observed !== undefined) deps.observed?.(detected.observed);
     // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();
     const now = this.ctx.clock.now();

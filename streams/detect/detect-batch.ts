@@ -63,12 +63,8 @@ export interface DetectedBatch {
   readonly eventsWithoutLogsource: number;
   /** Seconds spent decoding and evaluating. */
   readonly seconds: number;
-  /**
-   * What the field and schema observers learn from the decoded lines (before any input filter), one
-   * observation per part the batch was detected in, in line order (merged in order, parts observe
-   * exactly what the whole would); absent when they are off.
-   */
-  readonly observed?: readonly ObservedBatch[];
+  /** What the field and schema observers learn from the decoded lines (before any input filter); absent when they are off. */
+  readonly observed?: ObservedBatch;
   /** Schema routing: events no schema claimed (skipped, or evaluated by the default set); absent without routing. */
   readonly unknownSchema?: number;
 }
@@ -195,7 +191,7 @@ function detectBatch(
     rulesPrunedByLogsource: detector.routes ? sumOf(engines, 'rulesPrunedByLogsource') - pruned0 : 0,
     eventsWithoutLogsource: detector.routes ? sumOf(engines, 'eventsWithoutLogsource') - without0 : 0,
     seconds: (performance.now() - started) / 1000,
-    ...(observation !== undefined ? { observed: [observation.result()] } : {}),
+    ...(observation !== undefined ? { observed: observation.result() } : {}),
     ...(rules.route !== undefined ? { unknownSchema } : {}),
   };
 }

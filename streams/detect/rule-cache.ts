@@ -370,12 +370,13 @@ function touch(path: string): void {
 
 /**
  * The rule set of `inputs`, starting from the cache entry when `cache` has one. A miss that builds
- * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`.
+ * without error is stored when `cache.store`. `pipelines` are the resolved `inputs.pipelines`; `key`,
+ * the inputs' cache key when the caller has just computed it (it hashes every rule text).
  */
-export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[]): CachedBuild {
+export function buildRuleSetCached(inputs: RuleInputs, cache: RuleCacheUse | undefined, pipelines?: readonly Pipeline[], key?: Buffer): CachedBuild {
   if (cache === undefined) return { ruleSet: buildRuleSetFrom(inputs, pipelines), cache: 'off', entryMs: 0 };
-  const { key, found, entryMs } = lookUp(inputs, cache);
-  return found ?? compileAndStore(inputs, cache, key, entryMs, pipelines);
+  const looked = lookUp(inputs, cache, performance.now(), key ?? ruleCacheKey(inputs));
+  return looked.found ?? compileAndStore(inputs, cache, looked.key, looked.entryMs, pipelines);
 }
 
 /**

@@ -136,7 +136,23 @@ describe('alert tick ids across a lost tick record or snapshot entry', () => {
           await crashing.close();
         }
       }),
-      { numRuns: 120 },
+      {
+        numRuns: 120,
+        // A lost tick record and a lost snapshot entry that each make an emission the uninterrupted run did
+        // not: the check below then never rests on chance (120 random runs once produced none, in CI).
+        examples: [
+          [
+            [{ t: 'batch', dt: 2, hosts: ['h2', 'h1', 'h3'] }, { t: 'tick', dt: 3 }, { t: 'batch', dt: 2, hosts: ['h3', 'h3'] }, { t: 'tick', dt: 3 }, { t: 'batch', dt: 1, hosts: ['h1', 'h3'] }, { t: 'batch', dt: 0, hosts: ['h3', 'h3'] }, { t: 'tick', dt: 1 }],
+            { t: 'record', n: 0 },
+            4,
+          ],
+          [
+            [{ t: 'batch', dt: 0, hosts: ['h3'] }, { t: 'tick', dt: 2 }, { t: 'batch', dt: 2, hosts: ['h1', 'h2', 'h3'] }, { t: 'batch', dt: 2, hosts: ['h3', 'h3'] }, { t: 'tick', dt: 0 }, { t: 'batch', dt: 0, hosts: ['h3'] }, { t: 'tick', dt: 3 }, { t: 'tick', dt: 3 }, { t: 'tick', dt: 2 }],
+            { t: 'snapshot', n: 19, pieces: [1, 2] },
+            2,
+          ],
+        ],
+      },
     );
     // The losses must have mattered somewhere: emissions the uninterrupted run did not make.
     expect(renamed).toBeGreaterThan(0);

@@ -13,6 +13,16 @@ function isEscapedPunctuation(c: string): boolean {
   return /^[.*+?^${}()|[\]\\/\-"'#%&,:;<=>@_`~!]$/.test(c);
 }
 
+/**
+ * Index just past the escape that starts at `k` (a backslash): `\xHH`, `\uHHHH`, `\u{…}`, `\cX`, `\p{…}`,
+ * `\k<…>` and digit runs (back-references, octal escapes) reach beyond their first character.
+ */
+function escapeEnd(p: string, k: number): number {
+  const rest = p.slice(k + 1);
+  const m = /^(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|u\{[0-9A-Fa-f]+\}|c[A-Za-z]|[pP]\{[^}]*\}|k<[^>]*>|[0-9]+)/.exec(rest);
+  return k + 1 + (m === null ? 1 : m[0].length);
+}
+
 /** Index just past the group or class that opens at `k`, or -1 when it does not close. */
 function skipBracketed(p: string, k: number): number {
   let depth = 0;
@@ -75,7 +85,7 @@ export function requiredRegexLiteral(pattern: string): string {
     } else if (c === '\\') {
       const e = pattern[k + 1];
       if (e === undefined) return '';
-      next = k + 2;
+      next = escapeEnd(pattern, k);
       if (isEscapedPunctuation(e)) literal = e;
     } else if (isAsciiLiteral(c)) literal = c;
     if (literal !== null && isQuantifier(pattern, next)) {

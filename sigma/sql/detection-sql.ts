@@ -58,7 +58,7 @@ function valuePredicate(scope: ItemScope, leaf: Leaf, v: SigmaValue): string {
       const t = translateRegex(v.pattern, v.flags);
       if (!t.ok) throw new Unconvertible(`${t.error} in /${v.pattern}/`);
       const f = t.re.flags;
-      return dialect.regex(leaf.text, { source: t.re.source, flags: { i: f.includes('i'), m: f.includes('m'), s: f.includes('s') } });
+      return dialect.regex(leaf.text, { source: t.re.source, flags: { i: f.includes('i'), m: f.includes('m'), s: f.includes('s') }, unicode: f.includes('u') });
     }
     case 'cidr': {
       const net = parseIpNetwork(v.network);

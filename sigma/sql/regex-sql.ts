@@ -1,13 +1,17 @@
-// The engine's regex (after its Python-to-JavaScript translation) spelt for each target. PostgreSQL's
-// AREs are close to JavaScript: word boundaries and newline modes differ. SQLite's REGEXP (the sqlite3
-// shell's built-in, ext/misc/regexp.c) knows no groups with `(?`, no back-references and few escapes, and
-// has no flags. What cannot be said the same way makes the rule unconvertible, never silently differs.
+// The engine's regex (after its Python-to-JavaScript translation) spelt for each target. The engine's
+// JavaScript regexes read \d, \w, \s and \b with JavaScript's fixed sets, whatever the database's locale
+// says; `.` stops at all four JavaScript line terminators. PostgreSQL's AREs get those sets spelt out;
+// SQLite's REGEXP (the sqlite3 shell's built-in, ext/misc/regexp.c) knows no groups with `(?`, no
+// back-references and few escapes, and has no flags. What cannot be said the same way makes the rule
+// unconvertible, never silently differs.
 import type { RegexFlags } from '../engine/regex-translate.js';
 import { Unconvertible } from './sql-text.js';
 
 export interface TranslatedRegex {
   readonly source: string;
   readonly flags: RegexFlags;
+  /** Compiled with JavaScript's `u` flag (the engine's fallback): `\u{…}` and `\p{…}` exist, `i` folds more. */
+  readonly unicode?: boolean;
 }
 
 /** One piece of a JavaScript regex source: an escape (`\x`, `text` = x), or one character. */
@@ -42,25 +46,89 @@ function regexTokens(src: string): RegexToken[] {
   return out;
 }
 
+// JavaScript's sets, as the contents of a bracket expression (PostgreSQL escapes).
+const WORD = 'A-Za-z0-9_';
+const SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+const LINE_TERMINATORS = String.raw`\n\r\u2028\u2029`;
+const CLASS_CONTENTS: Readonly<Record<string, string>> = { d: '0-9', w: WORD, s: SPACE };
+const OUTSIDE_CLASS: Readonly<Record<string, string>> = {
+  d: '[0-9]',
+  D: '[^0-9]',
+  w: `[${WORD}]`,
+  W: `[^${WORD}]`,
+  s: `[${SPACE}]`,
+  S: `[^${SPACE}]`,
+  b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`,
+  B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`,
+};
+/** Escapes both flavours read alike (control characters; `\0` is NUL in both). */
+const SAME_ESCAPES = new Set([...'ntrvf0c']);
+const HEX2 = /^\\x([0-9A-Fa-f]{2})/;
+const HEX4 = /^\\u[0-9A-Fa-f]{4}/;
+
 const REPEAT = /^\{(\d+)(?:,(\d*))?\}/;
 /** PostgreSQL's regex engine repeats an atom at most this many times (RE_DUPMAX). */
 const PG_MAX_REPEAT = 255;
 
-/** PostgreSQL ARE with embedded options: `p` keeps `.` off newlines like JavaScript without `s`. */
+/** One JavaScript escape as an ARE; `skip` counts the source characters it consumed beyond `\x`. */
+function postgresEscape(t: RegexToken, re: TranslatedRegex): { text: string; skip: number } {
+  const n = t.text;
+  if (re.unicode === true && re.flags.i && 'wWbB'.includes(n)) {
+    throw new Unconvertible(`case-insensitive Unicode regex with \\${n} has no PostgreSQL form`);
+  }
+  if (re.unicode === true && 'pPu'.includes(n) && !HEX4.test(t.rest)) throw new Unconvertible(`regex escape \\${n}{…} has no PostgreSQL form`);
+  if (n === 'k') throw new Unconvertible('named back-references have no PostgreSQL form');
+  // JavaScript reads \c before a non-letter and \0 before a digit as something an ARE does not.
+  if ((n === 'c' && !/^\\c[A-Za-z]/.test(t.rest)) || (n === '0' && /^\\0[0-9]/.test(t.rest))) {
+    throw new Unconvertible(`regex escape \\${n} here has no PostgreSQL form`);
+  }
+  const hex = n === 'x' ? HEX2.exec(t.rest) : null;
+  if (hex !== null) return { text: `\\u00${hex[1] as string}`, skip: 2 };
+  if (n === 'u' && HEX4.test(t.rest)) return { text: t.rest.slice(0, 6), skip: 4 };
+  if (t.inClass) {
+    // Inside a class JavaScript reads \b as backspace (so does an ARE) and \1 as an octal escape.
+    if (n === 'b') return { text: '\\b', skip: 0 };
+    if (/[1-9]/.test(n)) throw new Unconvertible('octal escapes in a regex class have no PostgreSQL form');
+    const contents = CLASS_CONTENTS[n];
+    if (contents !== undefined) return { text: contents, skip: 0 };
+    if ('DWS'.includes(n)) throw new Unconvertible(`regex escape \\${n} inside a class has no PostgreSQL form`);
+  } else {
+    const set = OUTSIDE_CLASS[n];
+    if (set !== undefined) return { text: set, skip: 0 };
+    if (/[1-9]/.test(n)) return { text: `\\${n}`, skip: 0 };
+  }
+  if (SAME_ESCAPES.has(n)) return { text: `\\${n}`, skip: 0 };
+  // Any other letter is itself in JavaScript (without `u`); in an ARE most letters are escapes (\y, \m, \e...).
+  if (/[A-Za-z]/.test(n)) return { text: n, skip: 0 };
+  return { text: `\\${n}`, skip: 0 };
+}
+
+/**
+ * PostgreSQL ARE with embedded options. No newline-sensitive mode: it would also keep negated classes off
+ * newlines, which JavaScript's are not; `.` and the `m` anchors spell JavaScript's line terminators out.
+ */
 export function postgresRegex(re: TranslatedRegex): string {
+  const { i, m, s } = re.flags;
   let out = '';
+  let skip = 0;
   for (const t of regexTokens(re.source)) {
+    if (skip > 0) {
+      skip--;
+      continue;
+    }
     if (t.escape) {
-      if ('pPk'.includes(t.text)) throw new Unconvertible(`regex escape \\${t.text} has no PostgreSQL form`);
-      // ARE spells word boundaries \y and \Y; its \b is a backspace.
-      const word = t.inClass ? undefined : ({ b: 'y', B: 'Y' } as Readonly<Record<string, string>>)[t.text];
-      out += `\\${word ?? t.text}`;
+      const e = postgresEscape(t, re);
+      out += e.text;
+      skip = e.skip;
       continue;
     }
     if (t.inClass) {
+      // `[:`, `[.` and `[=` open classes, collating elements and equivalence classes in an ARE.
+      if (t.text === '[' && ':.='.includes(t.rest[1] ?? ']')) throw new Unconvertible(`regex class with [${t.rest[1] as string} has no PostgreSQL form`);
       out += t.text;
       continue;
     }
+    if (t.rest.startsWith('[]') || t.rest.startsWith('[^]')) throw new Unconvertible('empty regex classes have no PostgreSQL form');
     if (t.rest.startsWith('(?<') && !t.rest.startsWith('(?<=') && !t.rest.startsWith('(?<!')) {
       throw new Unconvertible('named regex groups have no PostgreSQL form');
     }
@@ -68,28 +136,49 @@ export function postgresRegex(re: TranslatedRegex): string {
     if (repeat !== null && [repeat[1], repeat[2]].some((n) => n !== undefined && n !== '' && Number(n) > PG_MAX_REPEAT)) {
       throw new Unconvertible(`regex repeat counts above ${PG_MAX_REPEAT} have no PostgreSQL form`);
     }
+    if (t.text === '.' && !s) out += `[^${LINE_TERMINATORS}]`;
+    // With `w`, ^ and $ meet \n; JavaScript's other line terminators are added.
+    else if (t.text === '^' && m) out += String.raw`(?:^|(?<=[\r\u2028\u2029]))`;
+    else if (t.text === '$' && m) out += String.raw`(?:$|(?=[\r\u2028\u2029]))`;
     // JavaScript reads a `{` that starts no repeat count as a literal; ARE would reject it.
-    out += t.text === '{' && repeat === null ? '\\{' : t.text;
+    else out += t.text === '{' && repeat === null ? '\\{' : t.text;
   }
-  const { i, m, s } = re.flags;
-  const newline = m ? (s ? 'w' : 'n') : s ? '' : 'p';
-  const options = `${i ? 'i' : ''}${newline}`;
+  const options = `${i ? 'i' : ''}${m ? 'w' : ''}`;
   return options === '' ? out : `(?${options})${out}`;
 }
 
-const SQLITE_ESCAPES = new Set([...'\\.+*?()[]{}^$|', ...'dDsSwWbntrfvxu']);
+/** regexp.c reads these escaped as themselves; `\t`-like letters it reads as JavaScript does. */
+const SQLITE_SPECIALS = '\\.+*?()[]{}^$|';
+const SQLITE_SAME_LETTERS = new Set([...'ntrfvb']);
 
-function sqliteEscape(t: RegexToken, fold: boolean): string {
+/** A character as regexp.c reads it literally (a code point escape keeps it readable after folding). */
+function sqliteLiteral(c: string, inClass: boolean): string {
+  if ((inClass ? '\\]^-' : SQLITE_SPECIALS).includes(c)) return `\\${c}`;
+  if (/[A-Za-z0-9]/.test(c) || c.charCodeAt(0) >= 0xa0) return c;
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+function sqliteEscape(t: RegexToken, re: TranslatedRegex): { text: string; skip: number } {
   const n = t.text;
+  const hex = n === 'x' ? HEX2.exec(t.rest) : n === 'u' ? HEX4.exec(t.rest) : null;
+  if (hex !== null) return { text: sqliteLiteral(String.fromCharCode(parseInt(hex[0].slice(2), 16)), t.inClass), skip: hex[0].length - 2 };
+  if (re.unicode === true && 'pPu'.includes(n)) throw new Unconvertible(`regex escape \\${n}{…} has no SQLite form`);
   if (t.inClass) {
-    if (/[A-Za-z0-9-]/.test(n)) throw new Unconvertible(`regex escape \\${n} inside a class has no SQLite form`);
-    return '\\]^'.includes(n) ? `\\${n}` : n;
+    // regexp.c knows no \d, \w, \s in a class, and \b there is a backspace in JavaScript.
+    const contents = CLASS_CONTENTS[n];
+    if (contents !== undefined) return { text: contents, skip: 0 };
+    if (/[DWSb0-9]/.test(n)) throw new Unconvertible(`regex escape \\${n} inside a class has no SQLite form`);
+  } else {
+    // Spelt out: regexp.c's \s lacks JavaScript's Unicode spaces, and folding would turn \W into \w.
+    if (n === 'B') throw new Unconvertible('regex escape \\B has no SQLite form');
+    const set = n === 'b' ? undefined : OUTSIDE_CLASS[n];
+    if (set !== undefined) return { text: set, skip: 0 };
+    if (/[0-9]/.test(n)) throw new Unconvertible('regex back-references have no SQLite form');
   }
-  if (/[0-9]/.test(n)) throw new Unconvertible('regex back-references have no SQLite form');
-  if (fold && /[A-Z]/.test(n)) throw new Unconvertible(`case-insensitive regex with \\${n} has no SQLite form`);
-  if (SQLITE_ESCAPES.has(n)) return `\\${n}`;
-  if (/[A-Za-z]/.test(n)) throw new Unconvertible(`regex escape \\${n} has no SQLite form`);
-  return n;
+  if (SQLITE_SAME_LETTERS.has(n)) return { text: `\\${n}`, skip: 0 };
+  if (n === 'c' || n === 'k') throw new Unconvertible(`regex escape \\${n} has no SQLite form`);
+  // Any other letter is itself in JavaScript (without `u`).
+  return { text: sqliteLiteral(n, t.inClass), skip: 0 };
 }
 
 /** Pattern for SQLite's REGEXP; `lowerText` says the caller must compare against `lower(text)` (flag i). */
@@ -103,7 +192,9 @@ export function sqliteRegex(re: TranslatedRegex): { pattern: string; lowerText: 
       continue;
     }
     if (t.escape) {
-      out += sqliteEscape(t, fold);
+      const e = sqliteEscape(t, re);
+      out += e.text;
+      skip = e.skip;
       continue;
     }
     if (t.inClass) {
@@ -120,8 +211,8 @@ export function sqliteRegex(re: TranslatedRegex): { pattern: string; lowerText: 
     }
     if (t.rest.startsWith('(?')) throw new Unconvertible('regex lookaround has no SQLite form');
     if (m && (t.text === '^' || t.text === '$')) throw new Unconvertible('multi-line regex anchors have no SQLite form');
-    // regexp.c's `.` crosses newlines; JavaScript's only with the s flag.
-    out += t.text === '.' && !s ? '[^\n]' : t.text;
+    // regexp.c's `.` crosses line terminators; JavaScript's only with the s flag.
+    out += t.text === '.' && !s ? `[^${LINE_TERMINATORS}]` : t.text;
   }
   return { pattern: fold ? out.toLowerCase() : out, lowerText: fold };
 }

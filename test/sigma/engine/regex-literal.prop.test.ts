@@ -7,8 +7,9 @@ import { translateRegex } from '../../../sigma/engine/regex-translate.js';
 const token = fc.constantFrom(
   'a', 'b', 'A', 'B', '-', '/', ' ', '1', '\\.', '\\\\', '\\-', '.', '\\d', '\\s', '\\b', '[ab]', '[^a]', '[]a]',
   '(a|b)', '(?:ab)', '(?i)', '(?=a)', '(?!b)', '?', '*', '+', '{0,2}', '{2}', '{1,}', '|', '^', '$', 'é', 'K',
+  '\\x41', '\\u0062', '\\cJ', '\\12', '(a)\\1', '\\x4',
 );
-const subject = fc.string({ unit: fc.constantFrom('a', 'b', 'A', 'B', '-', '/', ' ', '1', '.', '\\', '\n', 'é', 'É', 'k'), maxLength: 10 });
+const subject = fc.string({ unit: fc.constantFrom('a', 'b', 'A', 'B', '-', '/', ' ', '1', '.', '\\', '\n', 'é', 'É', 'k', '2', '4', 'x'), maxLength: 10 });
 
 describe('required regex literal', () => {
   test('every match contains the lowercased literal', () => {
@@ -35,6 +36,9 @@ describe('required regex literal', () => {
     expect(requiredRegexLiteral('a|bcdef')).toBe('');
     expect(requiredRegexLiteral('(abc|def)')).toBe('');
     expect(requiredRegexLiteral('x{0,3}yz')).toBe('yz');
+    // Escapes longer than one character are not literals (`\x41` is `A`, not `41`).
+    expect(requiredRegexLiteral('\\x41')).toBe('');
+    expect(requiredRegexLiteral('\\u00e9ab')).toBe('ab');
   });
 });
 

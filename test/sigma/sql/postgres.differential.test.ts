@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer } from '../../../scripts/sql/databases.js';
-import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
+import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, regexCase, type CorpusFixture } from './differential.js';
 
 let server: PostgresServer | undefined;
 let fixture: CorpusFixture;
@@ -34,6 +34,20 @@ describe('PostgreSQL differential', () => {
     await fc.assert(
       fc.asyncProperty(generatedCase, async ({ rules, events }) => {
         const c = generatedComparison(rules, events, 'postgres');
+        await db.load(c.events);
+        const actual = await db.idsOf(c.conversion.converted.map((q) => q.query));
+        expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
+
+  it('reads regexes as the engine does: JavaScript sets, word boundaries and line terminators in a UTF-8 locale', async () => {
+    const db = server as PostgresServer;
+    await fc.assert(
+      fc.asyncProperty(regexCase, async ({ rules, events }) => {
+        const c = generatedComparison(rules, events, 'postgres');
+        expect(c.conversion.skipped).toEqual([]);
         await db.load(c.events);
         const actual = await db.idsOf(c.conversion.converted.map((q) => q.query));
         expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);

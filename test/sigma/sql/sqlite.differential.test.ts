@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteDatabase } from '../../../scripts/sql/databases.js';
-import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, type CorpusFixture } from './differential.js';
+import { CORRELATION_EVENTS, CORRELATION_EXPECTED, convertCorpus, convertCorrelations, corpusFixture, differences, generatedCase, generatedComparison, regexCase, type CorpusFixture } from './differential.js';
 
 let db: SqliteDatabase;
 let fixture: CorpusFixture;
@@ -29,6 +29,18 @@ describe('SQLite differential', () => {
       fc.property(generatedCase, ({ rules, events }) => {
         // SQLite's lower() folds ASCII only (README): events keep to lower-case non-ASCII letters.
         const folded = events.map((e) => JSON.parse(JSON.stringify(e).replaceAll('É', 'é')) as Record<string, unknown>);
+        const c = generatedComparison(rules, folded, 'sqlite');
+        const actual = db.idsOf(c.conversion.converted.map((q) => q.query), c.events);
+        expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  }, 60_000);
+
+  it('reads regexes as the engine does: JavaScript sets, word boundaries and line terminators', () => {
+    fc.assert(
+      fc.property(regexCase, ({ rules, events }) => {
+        const folded = events.map((e) => ({ B: e.B.replaceAll('É', 'é') }));
         const c = generatedComparison(rules, folded, 'sqlite');
         const actual = db.idsOf(c.conversion.converted.map((q) => q.query), c.events);
         expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);

@@ -39,6 +39,7 @@ export interface PreparedRules {
   readonly correlations: readonly CorrelationRule[];
   /** Warnings of loading and pipelines; the compile's own come again from every compile. */
   readonly warnings: readonly SigmaWarning[];
+  /** Empty when `layout.index` holds the candidate index they were filed into (a cache entry's). */
   readonly witnesses: readonly (readonly Witness[])[];
   /** The compiled automata (typed-array tables), in the order the compile asks for them; empty: build them. */
   readonly automata: readonly AutomatonRecord[];
@@ -98,8 +99,9 @@ function compileRuleSet(prepared: PreparedRules, loadErrors: readonly SigmaError
   const { detections, correlations } = prepared;
   const errors: SigmaError[] = [...loadErrors];
   const warnings: SigmaWarning[] = [...prepared.warnings];
+  // A layout that carries the built candidate index (a cache entry's) needs no witnesses.
   const reuse =
-    prepared.witnesses.length > 0 ? { witnesses: prepared.witnesses, automata: prepared.automata, ...(prepared.layout !== undefined ? { layout: prepared.layout } : {}) } : {};
+    prepared.witnesses.length > 0 || prepared.layout?.index !== undefined ? { witnesses: prepared.witnesses, automata: prepared.automata, ...(prepared.layout !== undefined ? { layout: prepared.layout } : {}) } : {};
   const compiled = compileRules(detections, { ...options.compile, ...reuse, recordAutomata: options.recordAutomata ?? false });
   errors.push(...compiled.errors);
   warnings.push(...compiled.warnings);

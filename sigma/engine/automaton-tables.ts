@@ -82,6 +82,26 @@ export class AutomatonSupply {
     const t = this.take(AFFIX_TRIE, entries);
     return this.keep(AFFIX_TRIE, entries, new AffixTrie(t ?? entries, fromEnd), t === undefined);
   }
+
+  /**
+   * The next stored tables, which must be of `kind`: a request without its literals (a candidate index
+   * unpacked from the compiled-rule cache) has nothing to build from, so a missing or other kind throws.
+   */
+  private takeStored(kind: number): FlatTables {
+    const next = this.stored[this.taken++];
+    if (next?.kind !== kind) throw new Error(`automaton tables: request ${this.requests} finds no stored ${kind === AHO_CORASICK ? 'Aho-Corasick automaton' : 'affix trie'}`);
+    this.requests++;
+    if (this.record) this.made.push(next);
+    return next.tables;
+  }
+
+  storedAhoCorasick(denseRows: number, adaptiveRows = 0): AhoCorasick {
+    return new AhoCorasick(this.takeStored(AHO_CORASICK), denseRows, adaptiveRows);
+  }
+
+  storedAffixTrie(fromEnd: boolean): AffixTrie {
+    return new AffixTrie(this.takeStored(AFFIX_TRIE), fromEnd);
+  }
 }
 
 /** Automata of matchers made outside a compile (tests, one-off matchers): built, not recorded. */

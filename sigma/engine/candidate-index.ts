@@ -103,6 +103,185 @@ function fileProbe(p: Probe, posting: number, byField: Map<string, FieldPostings
   else push(f.subs, p.key, posting);
 }
 
+/** One indexed field as filed: its postings by key, the rules that only need it present, its automata. */
+interface FieldFiling {
+  readonly name: string;
+  readonly exact: ReadonlyMap<string, Int32Array>;
+  readonly numbers: ReadonlyMap<number, Int32Array>;
+  readonly present: Int32Array;
+  readonly substrings: AhoCorasick | null;
+  readonly prefixes: AffixTrie | null;
+  readonly suffixes: AffixTrie | null;
+}
+
+/** What the index is built from: filed from the witnesses, or unpacked from a PackedIndex. */
+interface Filing {
+  /** Rules the bit sets are sized for (a multiple of 32 is as good as the count: only the words matter). */
+  readonly rules: number;
+  readonly witnessed: number;
+  readonly preset: Uint32Array;
+  readonly keywordRules: Int32Array;
+  readonly keywords: AhoCorasick | null;
+  /** In the order their automata were asked for. */
+  readonly fields: readonly FieldFiling[];
+}
+
+/**
+ * A built index as plain data and one Int32Array, for the compiled-rule cache (issue 19 §2): a warm start
+ * reads the postings in place (views of `ints`) instead of filing every witness again.
+ */
+export interface PackedIndex {
+  /** Per field, its name, then its exact keys. */
+  readonly texts: readonly string[];
+  /** Every field's number keys, in field order. */
+  readonly numbers: readonly number[];
+  /**
+   * rules, witnessed, the preset's length, keywordRules' length, whether there is a keyword automaton, the
+   * field count; the preset's words and keywordRules; per field, its exact and number key counts and its
+   * automata (SUBSTRINGS | PREFIXES | SUFFIXES); per posting list (each field's exact keys', number keys', then its
+   * present list) its end in the data; the data.
+   */
+  readonly ints: Int32Array;
+}
+
+const SUBSTRINGS = 1;
+const PREFIXES = 2;
+const SUFFIXES = 4;
+/** Ints per field in a PackedIndex's shapes. */
+const FIELD_SHAPE = 3;
+/** Counts at the start of a PackedIndex's ints. */
+const PACKED_HEAD = 6;
+
+function fileWitnesses(
+  witnesses: readonly (readonly Witness[])[],
+  literals: readonly string[],
+  literalRules: readonly number[],
+  automata: AutomatonSupply,
+): Filing {
+  const words = ruleBits(witnesses.length).length;
+  const slotBits = words * 32;
+  const literalBase = MAX_WITNESSES * slotBits;
+  const preset = new Uint32Array(words * MAX_WITNESSES + ruleBits(literals.length).length);
+  const byField = new Map<string, FieldPostings>();
+  const keywords = new Map<string, number[]>();
+  literals.forEach((l, id) => push(keywords, l, literalBase + id));
+  const keywordRules = new Set<number>(literalRules);
+  let witnessed = 0;
+  witnesses.forEach((ws, rule) => {
+    if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
+    if (ws.length > 0) witnessed++;
+    for (let slot = ws.length; slot < MAX_WITNESSES; slot++) markAll(Int32Array.of(slot * slotBits + rule), preset);
+    ws.forEach((w, slot) => {
+      for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
+    });
+    if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
+  });
+  // The automata in the order a PackedIndex asks for them again: the keywords', then each field's.
+  const keywordAutomaton = keywords.size > 0 ? automata.ahoCorasick(keywords, DENSE_ROWS, ADAPTIVE_ROWS) : null;
+  const fields = [...byField].map(([name, f]) => ({
+    name,
+    exact: freeze(f.exact),
+    numbers: freeze(f.numbers),
+    substrings: f.subs.size > 0 ? automata.ahoCorasick(f.subs, DENSE_ROWS, ADAPTIVE_ROWS) : null,
+    prefixes: f.prefixes.size > 0 ? automata.affixTrie(f.prefixes, false) : null,
+    suffixes: f.suffixes.size > 0 ? automata.affixTrie(f.suffixes, true) : null,
+    present: Int32Array.from(new Set(f.present)),
+  }));
+  return {
+    rules: witnesses.length,
+    witnessed,
+    preset,
+    keywordRules: Int32Array.from([...keywordRules].sort((a, b) => a - b)),
+    keywords: keywordAutomaton,
+    fields,
+  };
+}
+
+function packFiling(f: Filing): PackedIndex {
+  const texts: string[] = [];
+  const numbers: number[] = [];
+  const shapes: number[] = [];
+  const lists: Int32Array[] = [];
+  for (const field of f.fields) {
+    texts.push(field.name);
+    for (const [key, list] of field.exact) {
+      texts.push(key);
+      lists.push(list);
+    }
+    for (const [n, list] of field.numbers) {
+      numbers.push(n);
+      lists.push(list);
+    }
+    lists.push(field.present);
+    const automata = (field.substrings !== null ? SUBSTRINGS : 0) | (field.prefixes !== null ? PREFIXES : 0) | (field.suffixes !== null ? SUFFIXES : 0);
+    shapes.push(field.exact.size, field.numbers.size, automata);
+  }
+  const ends: number[] = [];
+  let size = 0;
+  for (const list of lists) ends.push((size += list.length));
+  const head = [f.rules, f.witnessed, f.preset.length, f.keywordRules.length, f.keywords !== null ? 1 : 0, f.fields.length];
+  const parts: ArrayLike<number>[] = [head, f.preset, f.keywordRules, shapes, ends, ...lists];
+  const ints = new Int32Array(parts.reduce((n, p) => n + p.length, 0));
+  // A preset word above 2^31 lands as its two's complement: the same bits, read back as a Uint32Array view.
+  parts.reduce((at, p) => (ints.set(p, at), at + p.length), 0);
+  return { texts, numbers, ints };
+}
+
+/** The filing in `packed`, its postings and preset views of `packed.ints`. Throws when the parts do not add up. */
+function unpackFiling(packed: PackedIndex, automata: AutomatonSupply): Filing {
+  const { ints, texts, numbers } = packed;
+  let at = 0;
+  const view = (n: number): Int32Array => {
+    if (!(n >= 0) || at + n > ints.length) throw new Error('candidate index: a packed part runs past its end');
+    const out = ints.subarray(at, at + n);
+    at += n;
+    return out;
+  };
+  const [rules, witnessed, presetLength, keywordRulesLength, hasKeywords, fieldCount] = Array.from(view(PACKED_HEAD)) as [number, number, number, number, number, number];
+  const presetWords = view(presetLength);
+  const preset = new Uint32Array(presetWords.buffer, presetWords.byteOffset, presetLength);
+  const keywordRules = view(keywordRulesLength);
+  const keywords = hasKeywords === 1 ? automata.storedAhoCorasick(DENSE_ROWS, ADAPTIVE_ROWS) : null;
+  const shapes = view(FIELD_SHAPE * fieldCount);
+  let listCount = 0;
+  for (let f = 0; f < fieldCount; f++) listCount += (shapes[FIELD_SHAPE * f] as number) + (shapes[FIELD_SHAPE * f + 1] as number) + 1;
+  const ends = view(listCount);
+  const data = view(ints.length - at);
+  let list = 0;
+  const nextList = (): Int32Array => {
+    const start = list === 0 ? 0 : (ends[list - 1] as number);
+    const end = ends[list++] as number;
+    if (!(start <= end && end <= data.length)) throw new Error('candidate index: a posting list runs past the data');
+    return data.subarray(start, end);
+  };
+  let text = 0;
+  let number = 0;
+  const fields: FieldFiling[] = [];
+  for (let f = 0; f < fieldCount; f++) {
+    const name = texts[text++];
+    if (name === undefined) throw new Error('candidate index: fewer field names than fields');
+    const exact = new Map<string, Int32Array>();
+    for (let i = shapes[FIELD_SHAPE * f] as number; i > 0; i--) exact.set(texts[text++] as string, nextList());
+    const numeric = new Map<number, Int32Array>();
+    for (let i = shapes[FIELD_SHAPE * f + 1] as number; i > 0; i--) numeric.set(numbers[number++] as number, nextList());
+    const present = nextList();
+    const kinds = shapes[FIELD_SHAPE * f + 2] as number;
+    fields.push({
+      name,
+      exact,
+      numbers: numeric,
+      present,
+      substrings: (kinds & SUBSTRINGS) !== 0 ? automata.storedAhoCorasick(DENSE_ROWS, ADAPTIVE_ROWS) : null,
+      prefixes: (kinds & PREFIXES) !== 0 ? automata.storedAffixTrie(false) : null,
+      suffixes: (kinds & SUFFIXES) !== 0 ? automata.storedAffixTrie(true) : null,
+    });
+  }
+  if (text !== texts.length || number !== numbers.length || list !== listCount || (listCount > 0 ? ends[listCount - 1] : 0) !== data.length) {
+    throw new Error('candidate index: packed keys and lists disagree');
+  }
+  return { rules, witnessed, preset, keywordRules, keywords, fields };
+}
+
 /** Bit set of rule indices, one bit per rule. */
 export function ruleBits(ruleCount: number): Uint32Array {
   return new Uint32Array(Math.ceil(ruleCount / 32));
@@ -136,62 +315,51 @@ export class CandidateIndex {
   private readonly literalBase: number;
   /** How many rules have a witness (for diagnostics and tests). */
   readonly witnessed: number;
+  /** What the index was filed from (pack() stores it). */
+  private readonly fields: readonly FieldFiling[];
 
   /**
    * `witnesses[i]` are rule i's required witnesses (at most MAX_WITNESSES); none: evaluate it always.
    * `literals` are the keyword literals to report (by id) and `literalRules` the rules that read them.
+   * Or, instead of the witnesses, what `pack()` made of them (the compiled-rule cache): the index is then
+   * unpacked, its postings read in place and its automata the next ones `automata` has stored.
    */
   constructor(
-    witnesses: readonly (readonly Witness[])[],
+    witnesses: readonly (readonly Witness[])[] | PackedIndex,
     table: FieldTable,
     literals: readonly string[] = [],
     literalRules: readonly number[] = [],
     automata: AutomatonSupply = BUILD_AUTOMATA,
   ) {
-    this.words = ruleBits(witnesses.length).length;
-    const slotBits = this.words * 32;
-    this.literalBase = MAX_WITNESSES * slotBits;
+    const filing = 'ints' in witnesses ? unpackFiling(witnesses, automata) : fileWitnesses(witnesses, literals, literalRules, automata);
+    this.words = ruleBits(filing.rules).length;
+    this.literalBase = MAX_WITNESSES * this.words * 32;
     const size = this.words * MAX_WITNESSES + ruleBits(literals.length).length;
-    this.preset = new Uint32Array(size);
+    if (filing.preset.length !== size) throw new Error('candidate index: its bit sets do not fit the rules and literals');
+    this.preset = filing.preset;
     this.marks = new Uint32Array(size);
     this.scratch = new Uint32Array(size);
-    const byField = new Map<string, FieldPostings>();
-    const keywords = new Map<string, number[]>();
-    literals.forEach((l, id) => push(keywords, l, this.literalBase + id));
-    const keywordRules = new Set<number>(literalRules);
-    let witnessed = 0;
-    witnesses.forEach((ws, rule) => {
-      if (ws.length > MAX_WITNESSES) throw new Error(`rule ${rule} has more than ${MAX_WITNESSES} witnesses`);
-      if (ws.length > 0) witnessed++;
-      for (let slot = ws.length; slot < MAX_WITNESSES; slot++) markAll(Int32Array.of(slot * slotBits + rule), this.preset);
-      ws.forEach((w, slot) => {
-        for (const p of w) fileProbe(p, slot * slotBits + rule, byField, keywords);
-      });
-      if (ws.some((w) => w.some((p) => p.kind === 'keyword'))) keywordRules.add(rule);
-    });
-    this.witnessed = witnessed;
-    this.keywords = keywords.size > 0 ? automata.ahoCorasick(keywords, DENSE_ROWS, ADAPTIVE_ROWS) : null;
-    this.keywordRules = Int32Array.from([...keywordRules].sort((a, b) => a - b));
+    this.witnessed = filing.witnessed;
+    this.keywords = filing.keywords;
+    this.keywordRules = filing.keywordRules;
+    this.fields = filing.fields;
     const own = new Map<string, FieldProbe>();
     const under = new Map<string, FieldProbe[]>();
-    for (const [name, f] of byField) {
-      const probe = new FieldProbe(
-        table.slot(name),
-        freeze(f.exact),
-        freeze(f.numbers),
-        f.subs.size > 0 ? automata.ahoCorasick(f.subs, DENSE_ROWS, ADAPTIVE_ROWS) : null,
-        f.prefixes.size > 0 ? automata.affixTrie(f.prefixes, false) : null,
-        f.suffixes.size > 0 ? automata.affixTrie(f.suffixes, true) : null,
-        Int32Array.from(new Set(f.present)),
-      );
-      own.set(name, probe);
-      const dot = name.indexOf('.');
+    for (const f of filing.fields) {
+      const probe = new FieldProbe(table.slot(f.name), f.exact, f.numbers, f.substrings, f.prefixes, f.suffixes, f.present);
+      own.set(f.name, probe);
+      const dot = f.name.indexOf('.');
       if (dot < 0) continue;
-      const head = name.slice(0, dot);
+      const head = f.name.slice(0, dot);
       under.set(head, [...(under.get(head) ?? []), probe]);
     }
     this.byKey = new Map([...new Set([...own.keys(), ...under.keys()])].map((k) => [k, new KeyProbes(own.get(k) ?? null, under.get(k) ?? NO_PROBES)]));
     this.indexedKeys = this.byKey.size;
+  }
+
+  /** The index as plain data and one Int32Array, for the compiled-rule cache (see PackedIndex). */
+  pack(): PackedIndex {
+    return packFiling({ rules: this.words * 32, witnessed: this.witnessed, preset: this.preset, keywordRules: this.keywordRules, keywords: this.keywords, fields: this.fields });
   }
 
   /**

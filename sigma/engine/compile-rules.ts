@@ -5,14 +5,14 @@ import type { ConditionNode, DetectionRule, SourceLoc } from '../ast.js';
 import { conditionIdentifiers, parseCondition, resolveSelectors } from '../condition/index.js';
 import { SigmaError, type SigmaWarning } from '../errors.js';
 import { AutomatonSupply, type AutomatonRecord } from './automaton-tables.js';
-import { CandidateIndex } from './candidate-index.js';
+import { CandidateIndex, type PackedIndex } from './candidate-index.js';
 import { compileDetection } from './compile-detection.js';
 import { compileConditions } from './condition-program.js';
 import { RuleProgram, SigmaEngine, type CompiledRule, type Engine } from './engine.js';
 import { EvalScope, FieldTable } from './eval-scope.js';
 import { FieldPath } from './field-path.js';
 import { KeywordLiterals } from './keyword-literals.js';
-import { LogsourceRouter } from './logsource-router.js';
+import { LogsourceRouter, type PackedRouter } from './logsource-router.js';
 import { chooseRuleSetWitnesses, type RuleConditions, type Witness } from './witness.js';
 import { documentLoc } from '../rule/document-loc.js';
 
@@ -57,6 +57,12 @@ export interface CompileLayout {
   readonly automataAt: readonly number[];
   /** The compile's own warnings (a condition pruned away). */
   readonly warnings: readonly SigmaWarning[];
+  /**
+   * With `recordAutomata`: the candidate index and logsource router as built (a build from the layout then
+   * unpacks them instead of filing the witnesses again, and needs no witnesses).
+   */
+  readonly index?: PackedIndex;
+  readonly router?: PackedRouter;
 }
 
 export interface CompileResult {
@@ -130,7 +136,9 @@ function compileRule(rule: DetectionRule, fields: FieldTable, keywords: KeywordL
 const compiledRule = (rule: DetectionRule, index: number): CompiledRule => ({ index, rule, title: rule.title, id: rule.id, level: rule.level, tags: rule.tags });
 
 export function compileRules(rules: readonly DetectionRule[], options: CompileOptions = {}): CompileResult {
-  if (options.layout !== undefined && options.witnesses !== undefined) return compileFromLayout(rules, options.layout, options.witnesses, options.automata ?? [], options);
+  if (options.layout !== undefined && (options.witnesses !== undefined || options.layout.index !== undefined)) {
+    return compileFromLayout(rules, options.layout, options.witnesses ?? [], options.automata ?? [], options);
+  }
   const fields = new FieldTable((name) => new FieldPath(name));
   const keywords = new KeywordLiterals();
   const automata = new AutomatonSupply(options.automata, options.recordAutomata ?? false);
@@ -171,6 +179,7 @@ export function compileRules(rules: readonly DetectionRule[], options: CompileOp
     maxIdentifiers: maxIds,
     automataAt,
     warnings,
+    ...(options.recordAutomata === true ? { index: index.pack(), router: router.pack() } : {}),
   };
   return {
     engine: new SigmaEngine(compiled, programs, scope, index, router),
@@ -197,7 +206,7 @@ function compileFromLayout(
   options: CompileOptions,
 ): CompileResult {
   const at = layout.automataAt;
-  if (witnesses.length !== rules.length || at.length !== rules.length + 1) throw new Error(`a layout for ${at.length - 1} rules given ${rules.length}`);
+  if ((layout.index === undefined && witnesses.length !== rules.length) || at.length !== rules.length + 1) throw new Error(`a layout for ${at.length - 1} rules given ${rules.length}`);
   const fields = new FieldTable((name) => new FieldPath(name));
   for (const f of layout.fields) fields.slot(f);
   const keywords = new KeywordLiterals();
@@ -211,11 +220,12 @@ function compileFromLayout(
     return program;
   };
   const supply = new AutomatonSupply(stored.slice(at[rules.length]), false);
-  const index = new CandidateIndex(witnesses, fields, keywords.literals, layout.literalRules, supply);
+  const index = new CandidateIndex(layout.index ?? witnesses, fields, keywords.literals, layout.literalRules, supply);
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
   const scope = new EvalScope(fields.paths, keywordSlots, layout.maxIdentifiers);
   const compiled = rules.map(compiledRule);
-  const router = new LogsourceRouter(compiled.map((c) => c.rule.logsource));
+  const router = new LogsourceRouter(layout.router ?? compiled.map((c) => c.rule.logsource));
+  if (layout.router !== undefined && layout.router.groupOf.length !== rules.length) throw new Error(`a router for ${layout.router.groupOf.length} rules given ${rules.length}`);
   return {
     engine: new SigmaEngine(compiled, new Array<RuleProgram | undefined>(rules.length), scope, index, router, compileProgram),
     errors: [],

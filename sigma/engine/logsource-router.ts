@@ -43,13 +43,27 @@ class CacheEntry {
   constructor(readonly mask: Uint8Array) {}
 }
 
+/** A router's groups as plain data and its rules' groups, for the compiled-rule cache (used in place). */
+export interface PackedRouter {
+  readonly groups: readonly Triple[];
+  readonly groupOf: Int32Array;
+}
+
 export class LogsourceRouter {
   private readonly groups: Triple[] = [];
   private readonly groupOf: Int32Array;
   private readonly cache: CacheEntry[] = [];
   private nextSlot = 0;
 
-  constructor(logsources: readonly Logsource[]) {
+  /** The rules' logsources, or what `pack()` made of them. */
+  constructor(logsources: readonly Logsource[] | PackedRouter) {
+    if ('groupOf' in logsources) {
+      this.groups = [...logsources.groups];
+      this.groupOf = logsources.groupOf;
+      for (const g of this.groupOf) if (!(g >= 0 && g < this.groups.length)) throw new Error(`logsource router: group ${g} of ${this.groups.length}`);
+      this.makeCache();
+      return;
+    }
     const ids = new Map<string, number>();
     this.groupOf = new Int32Array(logsources.length);
     logsources.forEach((ls, rule) => {
@@ -63,7 +77,15 @@ export class LogsourceRouter {
       }
       this.groupOf[rule] = g;
     });
-    for (let i = 0; i < CACHE_SIZE; i++) this.cache.push(new CacheEntry(new Uint8Array(logsources.length)));
+    this.makeCache();
+  }
+
+  private makeCache(): void {
+    for (let i = 0; i < CACHE_SIZE; i++) this.cache.push(new CacheEntry(new Uint8Array(this.groupOf.length)));
+  }
+
+  pack(): PackedRouter {
+    return { groups: this.groups, groupOf: this.groupOf };
   }
 
   /**

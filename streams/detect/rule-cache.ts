@@ -18,13 +18,14 @@ import type { RuleInputs } from './rule-inputs.js';
 import { restoreDocuments, storeDocuments, type StoredDocuments } from './stored-documents.js';
 
 /** Bump when `PreparedRules` or its serialisation changes shape. */
-const FORMAT = 6;
+const FORMAT = 7;
 const MAGIC = Buffer.from('SIGMADRC', 'latin1');
 /**
- * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: five section lengths (u32), the
- * head (the prepared rules without documents and automata, and the documents' index: `v8.serialize`),
- * the documents one by one (stored-documents.ts), each of the two zero-padded to 4 bytes, then the
- * packed automata's header, ints and chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
+ * magic, format (u32), key (32 B), CRC-32 (u32) of what follows: seven section lengths (u32), the
+ * head (the prepared rules without documents, automata and witnesses, the documents' index and the
+ * plain-data half of the packed candidate index and logsource router: `v8.serialize`), the documents one
+ * by one (stored-documents.ts), each of the two zero-padded to 4 bytes, then the packed automata's header
+ * and ints, the candidate index's ints, the router's rule groups, and the automata's chars. The key already names the inputs, so the sum only has to catch damage: CRC-32
  * does, at a fraction of a SHA-256 over the ≈ 60 MB of a corpus entry.
  */
 const HEADER_BYTES = MAGIC.length + 4 + 32 + 4;
@@ -165,13 +166,31 @@ export interface SharedRules {
   readonly head: Uint8Array;
   readonly documents: Uint8Array;
   readonly automata: PackedAutomata;
+  /** The packed candidate index's ints (PackedIndex) and the router's rule groups (PackedRouter): read in place. */
+  readonly index: Int32Array;
+  readonly groupOf: Int32Array;
 }
 
-/** What the head holds. */
-type EntryHead = Omit<PreparedRules, 'automata' | 'detections' | 'documents'> & { readonly stored: StoredDocuments };
+type Layout = NonNullable<PreparedRules['layout']>;
 
-/** Five section lengths follow the header: head and documents bytes, then the automata's header, ints and chars (elements). */
-const LENGTHS_BYTES = 20;
+/**
+ * What the head holds. The layout's typed arrays are sections of their own; with them the witnesses are
+ * not stored (the index they were filed into is), else (a build that did not record its layout's index)
+ * they are.
+ */
+type EntryHead = Omit<PreparedRules, 'automata' | 'detections' | 'documents' | 'layout'> & {
+  readonly stored: StoredDocuments;
+  readonly layout?: Omit<Layout, 'index' | 'router'> & {
+    readonly index?: Omit<NonNullable<Layout['index']>, 'ints'>;
+    readonly router?: Omit<NonNullable<Layout['router']>, 'groupOf'>;
+  };
+};
+
+/**
+ * Seven section lengths follow the header: head and documents bytes, then the automata's header, ints and
+ * chars, the index's ints and the router's groups (elements).
+ */
+const LENGTHS_BYTES = 28;
 
 const padded = (n: number): number => (n + 3) & ~3;
 
@@ -194,17 +213,15 @@ export function decodeSharedRules(bytes: Buffer, key: Buffer): SharedRules | und
  */
 function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
   const start = HEADER_BYTES + LENGTHS_BYTES;
-  const [headBytes, documentsBytes, headerLength, intsLength, charsLength] = [0, 1, 2, 3, 4].map((i) => bytes.readUInt32LE(HEADER_BYTES + 4 * i)) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [headBytes, documentsBytes, headerLength, intsLength, charsLength, indexLength, groupsLength] = Array.from({ length: LENGTHS_BYTES / 4 }, (_, i) =>
+    bytes.readUInt32LE(HEADER_BYTES + 4 * i),
+  ) as [number, number, number, number, number, number, number];
   const documentsAt = padded(start + headBytes);
   const headerAt = padded(documentsAt + documentsBytes);
   const intsAt = headerAt + 4 * headerLength;
-  const charsAt = intsAt + 4 * intsLength;
+  const indexAt = intsAt + 4 * intsLength;
+  const groupsAt = indexAt + 4 * indexLength;
+  const charsAt = groupsAt + 4 * groupsLength;
   if (charsAt + 2 * charsLength !== bytes.length) return undefined;
   let buffer = bytes.buffer;
   if (!(buffer instanceof SharedArrayBuffer) || bytes.byteOffset !== 0) {
@@ -220,13 +237,25 @@ function shareEntry(bytes: Buffer, key: Buffer): SharedRules | undefined {
       ints: new Int32Array(buffer, intsAt, intsLength),
       chars: new Uint16Array(buffer, charsAt, charsLength),
     },
+    index: new Int32Array(buffer, indexAt, indexLength),
+    groupOf: new Int32Array(buffer, groupsAt, groupsLength),
   };
 }
 
 /** The prepared rules of a shared entry (this thread's objects; the automata's tables stay shared). Throws when malformed. */
 export function preparedFromShared(shared: SharedRules): PreparedRules {
-  const { stored, ...head } = deserialize(shared.head) as EntryHead;
-  return { ...head, ...restoreDocuments(stored, shared.documents), automata: unpackAutomata(shared.automata) };
+  const { stored, layout, ...head } = deserialize(shared.head) as EntryHead;
+  const { index, router, ...plain } = layout ?? {};
+  const tables = {
+    ...(index !== undefined ? { index: { ...index, ints: shared.index } } : {}),
+    ...(router !== undefined ? { router: { ...router, groupOf: shared.groupOf } } : {}),
+  };
+  return {
+    ...head,
+    ...(layout !== undefined ? { layout: { ...(plain as Omit<Layout, 'index' | 'router'>), ...tables } } : {}),
+    ...restoreDocuments(stored, shared.documents),
+    automata: unpackAutomata(shared.automata),
+  };
 }
 
 /** The prepared rules in `bytes` when they are a whole, intact entry for `key`. */
@@ -278,22 +307,49 @@ function withoutAccessors(value: unknown, copies: Map<object, unknown>): unknown
 
 /** One cache entry's bytes, in a SharedArrayBuffer of their own. */
 export function encodeCachedRules(key: Buffer, prepared: PreparedRules): Buffer {
-  const { warnings, automata, detections, documents, ...rules } = prepared;
+  const { warnings, automata, detections, documents, layout, witnesses, ...rules } = prepared;
   const copies = new Map<object, unknown>();
   const stored = storeDocuments(detections, documents, (doc) => withoutAccessors(doc, copies) as Record<string, unknown>);
+  const { index, router, ...plainLayout } = layout ?? {};
+  const headLayout =
+    layout !== undefined
+      ? {
+          ...plainLayout,
+          ...(index !== undefined ? { index: { texts: index.texts, numbers: index.numbers } } : {}),
+          ...(router !== undefined ? { router: { groups: router.groups } } : {}),
+        }
+      : undefined;
   const head: EntryHead = {
-    ...(withoutAccessors(rules, copies) as Omit<EntryHead, 'warnings' | 'stored'>),
+    ...(withoutAccessors({ ...rules, witnesses: index !== undefined ? [] : witnesses, ...(headLayout !== undefined ? { layout: headLayout } : {}) }, copies) as Omit<
+      EntryHead,
+      'warnings' | 'stored'
+    >),
     // The few warnings keep their lines: they are logged again on every start.
     warnings: warnings.map((w) => ({ ...w, ...(w.loc !== undefined ? { loc: { ...w.loc } } : {}) })),
     stored: stored.index,
   };
   const headBytes = serialize(head);
   const packed = packAutomata(automata);
+  const indexInts = index?.ints ?? new Int32Array(0);
+  const groupOf = router?.groupOf ?? new Int32Array(0);
   const lengths = Buffer.alloc(LENGTHS_BYTES);
-  [headBytes.length, stored.bodies.length, packed.header.length, packed.ints.length, packed.chars.length].forEach((n, i) => lengths.writeUInt32LE(n, 4 * i));
+  [headBytes.length, stored.bodies.length, packed.header.length, packed.ints.length, packed.chars.length, indexInts.length, groupOf.length].forEach((n, i) =>
+    lengths.writeUInt32LE(n, 4 * i),
+  );
   const asBytes = (a: Int32Array | Uint16Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   const pad = (part: Buffer): Buffer => Buffer.alloc(padded(part.length) - part.length);
-  const body = [lengths, headBytes, pad(headBytes), stored.bodies, pad(stored.bodies), asBytes(packed.header), asBytes(packed.ints), asBytes(packed.chars)];
+  const body = [
+    lengths,
+    headBytes,
+    pad(headBytes),
+    stored.bodies,
+    pad(stored.bodies),
+    asBytes(packed.header),
+    asBytes(packed.ints),
+    asBytes(indexInts),
+    asBytes(groupOf),
+    asBytes(packed.chars),
+  ];
   const sum = body.reduce((c, part) => crc32(part, c), 0);
   const format = Buffer.alloc(4);
   format.writeUInt32LE(FORMAT);
@@ -418,13 +474,14 @@ function compileAndStore(inputs: RuleInputs, cache: RuleCacheUse, key: Buffer, e
 
 /** The rule set built from an entry, or undefined when the entry does not deserialise or compile cleanly. */
 function buildFromShared(inputs: RuleInputs, shared: SharedRules): RuleSet | undefined {
-  let prepared: PreparedRules;
+  let ruleSet: RuleSet;
   try {
-    prepared = preparedFromShared(shared);
+    const prepared = preparedFromShared(shared);
+    // Unpacking the index throws too when its parts do not add up.
+    ruleSet = buildRuleSet(inputs.sources, { prepared, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
   } catch {
     return undefined;
   }
-  const ruleSet = buildRuleSet(inputs.sources, { prepared, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
   // An entry is only ever written for a build without errors; one that compiles with errors is not trusted.
   return ruleSet.errors.length === 0 ? ruleSet : undefined;
 }

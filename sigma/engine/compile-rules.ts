@@ -221,6 +221,8 @@ function compileFromLayout(
   };
   const supply = new AutomatonSupply(stored.slice(at[rules.length]), false);
   const index = new CandidateIndex(layout.index ?? witnesses, fields, keywords.literals, layout.literalRules, supply);
+  const indexAutomata = stored.length - (at[rules.length] as number);
+  if (layout.index !== undefined && supply.requests !== indexAutomata) throw new Error(`a candidate index that asks for ${supply.requests} of its ${indexAutomata} automata`);
   const keywordSlots = options.keywordFields === undefined ? null : options.keywordFields.map((f) => fields.slot(f));
   const scope = new EvalScope(fields.paths, keywordSlots, layout.maxIdentifiers);
   const compiled = rules.map(compiledRule);

@@ -177,6 +177,32 @@ describe('compiled-rule cache', () => {
     );
   });
 
+  it('an intact entry whose packed candidate index or router does not add up is compiled over, with the same result', () => {
+    const key = ruleCacheKey(SMALL);
+    const prepared = preparedOf(buildRuleSetFrom(SMALL, undefined, true));
+    const layout = prepared.layout;
+    if (layout?.index === undefined || layout.router === undefined) throw new Error('no packed index');
+    const { index, router } = layout;
+    const events = [{ Image: 'c:\\x.exe', CommandLine: 'xa' }, { Image: 'c:\\x.exe', CommandLine: 'zz' }];
+    const expected = behaviour(buildRuleSetFrom(SMALL), events);
+    const broken = [
+      { ...layout, index: { ...index, ints: index.ints.subarray(0, index.ints.length - 1) } },
+      { ...layout, index: { ...index, texts: index.texts.slice(1) } },
+      { ...layout, router: { ...router, groupOf: Int32Array.of(router.groups.length) } },
+    ];
+    for (const bad of broken) {
+      const dir = cacheDir();
+      // Checksummed as any entry is: only unpacking the index or router finds the fault.
+      writeFileSync(join(dir, `${key.toString('hex')}.rules`), encodeCachedRules(key, { ...prepared, layout: bad }));
+      const built = buildRuleSetCached(SMALL, { dir, store: false });
+      expect(built.cache).toBe('miss');
+      expect(behaviour(built.ruleSet, events)).toEqual(expected);
+    }
+    const dir = cacheDir();
+    writeFileSync(join(dir, `${key.toString('hex')}.rules`), encodeCachedRules(key, prepared));
+    expect(buildRuleSetCached(SMALL, { dir, store: false }).cache).toBe('hit');
+  });
+
   it('a damaged file in the cache directory or one stored under another key is compiled over, with the same result', () => {
     const dir = cacheDir();
     buildRuleSetCached(SMALL, { dir, store: true });

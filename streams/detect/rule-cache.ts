@@ -1,5 +1,5 @@
-// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules, their
-// witnesses and the compiled automata's tables, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
+// The compiled-rule cache (issue 19 §2): what a build prepared (parsed, pipeline-applied rules, the
+// candidate index and logsource router as built, and the compiled automata's tables, `PreparedRules`) stored in a file named by a hash of everything the build depends on, so a
 // restart, a detection worker or a reload of unchanged rules compiles only what cannot be stored. A file
 // whose magic, format, key or checksum does not match is ignored: a damaged cache costs a compile, never
 // different rules.
@@ -156,9 +156,10 @@ function readShared(path: string): Buffer {
 /**
  * An entry's parts in `SharedArrayBuffer`s, so that the main thread and every detection worker hold
  * one copy: the prepared rules as `v8.serialize` bytes (each thread deserialises its own objects from
- * them: the head at once, each document when first read) and the automata's packed tables, which every
+ * them: the head at once, each document when first read), the automata's packed tables, which every
  * thread's automata read in place (they never write them: a promoted row goes to a per-thread copy, see
- * AhoCorasick).
+ * AhoCorasick), and the packed candidate index and router, whose postings and rule groups every thread
+ * reads in place too.
  */
 export interface SharedRules {
   /** The cache key (hex) the entry was stored under: a worker checks it against its own inputs. */

@@ -12,6 +12,8 @@ import { createExtractCompiler } from '../extract/index.js';
 import type { ExtractCompiler, Extractor } from '../extract/index.js';
 import { BatchObserver } from '../observe/index.js';
 import type { ObservedBatch, ObserveSettings } from '../observe/index.js';
+import { packTexts } from './packed-texts.js';
+import type { PackedTexts } from './packed-texts.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -50,12 +52,12 @@ export interface CorrelationInput {
 export interface DetectedBatch {
   /** Indexes of lines that did not decode, ascending. */
   readonly parseErrors: readonly number[];
-  /** Emitted detection results in line, then rule order: JSON text without `result_id`. */
-  readonly texts: readonly string[];
+  /** Emitted detection results in line, then rule order: JSON text without `result_id`, as UTF-8 (transferred). */
+  readonly texts: PackedTexts;
   /** Per text: the line it belongs to. */
-  readonly textLines: Int32Array;
+  readonly textLines: Int32Array<ArrayBuffer>;
   /** Per text: the rule's index in `engine.rules` (the same in every copy of the rule set). */
-  readonly textRules: Int32Array;
+  readonly textRules: Int32Array<ArrayBuffer>;
   /** Lines whose matches feed a correlation, ascending. */
   readonly correlate: readonly CorrelationInput[];
   /** Engine routing counters of this batch (`svc_rules_pruned_by_logsource_total`, ...). */
@@ -183,7 +185,7 @@ function detectBatch(
   }
   return {
     parseErrors,
-    texts,
+    texts: packTexts(texts),
     textLines: Int32Array.from(textLines),
     textRules: Int32Array.from(textRules),
     correlate,

@@ -12,7 +12,7 @@ import { createExtractCompiler } from '../extract/index.js';
 import type { ExtractCompiler, Extractor } from '../extract/index.js';
 import { BatchObserver } from '../observe/index.js';
 import type { ObservedBatch, ObserveSettings } from '../observe/index.js';
-import { packTexts } from './packed-texts.js';
+import { PackedTextWriter } from './packed-texts.js';
 import type { PackedTexts } from './packed-texts.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
@@ -113,7 +113,13 @@ export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: 
 export function createBatchDetector(settings: DetectSettings, filter?: Extractor): BatchDetector {
   const detector = new EventDetector(settings);
   const observer = settings.observe === undefined ? undefined : new BatchObserver(settings.observe, settings.format);
-  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now, filter, observer);
+  let textBytes = 0;
+  return (rules, lines, now) => {
+    // A quarter more room than the last batch's texts took.
+    const batch = detectBatch(rules, settings, detector, new PackedTextWriter(textBytes + (textBytes >> 2)), lines, now, filter, observer);
+    textBytes = batch.texts.bytes.length;
+    return batch;
+  };
 }
 
 /** Compiles the input filter of `settings` (throws ExtractCompileError naming the expression). */
@@ -139,6 +145,7 @@ function detectBatch(
   rules: DetectRules,
   settings: DetectSettings,
   detector: EventDetector,
+  texts: PackedTextWriter,
   lines: readonly string[],
   now: number,
   filter: Extractor | undefined,
@@ -151,7 +158,6 @@ function detectBatch(
   const without0 = sumOf(engines, 'eventsWithoutLogsource');
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
   const parseErrors: number[] = [];
-  const texts: string[] = [];
   const textLines: number[] = [];
   const textRules: number[] = [];
   const correlate: CorrelationInput[] = [];
@@ -185,7 +191,7 @@ function detectBatch(
   }
   return {
     parseErrors,
-    texts: packTexts(texts),
+    texts: texts.done(),
     textLines: Int32Array.from(textLines),
     textRules: Int32Array.from(textRules),
     correlate,

@@ -8,19 +8,37 @@ export interface PackedTexts {
   readonly ends: Int32Array<ArrayBuffer>;
 }
 
-export function packTexts(texts: readonly string[]): PackedTexts {
-  let size = texts.length;
-  for (const t of texts) size += Buffer.byteLength(t, 'utf8');
-  // Not from Buffer's pool: a worker transfers the whole ArrayBuffer.
-  const bytes = Buffer.allocUnsafeSlow(size);
-  const ends = new Int32Array(texts.length);
-  let at = 0;
-  for (let i = 0; i < texts.length; i++) {
-    at += bytes.write(texts[i] as string, at, 'utf8');
-    ends[i] = at;
-    bytes[at++] = 0x0a;
+/**
+ * Collects one batch's texts as they are made, each encoded once into a buffer that grows as needed (no
+ * array of strings, no pass to size them first); sized from the previous batch's bytes, so a batch
+ * usually fits the first buffer.
+ */
+export class PackedTextWriter {
+  private bytes: Buffer<ArrayBuffer>;
+  private at = 0;
+  private readonly ends: number[] = [];
+
+  constructor(sizeHint: number) {
+    // Not from Buffer's pool: a worker transfers the whole ArrayBuffer.
+    this.bytes = Buffer.allocUnsafeSlow(Math.max(sizeHint, 4096));
   }
-  return { bytes: new Uint8Array(bytes.buffer, 0, size), ends };
+
+  push(text: string): void {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const need = this.at + 3 * text.length + 1;
+    if (need > this.bytes.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.bytes.length));
+      this.bytes.copy(grown, 0, 0, this.at);
+      this.bytes = grown;
+    }
+    this.at += this.bytes.write(text, this.at, 'utf8');
+    this.ends.push(this.at);
+    this.bytes[this.at++] = 0x0a;
+  }
+
+  done(): PackedTexts {
+    return { bytes: new Uint8Array(this.bytes.buffer, 0, this.at), ends: Int32Array.from(this.ends) };
+  }
 }
 
 /** Every text decoded (tests; main copies the bytes as they are). */

@@ -16,6 +16,7 @@ export { MemoryBackend } from './memory-backend.js';
 export { openLmdbStateStore, openMemoryStateStore } from './open-state-store.js';
 export { deliverOutboxOnce, reconcileFileSink } from './outbox-delivery.js';
 export { Utf8Lines } from './outbox-lines.js';
+export type { ResultBodies } from './outbox-lines.js';
 export { DefinitionHashes, JournalRecord, OutboxEntry, SnapshotChunk,  } from './records.js';
 export type { JournalDraft, OutboxDraft } from './records.js';
 export { recover, snapshotKinds } from './recover.js';

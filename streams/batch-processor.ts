@@ -133,9 +133,29 @@ interface CommittingBatch {
   readonly active: ActiveRules;
 }
 
-/** `{"result_id":"…",` + the rest of a detection's text: the same bytes as stringifying it with the id first. */
-function withResultId(id: string, text: string): string {
-  return `{"result_id":${JSON.stringify(id)},${text.slice(1)}`;
+/**
+ * A committed detection whose text is `{"result_id":"…",` + its text from detection past the `{` (the same
+ * bytes as stringifying it with the id first). Its bytes go to the outbox and the line sinks as detection
+ * encoded them; the text is decoded only when something reads it (a stage, the tail, a formatting sink).
+ */
+class DetectionLine implements CommittedResult, OutboxDraft {
+  value?: ResultValue;
+  private decoded: string | undefined;
+
+  constructor(
+    readonly result_id: string,
+    readonly head: ResultHead,
+    private readonly bodies: Utf8Lines,
+    private readonly body: number,
+  ) {}
+
+  get text(): string {
+    return (this.decoded ??= `{"result_id":${JSON.stringify(this.result_id)},${this.bodies.text(this.body).slice(1)}`);
+  }
+
+  get payload(): string {
+    return this.text;
+  }
 }
 
 /** Each line's stream sequence, -1 for lines of units without (cluster mode). */
@@ -220,10 +240,11 @@ export class BatchProcessor {
     const ordinal0 = deps.store.nextInputOrdinal;
     let outbox: OutboxDraft[] = [];
     const lines: CommittedResult[] = [];
-    /** Per line of `lines`: a detection's text without its id (its bytes are encoded from it), else undefined. */
-    const bodies: (string | undefined)[] = [];
+    /** Per line of `lines`: the index in `found` of a detection's text without its id (its bytes are copied from there), else -1. */
+    const bodies: number[] = [];
     for (const i of detected.parseErrors) deps.decoder.failed(lineText(texts, i));
-    const { texts: found, textLines, textRules, correlate } = detected;
+    const { textLines, textRules, correlate } = detected;
+    const found = Utf8Lines.of(detected.texts.bytes, detected.texts.ends);
     const compiled = active.ruleSet.engine.rules;
     const seqs = units.some((u) => u.sequences !== undefined) ? lineSequences(units) : undefined;
     // Per line: its detections (rule order), then the correlation results they fired.
@@ -234,11 +255,10 @@ export class BatchProcessor {
       const seq = seqs?.[line] ?? -1;
       let n = 0;
       for (; k < found.length && textLines[k] === line; k++) {
-        const result_id = resultIdFor(seq, ordinal, n++);
-        const text = withResultId(result_id, found[k] as string);
-        lines.push({ result_id, head: this.headOf(compiled[textRules[k] as number] as CompiledRule), text });
-        bodies.push(found[k]);
-        outbox.push({ result_id, payload: text });
+        const result = new DetectionLine(resultIdFor(seq, ordinal, n++), this.headOf(compiled[textRules[k] as number] as CompiledRule), found, k);
+        lines.push(result);
+        bodies.push(k);
+        outbox.push(result);
       }
       if (next === undefined || next.line !== line) continue;
       // An input filter can make several events of one line; in cluster mode (hits) partition owners correlate them.
@@ -249,7 +269,7 @@ export class BatchProcessor {
           // The outbox keeps the line's text: packing a string is far cheaper than packing the object.
           const text = JSON.stringify({ result_id, ...result });
           lines.push({ result_id, head: result, text });
-          bodies.push(undefined);
+          bodies.push(-1);
           outbox.push({ result_id, payload: text });
         }
       }
@@ -264,7 +284,7 @@ export class BatchProcessor {
       delivered = deps.alerts?.apply(scored) ?? scored;
     }
     if (delivered !== lines) outbox = delivered.map((l) => ({ result_id: l.result_id, payload: l.text }));
-    const encoded = delivered === lines ? Utf8Lines.ofResults(lines, bodies) : Utf8Lines.ofResults(delivered);
+    const encoded = delivered === lines ? Utf8Lines.ofResults(lines, { texts: found, of: bodies }) : Utf8Lines.ofResults(delivered);
     const answers = this.answers(units, detected.parseErrors);
     const events = texts.length - detected.parseErrors.length;
     const elapsed = detected.seconds + (performance.now() - started) / 1000;

@@ -42,6 +42,8 @@ export type { TapConfig, TapFanout } from './tap-fanout.js';
 export { createRedactor, createTokenizer, pathUnion, redactedText, redactionToken, REDACTED_PREFIX, renderRedacted } from './tap-redaction.js';
 export { compileInputFilter, createBatchDetector, detectRules } from './detect/detect-batch.js';
 export type { BatchDetector, DetectedBatch, DetectRules, DetectSettings } from './detect/detect-batch.js';
+export { packedTextList, PackedTextWriter } from './detect/packed-texts.js';
+export type { PackedTexts } from './detect/packed-texts.js';
 export { inlineDetector } from './detect/detector.js';
 export type { PrepareRules } from './detect/detector.js';
 export { routedRuleSets, schemaRoutedRules, schemaRouter } from './detect/schema-routed.js';

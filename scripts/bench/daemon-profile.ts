@@ -35,7 +35,8 @@ const STAGES: readonly (readonly [string, RegExp])[] = [
   // Making the lines' strings from their bytes, apart from parsing them (which the engine bench also does).
   ['decode: bytes → line strings', /\/protocol\/decode\/byte-lines/],
   ['decode: JSON.parse, event shape', /\/protocol\/decode\//],
-  ['results (texts, ids)', /event-results|detection-text|result-id|withResultId/],
+  // Result texts, their UTF-8 bytes on the worker (packed-texts) and their ids on main.
+  ['results (texts, ids)', /event-results|detection-text|packed-texts|result-id|DetectionLine/],
   // Each batch's result texts to UTF-8, once for the outbox and the line sinks.
   ['result bytes (UTF-8, once)', /outbox-lines/],
   ['detect (engine)', /\/sigma\//],

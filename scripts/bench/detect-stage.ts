@@ -1,7 +1,8 @@
 // The detection step around the engine (issue 19 §4), in one thread so that a loaded machine blurs it
 // less than the daemon bench: per event, the engine alone (JSON.parse + evaluate, as the engine bench),
 // the detection step (`detectBatch`: decode, evaluate, result texts) and that step plus the structured
-// clone of its answer (what a detection worker adds before its thread and message costs). With
+// clone of its answer, its buffers transferred as a worker posts them (what a detection worker adds
+// before its thread and message costs). With
 // `SIGMAD_BENCH_BASELINE=<built checkout>`, that build's detection step runs on the same rule set,
 // interleaved. Passes alternate; the fastest quarter of the passes is the least disturbed.
 // Run after `npm run build`: `node dist/scripts/bench/detect-stage.js`.
@@ -18,6 +19,13 @@ const SETTINGS: DetectSettings = { format: 'auto', syslogTzMinutes: 0, includeEv
 
 type Step = (lines: readonly string[]) => unknown;
 
+/** The buffers a detection worker transfers with its answer: its line and rule indexes, and its texts when they are bytes. */
+function transferred(batch: ReturnType<BatchDetector>): ArrayBuffer[] {
+  const texts = batch.texts as unknown;
+  const packed = ArrayBuffer.isView((texts as { bytes?: unknown }).bytes) ? [batch.texts.bytes.buffer, batch.texts.ends.buffer] : [];
+  return [...packed, batch.textLines.buffer, batch.textRules.buffer];
+}
+
 function quantile(xs: readonly number[], q: number): number {
   return [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * q)] as number;
 }
@@ -32,7 +40,10 @@ export async function runDetectStage(baseline = process.env['SIGMAD_BENCH_BASELI
     const detect: BatchDetector = build.createBatchDetector(SETTINGS);
     const rules: DetectRules = build.detectRules(ruleSet);
     steps.push([`${name}: detection step`, (ls) => detect(rules, ls, 0)]);
-    steps.push([`${name}: detection step + structured clone of the answer`, (ls) => structuredClone(detect(rules, ls, 0))]);
+    steps.push([`${name}: detection step + structured clone of the answer`, (ls) => {
+      const batch = detect(rules, ls, 0);
+      return structuredClone(batch, { transfer: transferred(batch) });
+    }]);
   }
   const micros = new Map<string, number[]>(steps.map(([n]) => [n, []]));
   for (let pass = 0; pass <= PASSES; pass++) {

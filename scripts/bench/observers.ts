@@ -28,7 +28,7 @@ function rate(ruleSet: RuleSet, lines: readonly string[], detect: BatchDetector,
   const t0 = process.cpuUsage();
   for (let i = 0; i < lines.length; i += BATCH) {
     const batch = detect(rules, lines.slice(i, i + BATCH), 0);
-    found += batch.texts.length;
+    found += batch.texts.ends.length;
     if (batch.observed !== undefined) stage?.merge(batch.observed);
   }
   const used = process.cpuUsage(t0);

@@ -40,7 +40,6 @@ export function opensPrettyValue(line: string): boolean {
 }
 
 const LF = 0x0a;
-const encoder = new TextEncoder();
 
 /**
  * Detects the whole lines of `bytes` (the last one may lack its newline at the end of the input).
@@ -62,28 +61,19 @@ export function detectChunk(detect: BatchDetector, rules: DetectRules, bytes: Ui
     } else lines.push(frame.line);
   }
   const batch = detect(rules, lines, now);
-  const texts = batch.texts;
+  const { texts, textLines } = batch;
+  // The texts' bytes are the chunk's output as they are; each correlated line's detections end where main writes its correlation results.
   const correlate: ChunkCorrelation[] = [];
-  let text = '';
-  if (batch.correlate.length === 0) text = texts.length === 0 ? '' : `${texts.join('\n')}\n`;
-  else {
-    // Byte offsets where each correlated line's detections end: main writes its correlation results there.
-    let at = 0;
-    let t = 0;
-    for (const c of batch.correlate) {
-      let run = '';
-      for (; t < texts.length && (batch.textLines[t] as number) <= c.line; t++) run += `${texts[t] as string}\n`;
-      text += run;
-      at += Buffer.byteLength(run);
-      correlate.push({ at, matched: c.matched, event: c.event });
-    }
-    for (; t < texts.length; t++) text += `${texts[t] as string}\n`;
+  let t = 0;
+  for (const c of batch.correlate) {
+    while (t < textLines.length && (textLines[t] as number) <= c.line) t++;
+    correlate.push({ at: t === 0 ? 0 : (texts.ends[t - 1] as number) + 1, matched: c.matched, event: c.event });
   }
   return {
-    output: encoder.encode(text),
+    output: texts.bytes,
     events: lines.length - batch.parseErrors.length,
     parseErrors: rejected + batch.parseErrors.length,
-    detections: texts.length,
+    detections: texts.ends.length,
     correlate,
     ...(prettyAt !== undefined ? { prettyAt } : {}),
     seconds: (performance.now() - started) / 1000,

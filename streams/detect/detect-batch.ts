@@ -12,6 +12,8 @@ import { createExtractCompiler } from '../extract/index.js';
 import type { ExtractCompiler, Extractor } from '../extract/index.js';
 import { BatchObserver } from '../observe/index.js';
 import type { ObservedBatch, ObserveSettings } from '../observe/index.js';
+import { PackedTextWriter } from './packed-texts.js';
+import type { PackedTexts } from './packed-texts.js';
 
 /** How lines are decoded and results built: fixed for the daemon's lifetime. */
 export interface DetectSettings {
@@ -50,12 +52,12 @@ export interface CorrelationInput {
 export interface DetectedBatch {
   /** Indexes of lines that did not decode, ascending. */
   readonly parseErrors: readonly number[];
-  /** Emitted detection results in line, then rule order: JSON text without `result_id`. */
-  readonly texts: readonly string[];
+  /** Emitted detection results in line, then rule order: JSON text without `result_id`, as UTF-8 (transferred). */
+  readonly texts: PackedTexts;
   /** Per text: the line it belongs to. */
-  readonly textLines: Int32Array;
+  readonly textLines: Int32Array<ArrayBuffer>;
   /** Per text: the rule's index in `engine.rules` (the same in every copy of the rule set). */
-  readonly textRules: Int32Array;
+  readonly textRules: Int32Array<ArrayBuffer>;
   /** Lines whose matches feed a correlation, ascending. */
   readonly correlate: readonly CorrelationInput[];
   /** Engine routing counters of this batch (`svc_rules_pruned_by_logsource_total`, ...). */
@@ -111,7 +113,13 @@ export type BatchDetector = (rules: DetectRules, lines: readonly string[], now: 
 export function createBatchDetector(settings: DetectSettings, filter?: Extractor): BatchDetector {
   const detector = new EventDetector(settings);
   const observer = settings.observe === undefined ? undefined : new BatchObserver(settings.observe, settings.format);
-  return (rules, lines, now) => detectBatch(rules, settings, detector, lines, now, filter, observer);
+  let textBytes = 0;
+  return (rules, lines, now) => {
+    // A quarter more room than the last batch's texts took.
+    const batch = detectBatch(rules, settings, detector, new PackedTextWriter(textBytes + (textBytes >> 2)), lines, now, filter, observer);
+    textBytes = batch.texts.bytes.length;
+    return batch;
+  };
 }
 
 /** Compiles the input filter of `settings` (throws ExtractCompileError naming the expression). */
@@ -137,6 +145,7 @@ function detectBatch(
   rules: DetectRules,
   settings: DetectSettings,
   detector: EventDetector,
+  texts: PackedTextWriter,
   lines: readonly string[],
   now: number,
   filter: Extractor | undefined,
@@ -149,7 +158,6 @@ function detectBatch(
   const without0 = sumOf(engines, 'eventsWithoutLogsource');
   const syslog = { now, tzOffsetMinutes: settings.syslogTzMinutes };
   const parseErrors: number[] = [];
-  const texts: string[] = [];
   const textLines: number[] = [];
   const textRules: number[] = [];
   const correlate: CorrelationInput[] = [];
@@ -183,7 +191,7 @@ function detectBatch(
   }
   return {
     parseErrors,
-    texts,
+    texts: texts.done(),
     textLines: Int32Array.from(textLines),
     textRules: Int32Array.from(textRules),
     correlate,

@@ -11,7 +11,7 @@ import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from '.
 const data = workerData as DetectWorkerData;
 const port = parentPort;
 if (port === null) throw new Error('detect-worker must run as a worker thread');
-const post = (m: FromWorker): void => port.postMessage(m);
+const post = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(m, transfer);
 // Set once the input filter is compiled (the end of this file). No top-level await: the bundle is CommonJS.
 let detect: BatchDetector;
 const cache = data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined;
@@ -33,7 +33,8 @@ function evaluate(id: number, lines: () => readonly string[], now: number): void
   if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
   if (serving === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
   try {
-    post({ type: 'done', id, batch: detect(serving, lines(), now) });
+    const batch = detect(serving, lines(), now);
+    post({ type: 'done', id, batch }, [batch.texts.bytes.buffer, batch.texts.ends.buffer, batch.textLines.buffer, batch.textRules.buffer]);
   } catch (error) {
     post({ type: 'failed', id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
   }

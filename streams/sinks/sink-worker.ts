@@ -118,7 +118,8 @@ export class SinkWorker {
   private readonly failures: Counter.Internal;
   private running: Promise<void> | undefined;
   /** Texts of entries committed since start, by outbox sequence, so delivery need not read them back. */
-  private readonly recent: { readonly first: number; readonly texts: readonly string[]; readonly encoded?: Utf8Lines }[] = [];
+  /** Results offered, kept as given: a sink that writes their bytes never reads their texts. */
+  private readonly recent: { readonly first: number; readonly results: readonly { readonly text: string }[]; readonly encoded?: Utf8Lines }[] = [];
   private recentCount = 0;
   /** The sequence after the last offered entry (0 before any offer). */
   private offeredEnd = 0;
@@ -151,12 +152,12 @@ export class SinkWorker {
   offer(firstOseq: number, results: readonly { readonly text: string }[], encoded?: Utf8Lines): void {
     if (results.length === 0) return;
     const last = this.recent[this.recent.length - 1];
-    if (last !== undefined && last.first + last.texts.length !== firstOseq) this.forgetRecent();
-    this.recent.push({ first: firstOseq, texts: results.map((r) => r.text), ...(encoded !== undefined ? { encoded } : {}) });
+    if (last !== undefined && last.first + last.results.length !== firstOseq) this.forgetRecent();
+    this.recent.push({ first: firstOseq, results, ...(encoded !== undefined ? { encoded } : {}) });
     this.offeredEnd = firstOseq + results.length;
     this.recentCount += results.length;
     // Bounded like the queue: past it, delivery falls back to reading the outbox.
-    while (this.recentCount > this.options.capacity && this.recent.length > 0) this.recentCount -= this.recent.shift()?.texts.length ?? 0;
+    while (this.recentCount > this.options.capacity && this.recent.length > 0) this.recentCount -= this.recent.shift()?.results.length ?? 0;
   }
 
   private forgetRecent(): void {
@@ -227,24 +228,24 @@ export class SinkWorker {
   /** One delivery round: from the texts offered when they are next, else read from the outbox. Returns how many were delivered. */
   private async deliverOnce(): Promise<number> {
     const from = this.store.watermark(this.target.name) + 1;
-    while (this.recent[0] !== undefined && this.recent[0].first + this.recent[0].texts.length <= from) {
-      this.recentCount -= this.recent.shift()?.texts.length ?? 0;
+    while (this.recent[0] !== undefined && this.recent[0].first + this.recent[0].results.length <= from) {
+      this.recentCount -= this.recent.shift()?.results.length ?? 0;
     }
     const chunk = this.recent[0];
     if (chunk === undefined || chunk.first > from) {
       // Past everything offered: handed over but not committed yet; its offer and wake follow.
       if (this.offeredEnd > 0 && from >= this.offeredEnd) return 0;
-      return deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(entries.map((e) => payloadText(e.payload))), {
+      return deliverOutboxOnce(this.store, this.target.name, (entries) => this.writeWithRetries(() => entries.map((e) => payloadText(e.payload))), {
         limit: this.options.batchMax,
         crashHook: this.crash,
       });
     }
     const start = from - chunk.first;
-    const texts = chunk.texts.slice(start, start + this.options.batchMax);
-    await this.writeWithRetries(texts, chunk.encoded?.range(start, start + texts.length));
+    const taken = chunk.results.slice(start, start + this.options.batchMax);
+    await this.writeWithRetries(() => taken.map((r) => r.text), chunk.encoded?.range(start, start + taken.length));
     this.crash('after-sink-write');
-    await this.store.ackDelivered(this.target.name, from + texts.length - 1);
-    return texts.length;
+    await this.store.ackDelivered(this.target.name, from + taken.length - 1);
+    return taken.length;
   }
 
   private async dropOldest(): Promise<void> {
@@ -253,14 +254,15 @@ export class SinkWorker {
     this.dropped.inc(excess);
   }
 
-  /** `bytes`: the lines of `texts` as UTF-8, for a sink that writes bytes and formats nothing. */
-  private async writeWithRetries(texts: readonly string[], bytes?: Uint8Array): Promise<void> {
+  /** `bytes`: the lines of `textsOf()` as UTF-8, for a sink that writes bytes and formats nothing (it reads no text then). */
+  private async writeWithRetries(textsOf: () => readonly string[], bytes?: Uint8Array): Promise<void> {
     const { target } = this;
     const writeBytes = target.formatLines === undefined ? target.writeBytes?.bind(target) : undefined;
     let write: () => Promise<void>;
     if (bytes !== undefined && writeBytes !== undefined) write = () => writeBytes(bytes);
     else {
       let text = '';
+      const texts = textsOf();
       for (const t of target.formatLines?.(texts) ?? texts) text += `${t}\n`;
       write = () => target.write(text);
     }
@@ -282,7 +284,7 @@ export class SinkWorker {
     const reason = lastError instanceof Error ? lastError.message : String(lastError);
     // The watermark moves on only once the entry has its place in the DLQ: a slow DLQ holds this sink back.
     await this.dlq.reserve(1);
-    this.dlq.write(`[${texts.join(',')}]`, `sink delivery failure: ${reason}`);
+    this.dlq.write(`[${textsOf().join(',')}]`, `sink delivery failure: ${reason}`);
   }
 
   private releaseRoom(): void {

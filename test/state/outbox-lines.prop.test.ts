@@ -28,6 +28,7 @@ describe('Utf8Lines: a batch of result texts encoded once', () => {
         const from = texts.length === 0 ? 0 : a % (texts.length + 1);
         const to = from + (texts.length === 0 ? 0 : b % (texts.length - from + 1));
         expect(lines.range(from, to).equals(encodeEach(texts.slice(from, to)))).toBe(true);
+        texts.forEach((t, i) => expect(lines.text(i)).toBe(Buffer.from(t, 'utf8').toString('utf8')));
       }),
     );
   });
@@ -42,7 +43,9 @@ describe('Utf8Lines.ofResults: detections encoded from their id and text without
     fc.assert(
       fc.property(fc.array(result, { maxLength: 20 }), (rs) => {
         const results = rs.map((r) => ({ result_id: r.result_id, text: 'body' in r ? `{"result_id":${JSON.stringify(r.result_id)},${r.body.slice(1)}` : r.text }));
-        const bodies = rs.map((r) => ('body' in r ? r.body : undefined));
+        const texts = rs.flatMap((r) => ('body' in r ? [r.body] : []));
+        let k = 0;
+        const bodies = { texts: linesOf(texts), of: rs.map((r) => ('body' in r ? k++ : -1)) };
         expect(Utf8Lines.ofResults(results, bodies).bytes.equals(linesOf(results.map((r) => r.text)).bytes)).toBe(true);
         expect(Utf8Lines.ofResults(results).bytes.equals(encodeEach(results.map((r) => r.text)))).toBe(true);
       }),

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/correlation/index.js';
 import { SchemaClassifier, SchemaRouter } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
-import { buildRuleSetFrom, createBatchDetector, detectRules, schemaRoutedRules } from '../../streams/index.js';
+import { buildRuleSetFrom, createBatchDetector, detectRules, packedTextList, schemaRoutedRules } from '../../streams/index.js';
 import type { DetectSettings, PipelineInput } from '../../streams/index.js';
 
 const rule = (n: number, product: string, field: string, word: string): string =>
@@ -50,9 +50,9 @@ describe('schema-routed detection', () => {
           if (decision.kind === 'skip') return;
           const ls = implied ? decision.logsource : undefined;
           const alone = createBatchDetector(ls === undefined ? BASE : { ...BASE, routing: { fieldMap: {}, fixed: ls } })(detectRules(sets[decision.set] as RuleSet), [line], 0);
-          expected.push(...alone.texts.map((t, k) => `${i}:${alone.textRules[k]}:${t}`));
+          expected.push(...packedTextList(alone.texts).map((t, k) => `${i}:${alone.textRules[k]}:${t}`));
         });
-        expect(batch.texts.map((t, k) => `${batch.textLines[k]}:${batch.textRules[k]}:${t}`)).toEqual(expected);
+        expect(packedTextList(batch.texts).map((t, k) => `${batch.textLines[k]}:${batch.textRules[k]}:${t}`)).toEqual(expected);
         // Unknown is the classifier's call (`{process: {}}` has no leaf to classify by): each is reported once.
         expect(batch.unknownSchema).toBe(events.filter((e) => router.route(e as Record<string, unknown>).schema === undefined).length);
         detections += expected.length;

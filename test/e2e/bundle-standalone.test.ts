@@ -3,7 +3,8 @@
 // packages) runs the daemon with a detection worker, the web console and `eval --detect-workers 1`, and a
 // loader hook shows that no module of ours outside the bundle is loaded. The bundle's V8 code caches (made by
 // the build, cli/bundle-loader.ts) are accepted by a fresh node, and with foreign or no caches the output is
-// the same.
+// the same. Each entry is one file: a daemon start with a detection worker runs `sigmad.cjs` and
+// `detect-worker.cjs` and no other file of the bundle but rolldown's runtime helpers.
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,4 +128,28 @@ process.stdout.write(JSON.stringify([...new Set(loader.outcomes.values())]));`;
     for (const name of names) rmSync(join(bin(), name));
     expect(await sigmadEval(args)).toBe(expected);
   }, 60_000);
+});
+
+describe('one file per entry', () => {
+  it('a daemon start with a detection worker runs sigmad.cjs and detect-worker.cjs, nothing else of the bundle', async () => {
+    // In write mode the loader stores a cache for every bundle file it ran: in a copy without caches, the
+    // caches after a start name exactly the files that start loaded.
+    const copy = copyPackage(tempDir('bundle-entries'));
+    const bin = join(copy, 'dist/bin');
+    for (const name of readdirSync(bin).filter((f) => f.endsWith('.cache'))) rmSync(join(bin, name));
+    const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--api-addr', '127.0.0.1:0', '--input', 'http', '--detect-workers', '1'], {
+      main: join(bin, 'sigmad.js'),
+      env: { SIGMAD_CODE_CACHE: 'write' },
+    });
+    try {
+      await waitFor(() => (daemon.logs.some((l) => l.includes('"msg":"detection workers ready')) ? true : undefined), 60_000, 'the worker');
+    } finally {
+      daemon.kill();
+      expect(await daemon.exited).toBe(0);
+    }
+    const ran = readdirSync(bin).filter((f) => f.endsWith('.cjs.cache')).map((f) => f.slice(0, -'.cjs.cache'.length));
+    expect(ran.filter((f) => !/-rolldown-runtime-/.test(f)).sort()).toEqual(['detect-worker', 'sigmad']);
+    // The features imported on first use are files of their own, not part of the start-up path.
+    expect(readdirSync(bin).filter((f) => /^sigmad-.*\.cjs$/.test(f) && !/-rolldown-runtime-/.test(f)).length).toBeGreaterThan(0);
+  }, 90_000);
 });

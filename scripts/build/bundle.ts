@@ -58,6 +58,10 @@ async function bundle(): Promise<void> {
         entryFileNames: '[name].cjs',
         chunkFileNames: `${name}-[name]-[hash].cjs`,
         sourcemap: false,
+        // ASCII only (non-ASCII escaped, doc comments dropped): V8 then holds the ≈ 3 MB source as a
+        // one-byte string, not a two-byte one twice its size, and decoding it from UTF-8 is a copy.
+        charset: 'ascii',
+        comments: { legal: true, annotation: true, jsdoc: false },
       },
     });
   }

@@ -4,7 +4,8 @@
 // loader hook shows that no module of ours outside the bundle is loaded. The bundle's V8 code caches (made by
 // the build, cli/bundle-loader.ts) are accepted by a fresh node, and with foreign or no caches the output is
 // the same. Each entry is one file: a daemon start with a detection worker runs `sigmad.cjs` and
-// `detect-worker.cjs` and no other file of the bundle but rolldown's runtime helpers.
+// `detect-worker.cjs` and no other file of the bundle but rolldown's runtime helpers; re2-wasm, loaded by the
+// bundle loader on first use, runs a rule's catastrophic regex.
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -152,4 +153,15 @@ describe('one file per entry', () => {
     // The features imported on first use are files of their own, not part of the start-up path.
     expect(readdirSync(bin).filter((f) => /^sigmad-.*\.cjs$/.test(f) && !/-rolldown-runtime-/.test(f)).length).toBeGreaterThan(0);
   }, 90_000);
+
+  it('runs a catastrophic regex on RE2, loaded on its first use', async () => {
+    const dir = tempDir('bundle-re2');
+    // `(\w+\s?)*` backtracks exponentially on V8: sigma/regex-safety.ts hands it to RE2.
+    const rule = ['title: Words only', 'id: 6f1a0c1e-0000-4000-8000-0000000000aa', 'logsource:', '  product: windows', '  category: process_creation', 'detection:', '  selection:', "    CommandLine|re: '^(\\w+\\s?)*$'", '  condition: selection', ''];
+    mkdirSync(join(dir, 'rules'));
+    writeFileSync(join(dir, 'rules', 'words.yml'), rule.join('\n'));
+    writeFileSync(join(dir, 'events.ndjson'), ndjson(['whoami /all', 'dir', 'a b c'].map((CommandLine) => ({ EventID: 1, CommandLine }))));
+    const out = await sigmadEval(['--rules', join(dir, 'rules'), '--rule-cache', 'off', '--detect-workers', '0', join(dir, 'events.ndjson')]);
+    expect(out.trim().split('\n').map((line) => (JSON.parse(line) as { matched_fields: { value: string }[] }).matched_fields[0]?.value)).toEqual(['dir', 'a b c']);
+  }, 60_000);
 });

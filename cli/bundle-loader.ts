@@ -25,6 +25,33 @@ const WORKER_WRITE_MS = 250;
 
 export const CACHE_SUFFIX = '.cache';
 
+/**
+ * External packages the bundle requires at its top level but uses only later, if at all: each is loaded on
+ * the first read of one of its exports (the bundle reads them as `pkg.name` where it uses them). re2-wasm
+ * (≈ 20 ms of CPU in every thread: its WebAssembly compiles on load) runs only the few regexes with a
+ * catastrophic shape; lmdb (≈ 10 ms beyond msgpackr) only with `--state-db`.
+ */
+export const DEFERRED_PACKAGES: ReadonlySet<string> = new Set(['re2-wasm', 'lmdb']);
+
+/** A stand-in for the module `load` returns, loading it on the first question asked of it. */
+function deferred(load: () => object): object {
+  let module: object | undefined;
+  const real = (): object => (module ??= load());
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => Reflect.get(real(), key),
+      has: (_, key) => Reflect.has(real(), key),
+      ownKeys: () => Reflect.ownKeys(real()),
+      getOwnPropertyDescriptor: (_, key) => {
+        const descriptor = Reflect.getOwnPropertyDescriptor(real(), key);
+        // A proxy may report a property only as configurable, its target (`{}`) having none.
+        return descriptor === undefined ? undefined : { ...descriptor, configurable: true };
+      },
+    },
+  );
+}
+
 type Mode = 'read' | 'off' | 'write';
 
 function modeOf(value: string | undefined): Mode {
@@ -97,11 +124,15 @@ export class BundleLoader {
     return module.exports;
   }
 
-  /** `require` for code in `file`: the bundle's own files through this loader, anything else through node's. */
+  /**
+   * `require` for code in `file`: the bundle's own files through this loader, anything else through node's
+   * (the DEFERRED_PACKAGES on first use).
+   */
   private requireFrom(file: string): NodeJS.Require {
     const nodeRequire = createRequire(file);
     const own = (id: string): boolean => id.startsWith('./') && id.endsWith('.cjs');
-    return Object.assign((id: string): unknown => (own(id) ? this.run(resolve(this.dir, id)) : nodeRequire(id)), {
+    const load = (id: string): unknown => (own(id) ? this.run(resolve(this.dir, id)) : DEFERRED_PACKAGES.has(id) ? deferred(() => nodeRequire(id) as object) : nodeRequire(id));
+    return Object.assign(load, {
       resolve: nodeRequire.resolve,
       cache: nodeRequire.cache,
       extensions: nodeRequire.extensions,

@@ -97,7 +97,13 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   });
   let log = '';
   let workersLoaded: (ms: number) => void = () => undefined;
-  const workers = new Promise<number>((done) => (workersLoaded = done));
+  let workersFailed: (error: Error) => void = () => undefined;
+  const workers = new Promise<number>((done, fail) => {
+    workersLoaded = done;
+    workersFailed = fail;
+  });
+  // Awaited only after ready: a failure before then must not count as unhandled.
+  workers.catch(() => undefined);
   try {
     const port = await new Promise<number>((done, fail) => {
       child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -105,8 +111,14 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
         const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(log);
         if (m?.[1] !== undefined) done(Number(m[1]));
         if (log.includes('"msg":"detection workers ready')) workersLoaded(performance.now() - started);
+        // A worker that fails to start is never restarted, so its "ready" never comes: fail, not wait forever.
+        if (log.includes('"msg":"detect worker exited')) workersFailed(new Error(`a detection worker exited:\n${log.slice(-2000)}`));
       });
-      child.on('exit', (code) => fail(new Error(`daemon exited (${String(code)}):\n${log.slice(-2000)}`)));
+      child.on('exit', (code) => {
+        const error = new Error(`daemon exited (${String(code)}):\n${log.slice(-2000)}`);
+        fail(error);
+        workersFailed(error);
+      });
     });
     while ((await readyz(port)) !== 200) await new Promise((r) => setTimeout(r, 20));
     const readyMs = performance.now() - started;

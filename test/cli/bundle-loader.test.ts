@@ -1,6 +1,7 @@
 // The bundle loader (cli/bundle-loader.ts): a file and the bundle files it requires run once each; a cache
 // written after a run is accepted by the next load; a cache that is damaged or made from other source of the
 // same length (both of which V8 alone would accept), or under other V8 flags, is ignored and the file runs the same.
+// The deferred external packages load on their first use, not when the bundle requires them.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,5 +83,21 @@ loader.writeCaches();`;
     const { exports, loader } = run(dir);
     expect([...loader.outcomes.values()]).toEqual(['rejected', 'rejected']);
     expect(exports['result']).toBe(42);
+  });
+
+  it('loads a deferred package on the first use of its exports, not when the bundle requires it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sigmad-bundle-loader-'));
+    const loaded = "() => Object.keys(require.cache).filter((f) => /node_modules[\\\\/](re2-wasm|lmdb)[\\\\/]/.test(f)).map((f) => f.includes('re2-wasm') ? 're2-wasm' : 'lmdb')";
+    writeFileSync(
+      join(dir, 'main.cjs'),
+      `const re2 = require('re2-wasm');\nconst lmdb = require('lmdb');\nconst loaded = ${loaded};\n` +
+        "exports.atStart = loaded();\nexports.match = new re2.RE2('(a+)+$', 'u').test('aaa');\nexports.afterUse = [...new Set(loaded())];\nexports.open = typeof lmdb.open;\n",
+    );
+    const loaderUrl = pathToFileURL(join(ROOT, 'dist/cli/bundle-loader.js')).href;
+    const script = `import { BundleLoader } from ${JSON.stringify(loaderUrl)};
+process.stdout.write(JSON.stringify(new BundleLoader(${JSON.stringify(dir)}, 'off').run(${JSON.stringify(join(dir, 'main.cjs'))})));`;
+    // The packages resolve from the repository's node_modules, not from the temporary directory.
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
+    expect(JSON.parse(out)).toEqual({ atStart: [], match: true, afterUse: ['re2-wasm'], open: 'function' });
   });
 });

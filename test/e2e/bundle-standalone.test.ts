@@ -3,7 +3,9 @@
 // packages) runs the daemon with a detection worker, the web console and `eval --detect-workers 1`, and a
 // loader hook shows that no module of ours outside the bundle is loaded. The bundle's V8 code caches (made by
 // the build, cli/bundle-loader.ts) are accepted by a fresh node, and with foreign or no caches the output is
-// the same.
+// the same. Each entry is one file: a daemon start with a detection worker runs `sigmad.cjs` and
+// `detect-worker.cjs` and no other file of the bundle but rolldown's runtime helpers; re2-wasm, loaded by the
+// bundle loader on first use, runs a rule's catastrophic regex.
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,5 +128,40 @@ process.stdout.write(JSON.stringify([...new Set(loader.outcomes.values())]));`;
     expect(await sigmadEval(args)).toBe(expected);
     for (const name of names) rmSync(join(bin(), name));
     expect(await sigmadEval(args)).toBe(expected);
+  }, 60_000);
+});
+
+describe('one file per entry', () => {
+  it('a daemon start with a detection worker runs sigmad.cjs and detect-worker.cjs, nothing else of the bundle', async () => {
+    // In write mode the loader stores a cache for every bundle file it ran: in a copy without caches, the
+    // caches after a start name exactly the files that start loaded.
+    const copy = copyPackage(tempDir('bundle-entries'));
+    const bin = join(copy, 'dist/bin');
+    for (const name of readdirSync(bin).filter((f) => f.endsWith('.cache'))) rmSync(join(bin, name));
+    const daemon = await startDaemon(['--rules', join(FIXTURES, 'rules'), '--api-addr', '127.0.0.1:0', '--input', 'http', '--detect-workers', '1'], {
+      main: join(bin, 'sigmad.js'),
+      env: { SIGMAD_CODE_CACHE: 'write' },
+    });
+    try {
+      await waitFor(() => (daemon.logs.some((l) => l.includes('"msg":"detection workers ready')) ? true : undefined), 60_000, 'the worker');
+    } finally {
+      daemon.kill();
+      expect(await daemon.exited).toBe(0);
+    }
+    const ran = readdirSync(bin).filter((f) => f.endsWith('.cjs.cache')).map((f) => f.slice(0, -'.cjs.cache'.length));
+    expect(ran.filter((f) => !/-rolldown-runtime-/.test(f)).sort()).toEqual(['detect-worker', 'sigmad']);
+    // The features imported on first use are files of their own, not part of the start-up path.
+    expect(readdirSync(bin).filter((f) => /^sigmad-.*\.cjs$/.test(f) && !/-rolldown-runtime-/.test(f)).length).toBeGreaterThan(0);
+  }, 90_000);
+
+  it('runs a catastrophic regex on RE2, loaded on its first use', async () => {
+    const dir = tempDir('bundle-re2');
+    // `(\w+\s?)*` backtracks exponentially on V8: sigma/regex-safety.ts hands it to RE2.
+    const rule = ['title: Words only', 'id: 6f1a0c1e-0000-4000-8000-0000000000aa', 'logsource:', '  product: windows', '  category: process_creation', 'detection:', '  selection:', "    CommandLine|re: '^(\\w+\\s?)*$'", '  condition: selection', ''];
+    mkdirSync(join(dir, 'rules'));
+    writeFileSync(join(dir, 'rules', 'words.yml'), rule.join('\n'));
+    writeFileSync(join(dir, 'events.ndjson'), ndjson(['whoami /all', 'dir', 'a b c'].map((CommandLine) => ({ EventID: 1, CommandLine }))));
+    const out = await sigmadEval(['--rules', join(dir, 'rules'), '--rule-cache', 'off', '--detect-workers', '0', join(dir, 'events.ndjson')]);
+    expect(out.trim().split('\n').map((line) => (JSON.parse(line) as { matched_fields: { value: string }[] }).matched_fields[0]?.value)).toEqual(['dir', 'a b c']);
   }, 60_000);
 });

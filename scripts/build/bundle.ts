@@ -13,6 +13,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
+import { BUILD_DIGEST_FILE, digestOfTree, isBundleCode } from '../../streams/detect/code-digest.js';
 import { trainCodeCache } from './train-code-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -85,4 +86,6 @@ function writeLaunchers(): void {
 
 await bundle();
 writeLaunchers();
+// The compiled-rule cache keys entries by this digest of the code (streams/detect/code-digest.ts).
+writeFileSync(join(BUNDLE_DIR, BUILD_DIGEST_FILE), digestOfTree(BUNDLE_DIR, isBundleCode));
 await trainCodeCache(ROOT);

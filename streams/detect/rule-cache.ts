@@ -12,6 +12,7 @@ import { crc32 } from 'node:zlib';
 import { buildRuleSet, packAutomata, unpackAutomata } from '../../sigma/index.js';
 import type { PackedAutomata, Pipeline, PreparedRules, RuleSet } from '../../sigma/index.js';
 import { makeDirectory } from '../make-directory.js';
+import { bundleDigest, digestOfTree } from './code-digest.js';
 import { compileEntryOffThread } from './entry-compile.js';
 import { buildRuleSetFrom } from './rule-inputs.js';
 import type { RuleInputs } from './rule-inputs.js';
@@ -38,25 +39,18 @@ let engineDigest: Buffer | undefined;
 /**
  * A digest of the running engine's code: a new build, even at the same package version, never reads an
  * older build's entries. From tsc's output that is every file of `sigma/` (loading, pipelines, witness
- * choice); inside a bundle (dist/bin, this module is then part of a chunk) the engine is compiled into the
+ * choice); inside a bundle (dist/bin, this module is then part of an entry's file) the engine is compiled into the
  * bundle's own files, so it is every `.js` and `.cjs` file of the bundle's directory: the code that actually runs
- * (not the V8 code caches beside them: made from those files, and checked against them when read).
+ * (not the V8 code caches beside them: made from those files, and checked against them when read), as the
+ * build digested it (code-digest.ts).
  */
 function engineCode(): Buffer {
   if (engineDigest !== undefined) return engineDigest;
-  const hash = createHash('sha256');
-  const walk = (dir: string, keep: (name: string) => boolean): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path, keep);
-      else if (keep(entry.name)) hash.update(entry.name).update(readFileSync(path));
-    }
-  };
   const self = fileURLToPath(import.meta.url);
   // Its own file (tsc's output, or the source under vitest) sits in the tree beside sigma/.
-  if (/[\\/]streams[\\/]detect[\\/]rule-cache\.[jt]s$/.test(self)) walk(fileURLToPath(new URL('../../sigma/', import.meta.url)), () => true);
-  else walk(dirname(self), (name) => /\.c?js$/.test(name));
-  engineDigest = hash.digest();
+  engineDigest = /[\\/]streams[\\/]detect[\\/]rule-cache\.[jt]s$/.test(self)
+    ? digestOfTree(fileURLToPath(new URL('../../sigma/', import.meta.url)), () => true)
+    : bundleDigest(dirname(self));
   return engineDigest;
 }
 

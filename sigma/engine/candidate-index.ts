@@ -521,6 +521,8 @@ export class CandidateIndex {
           cache.put(value, postings);
         }
         markAll(postings, marks);
+        // At depth 0 the value is the field's whole value (what its items resolve).
+        if (depth === 0) scope.setValueId(f.slot, cache.lastId);
         return;
       }
       case 'number':

@@ -43,6 +43,9 @@ export class EvalScope {
   private readonly lowerLeaves: unknown[] = [];
   private readonly lowerTexts: (string | undefined)[] = [];
   private readonly pools: LeafList[] = [];
+  /** Per field: its value's id in the candidate index's probe cache, valid in epoch `idStamps[slot]`. */
+  private readonly valueIds: Float64Array;
+  private readonly idStamps: Float64Array;
   private keywordEpoch = -1;
   private readonly kwLeaves = new LeafList();
   private readonly kwLower: string[] = [];
@@ -63,6 +66,8 @@ export class EvalScope {
   ) {
     this.stamps = new Float64Array(paths.length).fill(-1);
     this.lowerStamps = new Float64Array(paths.length).fill(-1);
+    this.valueIds = new Float64Array(paths.length);
+    this.idStamps = new Float64Array(paths.length).fill(-1);
     for (let i = 0; i < paths.length; i++) {
       this.raws.push(ABSENT);
       this.lowerLeaves.push(undefined);
@@ -86,6 +91,20 @@ export class EvalScope {
   prime(slot: number, value: unknown): void {
     this.raws[slot] = value;
     this.stamps[slot] = this.epoch;
+  }
+
+  /** Record the probe cache's id (ProbeCache.lastId) of field `slot`'s string value in this event. */
+  setValueId(slot: number, id: number): void {
+    this.valueIds[slot] = id;
+    this.idStamps[slot] = this.epoch;
+  }
+
+  /**
+   * The id of field `slot`'s value in this event, or -1 when the candidate index did not look it up in a
+   * cache: equal ids of one field mean equal values, for good.
+   */
+  valueId(slot: number): number {
+    return this.idStamps[slot] === this.epoch ? (this.valueIds[slot] as number) : -1;
   }
 
   /** The value of field `slot` in the current event (see FieldPath.resolve), cached for the event. */

@@ -34,6 +34,9 @@ export interface ItemMatcher extends DetectionMatcher {
 
 const NOT_FOUND: unique symbol = Symbol('not-found');
 
+/** Results a memoizable field item keeps by value id (direct-mapped: id modulo this). */
+const ID_MEMO_WAYS = 16;
+
 /** Copy fan-out buffers so a reported value never aliases the scope's reused lists. */
 function reportable(value: unknown): unknown {
   if (value === ABSENT) return null;
@@ -50,6 +53,9 @@ export class FieldItem implements ItemMatcher {
   /** The last string value tested and its result (see `memoizable`). */
   private lastText: string | undefined = undefined;
   private lastResult = false;
+  /** Value ids (EvalScope.valueId) and their results, made when first needed; -1: empty way. */
+  private memoIds: Float64Array | null = null;
+  private memoResults: Uint8Array | null = null;
 
   constructor(
     readonly field: string,
@@ -72,10 +78,31 @@ export class FieldItem implements ItemMatcher {
     const raw = scope.resolve(this.slot);
     if (raw === ABSENT) return this.absentResult;
     if (typeof raw !== 'string' || !this.memoizable) return this.test(raw, scope);
+    const id = scope.valueId(this.slot);
+    if (id >= 0) return this.byValueId(id, raw, scope);
     if (raw === this.lastText) return this.lastResult;
     const r = this.test(raw, scope);
     this.lastText = raw;
     this.lastResult = r;
+    return r;
+  }
+
+  /**
+   * The result for a value the candidate index has an id for: values recur beyond the last one (a host's
+   * few images and command lines), and an id compares in one step where texts compare by content.
+   */
+  private byValueId(id: number, raw: string, scope: EvalScope): boolean {
+    let ids = this.memoIds;
+    let results = this.memoResults;
+    if (ids === null || results === null) {
+      ids = this.memoIds = new Float64Array(ID_MEMO_WAYS).fill(-1);
+      results = this.memoResults = new Uint8Array(ID_MEMO_WAYS);
+    }
+    const way = id % ID_MEMO_WAYS;
+    if (ids[way] === id) return results[way] === 1;
+    const r = this.test(raw, scope);
+    ids[way] = id;
+    results[way] = r ? 1 : 0;
     return r;
   }
 

@@ -14,12 +14,27 @@ const PAUSE = 16 * WINDOW;
 /** Longer values are scanned every time: they seldom repeat and hashing them costs a pass of their own. */
 export const MAX_CACHED_LENGTH = 256;
 
+/** A cached value's postings and its id (see ProbeCache.lastId). */
+class Entry {
+  constructor(
+    readonly postings: Int32Array,
+    readonly id: number,
+  ) {}
+}
+
 export class ProbeCache {
-  private young = new Map<string, Int32Array>();
-  private old = new Map<string, Int32Array>();
+  private young = new Map<string, Entry>();
+  private old = new Map<string, Entry>();
   private lookups = 0;
   private hits = 0;
   private paused = 0;
+  /** Ids are never reused (a double counts exactly to 2^53): an id names one value for good. */
+  private nextId = 0;
+  /**
+   * The id of the value of the last `get` that found it or the last `put`: equal ids mean equal values,
+   * so a matcher can remember results by id without comparing texts.
+   */
+  lastId = -1;
 
   /** `capacity`: values per generation. */
   constructor(private readonly capacity: number) {}
@@ -33,12 +48,17 @@ export class ProbeCache {
 
   /** The postings `value` marked when last probed, if it is still held. */
   get(value: string): Int32Array | undefined {
-    let postings = this.young.get(value);
-    if (postings === undefined) {
-      postings = this.old.get(value);
-      if (postings !== undefined) this.put(value, postings);
+    let entry = this.young.get(value);
+    if (entry === undefined) {
+      entry = this.old.get(value);
+      if (entry !== undefined) this.keep(value, entry);
     }
-    if (postings !== undefined) this.hits++;
+    let postings: Int32Array | undefined;
+    if (entry !== undefined) {
+      this.hits++;
+      postings = entry.postings;
+      this.lastId = entry.id;
+    }
     if (++this.lookups === WINDOW) {
       if (this.hits < MIN_HITS) {
         this.paused = PAUSE;
@@ -52,11 +72,17 @@ export class ProbeCache {
   }
 
   put(value: string, postings: Int32Array): void {
+    const entry = new Entry(postings, this.nextId++);
+    this.lastId = entry.id;
+    this.keep(value, entry);
+  }
+
+  private keep(value: string, entry: Entry): void {
     if (this.young.size >= this.capacity) {
       this.old = this.young;
       this.young = new Map();
     }
-    this.young.set(value, postings);
+    this.young.set(value, entry);
   }
 }
 

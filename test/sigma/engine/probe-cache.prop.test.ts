@@ -1,12 +1,21 @@
 // The probe cache against a plain Map of the last postings put per value: it may forget (generations,
 // pauses) but never answers with postings other than the last ones put; values cycling within a
-// generation's capacity keep hitting. BitTaker returns exactly the set bits and leaves the set zeroed.
+// generation's capacity keep hitting; the id it reports for a value (lastId) never names another value. BitTaker returns exactly the set bits and leaves the set zeroed.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { BitTaker, ProbeCache } from '../../../sigma/engine/probe-cache.js';
 
 interface Model {
   readonly last: Map<string, Int32Array>;
+  /** The value each id reported so far named. */
+  readonly named: Map<number, string>;
+}
+
+function checkId(m: Model, r: Real, v: string): void {
+  const named = m.named.get(r.cache.lastId);
+  // Not `expect` on every step: the model run has thousands of them.
+  if (named !== undefined && named !== v) expect.fail(`id ${r.cache.lastId} named ${JSON.stringify(named)}, now ${JSON.stringify(v)}`);
+  m.named.set(r.cache.lastId, v);
 }
 interface Real {
   readonly cache: ProbeCache;
@@ -25,6 +34,7 @@ class Put implements fc.Command<Model, Real> {
   run(m: Model, r: Real): void {
     r.cache.put(this.v, this.postings);
     m.last.set(this.v, this.postings);
+    checkId(m, r, this.v);
   }
   toString(): string {
     return `put(${JSON.stringify(this.v)}, [${[...this.postings].join(',')}])`;
@@ -39,7 +49,9 @@ class Get implements fc.Command<Model, Real> {
   run(m: Model, r: Real): void {
     if (!r.cache.consult()) return;
     const got = r.cache.get(this.v);
-    if (got !== undefined) expect(got).toBe(m.last.get(this.v));
+    if (got === undefined) return;
+    expect(got).toBe(m.last.get(this.v));
+    checkId(m, r, this.v);
   }
   toString(): string {
     return `get(${JSON.stringify(this.v)})`;
@@ -47,14 +59,14 @@ class Get implements fc.Command<Model, Real> {
 }
 
 describe('ProbeCache', () => {
-  test('answers only with the postings last put for the value (model-based)', () => {
+  test('answers only with the postings last put for the value, under an id of that value alone (model-based)', () => {
     const commands = [
       fc.tuple(value, fc.array(fc.nat(200), { maxLength: 4 })).map(([v, ps]) => new Put(v, Int32Array.from(ps))),
       value.map((v) => new Get(v)),
     ];
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 8 }), fc.commands(commands, { size: 'large' }), (capacity, cmds) => {
-        fc.modelRun(() => ({ model: { last: new Map() }, real: { cache: new ProbeCache(capacity) } }), cmds);
+        fc.modelRun(() => ({ model: { last: new Map(), named: new Map() }, real: { cache: new ProbeCache(capacity) } }), cmds);
       }),
       { numRuns: 500 },
     );

@@ -119,18 +119,21 @@ export class JsonBytes {
     let p = this.pos;
     buf[p++] = QUOTE;
     let i = from;
-    // Four bytes at a time, read and written as one word, while none needs an escape (one test per word).
-    for (; i + 4 <= to; i += 4) {
+    // Four bytes at a time, read and written as one word; a word with a byte to escape keeps the plain
+    // bytes before its first such byte (the mask's lowest bit is exact) and goes on after that byte.
+    while (i + 4 <= to) {
       const word = sv.getInt32(i, true);
-      if (needsEscape(word)) {
-        p = escaped(buf, p, src[i] as number);
-        p = escaped(buf, p, src[i + 1] as number);
-        p = escaped(buf, p, src[i + 2] as number);
-        p = escaped(buf, p, src[i + 3] as number);
-      } else {
-        out.setInt32(p, word, true);
+      out.setInt32(p, word, true);
+      const mask = escapeMask(word);
+      if (mask === 0) {
         p += 4;
+        i += 4;
+        continue;
       }
+      const k = firstByte(mask);
+      const b = src[i + k] as number;
+      p = escape(buf, p + k, b, ESCAPES[b] as number);
+      i += k + 1;
     }
     for (; i < to; i++) p = escaped(buf, p, src[i] as number);
     buf[p++] = QUOTE;
@@ -172,14 +175,21 @@ export class JsonBytes {
     buf[p++] = QUOTE;
     let i = from + 1;
     while (i < end) {
-      // Four plain bytes at a time (one word: ASCII, nothing to escape), then one byte at a time until the next four are plain.
-      for (; i + 4 <= end; i += 4) {
+      // Four plain bytes at a time (one word: ASCII, nothing to escape); a word with another byte keeps
+      // the plain bytes before the first such byte, which is then looked at alone.
+      if (i + 4 <= end) {
         const word = sv.getInt32(i, true);
-        if (needsEscape(word) || (word & 0x80808080) !== 0) break;
         out.setInt32(p, word, true);
-        p += 4;
+        const mask = escapeMask(word) | (word & 0x80808080);
+        if (mask === 0) {
+          p += 4;
+          i += 4;
+          continue;
+        }
+        const k = firstByte(mask);
+        p += k;
+        i += k;
       }
-      if (i >= end) break;
       const c = src[i] as number;
       const k = LITERAL[c];
       if (k === 0) {
@@ -221,14 +231,20 @@ function viewOf(bytes: Uint8Array): DataView {
 }
 
 /**
- * Whether one of the four bytes of `word` must be escaped: below 0x20, a quote or a backslash (bytes
- * from 0x80 never are). The tests of a word for a byte below n and for a zero byte (after an XOR) are
- * exact as a whole, for any n up to 0x80.
+ * The high bit of each of the four bytes of `word` that must be escaped: below 0x20, a quote or a
+ * backslash (bytes from 0x80 never are). The tests of a word for a byte below n and for a zero byte
+ * (after an XOR) may also flag bytes above a flagged one (the borrow), but the lowest flagged byte is
+ * always exact, for any n up to 0x80; 0 when no byte must be escaped.
  */
-function needsEscape(word: number): boolean {
+function escapeMask(word: number): number {
   const quote = word ^ 0x22222222;
   const backslash = word ^ 0x5c5c5c5c;
-  return ((((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) !== 0;
+  return (((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080;
+}
+
+/** The index (0-3, little-endian) of the lowest byte whose high bit `mask` (not 0) sets. */
+function firstByte(mask: number): number {
+  return (31 - Math.clz32(mask & -mask)) >> 3;
 }
 
 /** Writes byte `b` of a JSON string at `p`, escaped if it must be; the new position. */

@@ -155,7 +155,7 @@ export class AttributeKeys {
 }
 
 /** Whether `buf[aFrom, aTo)` and `buf[from, to)` hold the same bytes, compared a word at a time. */
-function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
+export function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
   const n = to - from;
   if (aTo - aFrom !== n) return false;
   let i = 0;

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeJsonLogs } from '../../protocol/index.js';
 import { flattenJsonLogs } from '../../protocol/otlp/logs-json.js';
 import { decodeJsonLogsByObject } from '../../protocol/otlp/logs-request.js';
-import { asTexts, damage, damaged, onFastPath, request } from './otlp-arbitraries.js';
+import { asTexts, damage, damaged, onFastPath, repeatedKeysRequest, request } from './otlp-arbitraries.js';
 
 /** protobufjs' object form as OTLP/JSON spells it: ids in hex, other bytes in base64. */
 function otlpJson(value: unknown, key = ''): unknown {
@@ -78,6 +78,19 @@ describe('OTLP/JSON logs read byte by byte', () => {
       { numRuns: 400 },
     );
     expect(fast).toBeGreaterThan(runs / 4);
+  });
+
+  it('answers exactly as JSON.parse on records repeating their keys, values and keys changing from record to record', () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(repeatedKeysRequest, fc.nat(), fc.constantFrom('plain', 'plain', 'formatted'), (r, seed, how) => {
+        const b = Buffer.from(how === 'plain' ? JSON.stringify(otlpJson(r)) : render(otlpJson(r), chooser(seed), false));
+        expect(asTexts(decodeJsonLogs(b))).toEqual(decodeJsonLogsByObject(b));
+        if (onFastPath(flattenJsonLogs, b)) fast++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(fast).toBeGreaterThan(100);
   });
 
   it('answers exactly as JSON.parse on damaged requests (bytes changed, cut, inserted)', () => {

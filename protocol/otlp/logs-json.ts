@@ -56,6 +56,11 @@ function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= DIGIT_0 && c <= DIGIT_9;
 }
 
+/** A byte that continues a number's text after its integer digits. */
+function isNumberByte(c: number | undefined): boolean {
+  return isDigit(c) || c === DOT || c === LOWER_E || c === UPPER_E;
+}
+
 class JsonReader {
   pos = 0;
   /**
@@ -227,6 +232,20 @@ class JsonReader {
     return c === MINUS || isDigit(c) ? this.number() : undefined;
   }
 
+  /**
+   * Where the number starting here ends when it is an integer as `String` writes a safe one (an optional
+   * minus, at most 15 digits, no leading zero), else -1; the reader does not move.
+   */
+  plainInteger(): number {
+    const { buf } = this;
+    const from = this.peek() === MINUS ? this.pos + 1 : this.pos;
+    const first = buf[from];
+    if (first === DIGIT_0) return isNumberByte(buf[from + 1]) || from > this.pos ? -1 : from + 1;
+    let p = from;
+    while (isDigit(buf[p])) p++;
+    return p === from || p - from > 15 || isNumberByte(buf[p]) ? -1 : p;
+  }
+
   /** `true`, `false` or `null`, whichever starts here. */
   literal(): boolean | null {
     const c = this.peek();
@@ -272,8 +291,7 @@ interface Tail {
   readonly text: Buffer;
 }
 
-/** Where a request's record texts, and each record's attributes before them, are written. */
-const scratch = new JsonBytes();
+/** Where each record's attributes are written before they go to its text (ids may follow them). */
 const attributesScratch = new JsonBytes();
 
 /** One JSON event text per LogRecord of an OTLP/JSON request, as UTF-8 lines; throws `UNCOMMON` to leave it to `JSON.parse`. */
@@ -282,7 +300,8 @@ export function flattenJsonLogs(body: Uint8Array): ByteLines {
   // `JSON.parse` of the body decoded by a fatal TextDecoder, which would also drop a byte order mark.
   if (!isUtf8(buf)) throw UNCOMMON;
   const r = new JsonReader(buf);
-  const events = new RecordLines(scratch);
+  // An event's text is about half its record's (no member names or value objects).
+  const events = new RecordLines(new JsonBytes((body.length >> 1) + (body.length >> 3) + 1024));
   const keys = new AttributeKeys(buf);
   const heads = new KeyValueHeads(buf);
   let seen = false;
@@ -725,6 +744,13 @@ function writeMember(r: JsonReader, w: JsonBytes, member: number): void {
     }
     case INT_VALUE:
     case DOUBLE_VALUE: {
+      // A plain integer (the common int) is its own text: copied.
+      const end = member === INT_VALUE ? r.plainInteger() : -1;
+      if (end >= 0) {
+        w.bytes(r.buf, r.pos, end);
+        r.pos = end;
+        return;
+      }
       const value = r.scalar();
       if (value === undefined) throw BY_OBJECT;
       if (member === INT_VALUE) {

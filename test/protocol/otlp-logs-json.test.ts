@@ -152,6 +152,13 @@ describe('OTLP/JSON logs read byte by byte', () => {
     });
   });
 
+  it('copies an int written as a plain integer and reads any other spelling as JSON.parse does', () => {
+    const ints = ['0', '-0', '7', '-7', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740993', '12.5', '12.0', '1e3', '1E3', '0.5', '"42"', '"-9"', '"007"'];
+    const b = Buffer.from(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${ints.map((n) => `{"attributes":[{"key":"n","value":{"intValue":${n}}}]}`).join(',')}]}]}]}`);
+    expect(onFastPath(flattenJsonLogs, b)).toBe(true);
+    expect(asTexts(decodeJsonLogs(b))).toEqual(decodeJsonLogsByObject(b));
+  });
+
   it('flattens records it cannot write as they come as objects, and leaves malformed requests to JSON.parse', () => {
     const request = (records: string): Buffer => Buffer.from(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${records}]}]}]}`);
     // A kvlist body, a colliding key, an escaped key, a value before its key: each record by itself.

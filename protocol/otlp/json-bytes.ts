@@ -143,18 +143,12 @@ export class JsonBytes {
     // Four bytes at a time, read and written as one word; a word with a byte to escape keeps the plain
     // bytes before its first such byte (the mask's lowest bit is exact) and goes on after that byte.
     while (i + 4 <= to) {
-      const word = sv.getInt32(i, true);
-      out.setInt32(p, word, true);
-      const mask = escapeMask(word);
-      if (mask === 0) {
-        p += 4;
-        i += 4;
-        continue;
-      }
-      const k = firstByte(mask);
-      const b = src[i + k] as number;
-      p = escape(buf, p + k, b, ESCAPES[b] as number);
-      i += k + 1;
+      const k = plainWord(sv, i, out, p);
+      p += k;
+      i += k;
+      if (k === 4) continue;
+      const b = src[i++] as number;
+      p = escape(buf, p, b, ESCAPES[b] as number);
     }
     for (; i < to; i++) p = escaped(buf, p, src[i] as number);
     buf[p++] = QUOTE;
@@ -200,17 +194,10 @@ export class JsonBytes {
       // Four plain bytes at a time (one word, nothing to escape); a word with another byte keeps the
       // plain bytes before the first such byte, which is then looked at alone.
       if (i + 4 <= end) {
-        const word = sv.getInt32(i, true);
-        out.setInt32(p, word, true);
-        const mask = escapeMask(word);
-        if (mask === 0) {
-          p += 4;
-          i += 4;
-          continue;
-        }
-        const k = firstByte(mask);
+        const k = plainWord(sv, i, out, p);
         p += k;
         i += k;
+        if (k === 4) continue;
       }
       const c = src[i] as number;
       const k = LITERAL[c];
@@ -264,9 +251,16 @@ function escapeMask(word: number): number {
   return (((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080;
 }
 
-/** The index (0-3, little-endian) of the lowest byte whose high bit `mask` (not 0) sets. */
-function firstByte(mask: number): number {
-  return (31 - Math.clz32(mask & -mask)) >> 3;
+/**
+ * Copies the four bytes at `src[i]` to `out[p]` (room made) as one word: how many of them lead before
+ * the first that must be escaped (4: none must).
+ */
+function plainWord(src: DataView, i: number, out: DataView, p: number): number {
+  const word = src.getInt32(i, true);
+  out.setInt32(p, word, true);
+  const mask = escapeMask(word);
+  // The lowest flagged byte's index (little-endian).
+  return mask === 0 ? 4 : (31 - Math.clz32(mask & -mask)) >> 3;
 }
 
 /** Writes byte `b` of a JSON string at `p`, escaped if it must be; the new position. */

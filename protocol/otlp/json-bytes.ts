@@ -9,13 +9,14 @@ for (let b = 0; b < 0x20; b++) ESCAPES[b] = 1;
 for (const [b, c] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [0x22, '"'], [0x5c, '\\']] as const) ESCAPES[b] = c.charCodeAt(0);
 
 const HEX = '0123456789abcdef';
+/** What a writer that handed its bytes over holds. */
+const EMPTY = Buffer.alloc(0);
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Per byte of a JSON string literal copied as it is: 0 copied, 1 its closing quote, 2 an escape, 3 not copied (a control character, not ASCII). */
+/** Per byte of a JSON string literal copied as it is: 0 copied, 1 its closing quote, 2 an escape, 3 not copied (a control character). */
 const LITERAL = new Uint8Array(256);
 for (let b = 0; b < 0x20; b++) LITERAL[b] = 3;
-for (let b = 0x80; b < 0x100; b++) LITERAL[b] = 3;
 LITERAL[QUOTE] = 1;
 LITERAL[BACKSLASH] = 2;
 /** Escapes `JSON.stringify` writes as they are read: the short ones (not `\/`, not `\u`). */
@@ -27,12 +28,21 @@ const NATIVE_COPY_MIN = 64;
 const LITERAL_MAX = 4096;
 
 export class JsonBytes {
-  private buf = Buffer.allocUnsafe(1 << 16);
+  private buf: Buffer;
   /** `buf` for word writes. */
-  private view = viewOf(this.buf);
-  private source: Uint8Array = this.buf;
-  private sourceView = this.view;
+  private view: DataView;
+  private source: Uint8Array;
+  private sourceView: DataView;
   pos = 0;
+
+  /** `size`: the bytes expected, room for them is made at once (more is made as needed). */
+  constructor(size = 1 << 16) {
+    // Every byte handed out is written: no zero fill; a buffer of its own (not the pool's), since it may be handed out whole.
+    this.buf = Buffer.allocUnsafeSlow(size);
+    this.view = viewOf(this.buf);
+    this.source = this.buf;
+    this.sourceView = this.view;
+  }
 
   reset(): void {
     this.pos = 0;
@@ -40,15 +50,26 @@ export class JsonBytes {
 
   /** The bytes written from `from` to `to`, copied into a buffer of their own. */
   copy(from: number, to: number): Uint8Array<ArrayBuffer> {
-    // Every byte is written below: no zero fill.
     const out = new Uint8Array(Buffer.allocUnsafeSlow(to - from).buffer, 0, to - from);
     this.buf.copy(out, 0, from, to);
     return out;
   }
 
+  /**
+   * The bytes written, handed over without a copy when they fill most of the buffer (else copied, so
+   * that they do not hold the rest); nothing more may be written.
+   */
+  take(): Uint8Array<ArrayBuffer> {
+    const { buf, pos } = this;
+    if (2 * pos < buf.length) return this.copy(0, pos);
+    this.buf = EMPTY;
+    this.view = viewOf(EMPTY);
+    return new Uint8Array(buf.buffer as ArrayBuffer, buf.byteOffset, pos);
+  }
+
   private room(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, this.pos + n));
     this.buf.copy(grown, 0, 0, this.pos);
     this.buf = grown;
     this.view = viewOf(grown);
@@ -119,18 +140,15 @@ export class JsonBytes {
     let p = this.pos;
     buf[p++] = QUOTE;
     let i = from;
-    // Four bytes at a time, read and written as one word, while none needs an escape (one test per word).
-    for (; i + 4 <= to; i += 4) {
-      const word = sv.getInt32(i, true);
-      if (needsEscape(word)) {
-        p = escaped(buf, p, src[i] as number);
-        p = escaped(buf, p, src[i + 1] as number);
-        p = escaped(buf, p, src[i + 2] as number);
-        p = escaped(buf, p, src[i + 3] as number);
-      } else {
-        out.setInt32(p, word, true);
-        p += 4;
-      }
+    // Four bytes at a time, read and written as one word; a word with a byte to escape keeps the plain
+    // bytes before its first such byte (the mask's lowest bit is exact) and goes on after that byte.
+    while (i + 4 <= to) {
+      const k = plainWord(sv, i, out, p);
+      p += k;
+      i += k;
+      if (k === 4) continue;
+      const b = src[i++] as number;
+      p = escape(buf, p, b, ESCAPES[b] as number);
     }
     for (; i < to; i++) p = escaped(buf, p, src[i] as number);
     buf[p++] = QUOTE;
@@ -158,9 +176,10 @@ export class JsonBytes {
   }
 
   /**
-   * The JSON string literal at `src[from]` (its opening quote) copied as it is, when it is ASCII and
-   * escaped as `JSON.stringify` escapes (short escapes only): the index past its closing quote, or -1
-   * with nothing written for any other literal (or one of more than a few KiB).
+   * The JSON string literal at `src[from]` (its opening quote) copied as it is, when it is escaped as
+   * `JSON.stringify` escapes (short escapes only): the index past its closing quote, or -1 with nothing
+   * written for any other literal (or one of more than a few KiB). `src` must be UTF-8 (checked whole
+   * by the caller): `JSON.stringify` writes the characters of valid UTF-8 beyond ASCII as they are.
    */
   literal(src: Uint8Array, from: number): number {
     const end = Math.min(src.length, from + LITERAL_MAX);
@@ -172,14 +191,14 @@ export class JsonBytes {
     buf[p++] = QUOTE;
     let i = from + 1;
     while (i < end) {
-      // Four plain bytes at a time (one word: ASCII, nothing to escape), then one byte at a time until the next four are plain.
-      for (; i + 4 <= end; i += 4) {
-        const word = sv.getInt32(i, true);
-        if (needsEscape(word) || (word & 0x80808080) !== 0) break;
-        out.setInt32(p, word, true);
-        p += 4;
+      // Four plain bytes at a time (one word, nothing to escape); a word with another byte keeps the
+      // plain bytes before the first such byte, which is then looked at alone.
+      if (i + 4 <= end) {
+        const k = plainWord(sv, i, out, p);
+        p += k;
+        i += k;
+        if (k === 4) continue;
       }
-      if (i >= end) break;
       const c = src[i] as number;
       const k = LITERAL[c];
       if (k === 0) {
@@ -221,14 +240,27 @@ function viewOf(bytes: Uint8Array): DataView {
 }
 
 /**
- * Whether one of the four bytes of `word` must be escaped: below 0x20, a quote or a backslash (bytes
- * from 0x80 never are). The tests of a word for a byte below n and for a zero byte (after an XOR) are
- * exact as a whole, for any n up to 0x80.
+ * The high bit of each of the four bytes of `word` that must be escaped: below 0x20, a quote or a
+ * backslash (bytes from 0x80 never are). The tests of a word for a byte below n and for a zero byte
+ * (after an XOR) may also flag bytes above a flagged one (the borrow), but the lowest flagged byte is
+ * always exact, for any n up to 0x80; 0 when no byte must be escaped.
  */
-function needsEscape(word: number): boolean {
+function escapeMask(word: number): number {
   const quote = word ^ 0x22222222;
   const backslash = word ^ 0x5c5c5c5c;
-  return ((((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080) !== 0;
+  return (((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash)) & 0x80808080;
+}
+
+/**
+ * Copies the four bytes at `src[i]` to `out[p]` (room made) as one word: how many of them lead before
+ * the first that must be escaped (4: none must).
+ */
+function plainWord(src: DataView, i: number, out: DataView, p: number): number {
+  const word = src.getInt32(i, true);
+  out.setInt32(p, word, true);
+  const mask = escapeMask(word);
+  // The lowest flagged byte's index (little-endian).
+  return mask === 0 ? 4 : (31 - Math.clz32(mask & -mask)) >> 3;
 }
 
 /** Writes byte `b` of a JSON string at `p`, escaped if it must be; the new position. */

@@ -13,7 +13,7 @@ import { JsonBytes } from './json-bytes.js';
 import { anyValue, bodyOf, bytesHex, checkLogRecord, checkResource, checkScope, eventTail, eventText, idHex, intOf, resourceKeys } from './logs-object.js';
 import type { EventTail } from './logs-object.js';
 import { nanosToRfc3339 } from './otlp-time.js';
-import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
+import { ANY_VALUE_MEMBERS, ARRAY_VALUE, AttributeKeys, BOOL_VALUE, BYTES_VALUE, DOUBLE_VALUE, INT_VALUE, KVLIST_VALUE, RecordLines, sameBytes, startRecord, STRING_VALUE, tailBytes, UNCOMMON } from './record-text.js';
 
 /** Thrown (one object, no stack) where one record is left to objects. */
 const BY_OBJECT: unique symbol = Symbol('record flattened as objects');
@@ -54,6 +54,11 @@ for (const c of '0123456789abcdefABCDEF') HEX_DIGIT[c.charCodeAt(0)] = 1;
 
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= DIGIT_0 && c <= DIGIT_9;
+}
+
+/** A byte that continues a number's text after its integer digits. */
+function isNumberByte(c: number | undefined): boolean {
+  return isDigit(c) || c === DOT || c === LOWER_E || c === UPPER_E;
 }
 
 class JsonReader {
@@ -227,6 +232,20 @@ class JsonReader {
     return c === MINUS || isDigit(c) ? this.number() : undefined;
   }
 
+  /**
+   * Where the number starting here ends when it is an integer as `String` writes a safe one (an optional
+   * minus, at most 15 digits, no leading zero), else -1; the reader does not move.
+   */
+  plainInteger(): number {
+    const { buf } = this;
+    const from = this.peek() === MINUS ? this.pos + 1 : this.pos;
+    const first = buf[from];
+    if (first === DIGIT_0) return isNumberByte(buf[from + 1]) || from > this.pos ? -1 : from + 1;
+    let p = from;
+    while (isDigit(buf[p])) p++;
+    return p === from || p - from > 15 || isNumberByte(buf[p]) ? -1 : p;
+  }
+
   /** `true`, `false` or `null`, whichever starts here. */
   literal(): boolean | null {
     const c = this.peek();
@@ -272,8 +291,7 @@ interface Tail {
   readonly text: Buffer;
 }
 
-/** Where a request's record texts, and each record's attributes before them, are written. */
-const scratch = new JsonBytes();
+/** Where each record's attributes are written before they go to its text (ids may follow them). */
 const attributesScratch = new JsonBytes();
 
 /** One JSON event text per LogRecord of an OTLP/JSON request, as UTF-8 lines; throws `UNCOMMON` to leave it to `JSON.parse`. */
@@ -282,8 +300,10 @@ export function flattenJsonLogs(body: Uint8Array): ByteLines {
   // `JSON.parse` of the body decoded by a fatal TextDecoder, which would also drop a byte order mark.
   if (!isUtf8(buf)) throw UNCOMMON;
   const r = new JsonReader(buf);
-  const events = new RecordLines(scratch);
+  // An event's text is about half its record's (no member names or value objects).
+  const events = new RecordLines(new JsonBytes((body.length >> 1) + (body.length >> 3) + 1024));
   const keys = new AttributeKeys(buf);
+  const heads = new KeyValueHeads(buf);
   let seen = false;
   if (r.enter(LBRACE, RBRACE)) {
     do {
@@ -295,7 +315,7 @@ export function flattenJsonLogs(body: Uint8Array): ByteLines {
       if (seen) throw UNCOMMON;
       seen = true;
       if (r.enter(LBRACKET, RBRACKET)) {
-        do resourceLogs(r, events, keys);
+        do resourceLogs(r, events, keys, heads);
         while (r.more(RBRACKET));
       }
     } while (r.more(RBRACE));
@@ -345,7 +365,7 @@ function elements(r: JsonReader, read: () => void): void {
   }
 }
 
-function resourceLogs(r: JsonReader, events: RecordLines, keys: AttributeKeys): void {
+function resourceLogs(r: JsonReader, events: RecordLines, keys: AttributeKeys, heads: KeyValueHeads): void {
   let resource: EventTail = [];
   headAndItems(
     r,
@@ -357,11 +377,11 @@ function resourceLogs(r: JsonReader, events: RecordLines, keys: AttributeKeys): 
       if (!checkResource.Check(value)) throw UNCOMMON;
       resource = resourceKeys(value, 'hex');
     },
-    () => elements(r, () => scopeLogs(r, resource, events, keys)),
+    () => elements(r, () => scopeLogs(r, resource, events, keys, heads)),
   );
 }
 
-function scopeLogs(r: JsonReader, resource: EventTail, events: RecordLines, keys: AttributeKeys): void {
+function scopeLogs(r: JsonReader, resource: EventTail, events: RecordLines, keys: AttributeKeys, heads: KeyValueHeads): void {
   let tail = tailOf(resource, '', '');
   headAndItems(
     r,
@@ -373,7 +393,7 @@ function scopeLogs(r: JsonReader, resource: EventTail, events: RecordLines, keys
       if (!checkScope.Check(scope)) throw UNCOMMON;
       tail = tailOf(resource, scope.name ?? '', scope.version ?? '');
     },
-    () => elements(r, () => record(r, tail, events, keys)),
+    () => elements(r, () => record(r, tail, events, keys, heads)),
   );
 }
 
@@ -383,10 +403,10 @@ function tailOf(resource: EventTail, name: string, version: string): Tail {
 }
 
 /** One record's event: its text written as it comes, else the record parsed and flattened as objects. */
-function record(r: JsonReader, tail: Tail, events: RecordLines, keys: AttributeKeys): void {
+function record(r: JsonReader, tail: Tail, events: RecordLines, keys: AttributeKeys, heads: KeyValueHeads): void {
   const start = r.at();
   try {
-    recordText(r, tail.text, keys, events);
+    recordText(r, tail.text, keys, heads, events);
     return;
   } catch (error) {
     if (error !== BY_OBJECT) throw error;
@@ -434,7 +454,7 @@ function recordMember(r: JsonReader): number {
  * (written aside as they are read, since ids may follow them), then `tail`. Throws `BY_OBJECT` where
  * the text would differ from the object's (the record's text left unfinished).
  */
-function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: RecordLines): void {
+function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, heads: KeyValueHeads, lines: RecordLines): void {
   if (r.peek() !== LBRACE) throw UNCOMMON;
   const { buf } = r;
   const attributes = attributesScratch;
@@ -458,7 +478,8 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, lines: Rec
       switch (member) {
         case ATTRIBUTES:
           if (r.enter(LBRACKET, RBRACKET)) {
-            do if (!compactKeyValue(r, attributes, keys)) keyValue(r, attributes, keys);
+            let index = 0;
+            do if (!compactKeyValue(r, attributes, keys, heads, index++)) keyValue(r, attributes, keys);
             while (r.more(RBRACKET));
           }
           break;
@@ -543,36 +564,100 @@ for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST
 const VALUE_CLOSE = ascii('}}');
 
 /**
+ * The heads of the compact KeyValues read last at each index of a record's attributes
+ * (`{"key":"k","value":{"stringValue":`), as spans of the request body with their member and key
+ * length. The records of an export mostly repeat their keys in the same order, so a head is matched
+ * against the previous record's bytes a word at a time instead of read again (keys with ASCII bytes only).
+ */
+class KeyValueHeads {
+  /** Per attribute index: where the head lies, its length, its member, its key's length. */
+  private readonly heads: number[] = [];
+  private readonly view: DataView;
+
+  constructor(private readonly buf: Buffer) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  /** The member of the head at `index` when the bytes at `from` repeat it, else 0. */
+  match(from: number, index: number): number {
+    const k = 4 * index;
+    const { heads } = this;
+    if (k >= heads.length) return 0;
+    const at = heads[k] as number;
+    const to = from + (heads[k + 1] as number);
+    return to <= this.buf.length && sameBytes(this.buf, this.view, at, at + (heads[k + 1] as number), from, to) ? (heads[k + 2] as number) : 0;
+  }
+
+  length(index: number): number {
+    return this.heads[4 * index + 1] as number;
+  }
+
+  keyLength(index: number): number {
+    return this.heads[4 * index + 3] as number;
+  }
+
+  note(index: number, from: number, length: number, member: number, keyLength: number): void {
+    const k = 4 * index;
+    const { heads } = this;
+    // Indices come in order from 0: a new one is pushed, an old one overwritten.
+    heads[k] = from;
+    heads[k + 1] = length;
+    heads[k + 2] = member;
+    heads[k + 3] = keyLength;
+  }
+}
+
+/**
  * A KeyValue as `JSON.stringify` writes it (`{"key":"k","value":{"stringValue":…}}`), written as
  * `keyValue` writes it; false, with nothing read or written, for any other shape (read by `keyValue`).
- * Member names are matched in place instead of read as strings and compared name by name.
+ * Its head is matched as the previous record's head at `index` or read in place (member names
+ * matched as bytes instead of read as strings and compared name by name).
  */
-function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): boolean {
+function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys, heads: KeyValueHeads, index: number): boolean {
   const start = r.pos;
   const written = w.pos;
-  if (!r.follows(KEY_OPEN)) return false;
-  r.pos--;
-  r.string();
-  const { from, to, ascii: keyAscii, escaped } = r;
-  let member = escaped || !r.follows(VALUE_OPEN) ? 0 : (MEMBER_BY_LETTER[r.buf[r.pos] as number] ?? 0);
-  if (member === BOOL_VALUE && r.buf[r.pos + 1] === 0x79) member = BYTES_VALUE;
+  const keyFrom = start + KEY_OPEN.length;
+  let keyTo: number;
+  let keyAscii = true;
+  let member = heads.match(start, index);
   if (member !== 0) {
-    r.pos++;
-    if (r.follows(MEMBER_REST[member] as Uint8Array)) {
-      w.char(COMMA);
-      if (keyAscii) w.quoted(r.buf, from, to);
-      else w.string(r.buf, from, to);
-      w.char(COLON);
-      writeMember(r, w, member);
-      if (r.follows(VALUE_CLOSE)) {
-        keys.add(from, to);
-        return true;
-      }
+    keyTo = keyFrom + heads.keyLength(index);
+    r.pos = start + heads.length(index);
+  } else {
+    member = compactHead(r);
+    if (member === 0) {
+      r.pos = start;
+      return false;
     }
+    keyTo = r.to;
+    keyAscii = r.ascii;
+    if (keyAscii) heads.note(index, start, r.pos - start, member, keyTo - keyFrom);
+  }
+  w.char(COMMA);
+  if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
+  else w.string(r.buf, keyFrom, keyTo);
+  w.char(COLON);
+  writeMember(r, w, member);
+  if (r.follows(VALUE_CLOSE)) {
+    keys.add(keyFrom, keyTo);
+    return true;
   }
   r.pos = start;
   w.pos = written;
   return false;
+}
+
+/** The head of a compact KeyValue (up to its value's member name and colon): the member (the key in `r.from`..`r.to`), or 0 for another shape. */
+function compactHead(r: JsonReader): number {
+  if (!r.follows(KEY_OPEN)) return 0;
+  r.pos--;
+  r.string();
+  if (r.escaped || !r.follows(VALUE_OPEN)) return 0;
+  let member = MEMBER_BY_LETTER[r.buf[r.pos] as number] ?? 0;
+  if (member === BOOL_VALUE && r.buf[r.pos + 1] === 0x79) member = BYTES_VALUE;
+  if (member === 0) return 0;
+  r.pos++;
+  return r.follows(MEMBER_REST[member] as Uint8Array) ? member : 0;
 }
 
 /** A KeyValue of a record's attributes, written to `w` as `,"key":value`, its key noted in `keys`. */
@@ -659,6 +744,13 @@ function writeMember(r: JsonReader, w: JsonBytes, member: number): void {
     }
     case INT_VALUE:
     case DOUBLE_VALUE: {
+      // A plain integer (the common int) is its own text: copied.
+      const end = member === INT_VALUE ? r.plainInteger() : -1;
+      if (end >= 0) {
+        w.bytes(r.buf, r.pos, end);
+        r.pos = end;
+        return;
+      }
       const value = r.scalar();
       if (value === undefined) throw BY_OBJECT;
       if (member === INT_VALUE) {

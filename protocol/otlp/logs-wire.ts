@@ -236,13 +236,11 @@ interface Span {
   readonly to: number;
 }
 
-/** Where a request's record texts are written (one request at a time: decoding is synchronous). */
-const scratch = new JsonBytes();
-
 /** One JSON event text per LogRecord of a protobuf request, as UTF-8 lines; throws `UNCOMMON` to leave it to protobufjs. */
 export function flattenProtobufLogs(body: Uint8Array): ByteLines {
   const r = new WireReader(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-  const events = new RecordLines(scratch);
+  // An event's text is about as long as its record (strings as they are, a quote or comma per tag and length).
+  const events = new RecordLines(new JsonBytes(body.length + (body.length >> 3) + 1024));
   const keys = new AttributeKeys(r.buf);
   const end = body.length;
   while (r.pos < end) {

@@ -29,16 +29,15 @@ export function tailBytes(tail: EventTail): Buffer {
 }
 
 /**
- * The event texts of one export written one after the other into `w` (reset here; decoding is
- * synchronous, so a reader keeps one writer for all requests), each record's bounds noted.
+ * The event texts of one export written one after the other into `w` (a writer of their own, made
+ * with room for about as many bytes as they will take, so that the lines are its buffer, not a copy),
+ * each record's bounds noted.
  */
 export class RecordLines {
   private readonly bounds: number[] = [];
   private start = 0;
 
-  constructor(readonly w: JsonBytes) {
-    w.reset();
-  }
+  constructor(readonly w: JsonBytes) {}
 
   get length(): number {
     return this.bounds.length >> 1;
@@ -73,11 +72,11 @@ export class RecordLines {
   }
 
   /**
-   * The lines in buffers of their own. The bytes of strings were copied from the request unchecked:
-   * text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
+   * The lines in buffers of their own (the writer's). The bytes of strings were copied from the request
+   * unchecked: text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
    */
   done(): ByteLines {
-    const bytes = this.w.copy(0, this.w.pos);
+    const bytes = this.w.take();
     if (!isUtf8(bytes)) throw UNCOMMON;
     return new ByteLines(bytes, Int32Array.from(this.bounds));
   }
@@ -155,7 +154,7 @@ export class AttributeKeys {
 }
 
 /** Whether `buf[aFrom, aTo)` and `buf[from, to)` hold the same bytes, compared a word at a time. */
-function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
+export function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
   const n = to - from;
   if (aTo - aFrom !== n) return false;
   let i = 0;

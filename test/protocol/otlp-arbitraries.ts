@@ -67,6 +67,34 @@ export const request = fc.record({
 });
 
 
+/**
+ * One scope of records that repeat a list of keys (as an export's records do), each with values of its
+ * own of any member, now and then a key dropped, moved or added: the byte-level readers match a record's
+ * KeyValues against the previous record's at the same index, and must not be misled by what changed.
+ */
+export const repeatedKeysRequest = fc
+  .tuple(
+    fc.uniqueArray(fc.oneof(plainKey, fc.constantFrom('Image', 'Imag', 'ImageLoaded', 'EventID')), { minLength: 1, maxLength: 6 }),
+    fc.array(fc.tuple(fc.array(anyValue, { minLength: 7, maxLength: 7 }), fc.nat(), fc.constantFrom('same', 'same', 'drop', 'move', 'add')), { minLength: 2, maxLength: 6 }),
+  )
+  .map(([keys, records]) => ({
+    resourceLogs: [
+      {
+        scopeLogs: [
+          {
+            logRecords: records.map(([values, n, how]) => {
+              const ks = [...keys];
+              if (how === 'drop') ks.splice(n % ks.length, 1);
+              else if (how === 'move') ks.unshift(...ks.splice(n % ks.length, 1));
+              else if (how === 'add') ks.splice(n % (ks.length + 1), 0, 'added');
+              return { attributes: ks.map((k, i) => ({ key: k, value: values[i] })) };
+            }),
+          },
+        ],
+      },
+    ],
+  }));
+
 /** A byte changed, inserted, or the body cut at `at` (modulo its length). */
 export interface Damage {
   readonly at: number;

@@ -13,15 +13,15 @@ const text = fc.oneof(
 );
 
 describe('JsonBytes.literal', () => {
-  it('copies a JSON string literal as it is when it is ASCII with short escapes, else writes nothing and answers -1', () => {
+  it('copies a JSON string literal of UTF-8 as it is when its escapes are short ones, else writes nothing and answers -1', () => {
     fc.assert(
       fc.property(text, fc.nat({ max: 7 }), (s, offset) => {
         const literal = JSON.stringify(s);
         const src = Buffer.concat([Buffer.alloc(offset, 0x20), Buffer.from(`${literal},"next"`, 'utf8')]);
         const w = new JsonBytes();
         const next = w.literal(src, offset);
-        const copyable = /^"([\x20-\x21\x23-\x5b\x5d-\x7f]|\\["\\bfnrt])*"$/.test(literal);
-        expect(next).toBe(copyable ? offset + literal.length : -1);
+        const copyable = /^"([^"\\\x00-\x1f]|\\["\\bfnrt])*"$/u.test(literal);
+        expect(next).toBe(copyable ? offset + Buffer.byteLength(literal) : -1);
         expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(copyable ? literal : '');
       }),
       { numRuns: 500 },
@@ -45,6 +45,16 @@ describe('JsonBytes.string', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('hands its bytes over when they fill most of its buffer, else a copy of them', () => {
+    for (const [size, n] of [[16, 12], [64, 12]] as const) {
+      const w = new JsonBytes(size);
+      w.ascii('x'.repeat(n));
+      const taken = w.take();
+      expect(Buffer.from(taken).toString()).toBe('x'.repeat(n));
+      expect(taken.buffer.byteLength).toBe(size === 16 ? 16 : n);
+    }
   });
 
   it('keeps writing correctly once its buffer has grown', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeJsonLogs } from '../../protocol/index.js';
 import { flattenJsonLogs } from '../../protocol/otlp/logs-json.js';
 import { decodeJsonLogsByObject } from '../../protocol/otlp/logs-request.js';
-import { asTexts, damage, damaged, onFastPath, request } from './otlp-arbitraries.js';
+import { asTexts, damage, damaged, onFastPath, repeatedKeysRequest, request } from './otlp-arbitraries.js';
 
 /** protobufjs' object form as OTLP/JSON spells it: ids in hex, other bytes in base64. */
 function otlpJson(value: unknown, key = ''): unknown {
@@ -80,6 +80,19 @@ describe('OTLP/JSON logs read byte by byte', () => {
     expect(fast).toBeGreaterThan(runs / 4);
   });
 
+  it('answers exactly as JSON.parse on records repeating their keys, values and keys changing from record to record', () => {
+    let fast = 0;
+    fc.assert(
+      fc.property(repeatedKeysRequest, fc.nat(), fc.constantFrom('plain', 'plain', 'formatted'), (r, seed, how) => {
+        const b = Buffer.from(how === 'plain' ? JSON.stringify(otlpJson(r)) : render(otlpJson(r), chooser(seed), false));
+        expect(asTexts(decodeJsonLogs(b))).toEqual(decodeJsonLogsByObject(b));
+        if (onFastPath(flattenJsonLogs, b)) fast++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(fast).toBeGreaterThan(100);
+  });
+
   it('answers exactly as JSON.parse on damaged requests (bytes changed, cut, inserted)', () => {
     // JSON's punctuation, escapes, number and literal starts, a control character, bytes of bad UTF-8.
     const byte = fc.constantFrom(0x22, 0x5c, 0x2c, 0x7b, 0x7d, 0x5b, 0x5d, 0x3a, 0x30, 0x2d, 0x65, 0x20, 0x0a, 0x00, 0xc3, 0xff, 0x75, 0x6e);
@@ -137,6 +150,13 @@ describe('OTLP/JSON logs read byte by byte', () => {
       'scope.name': 'sigmad-test',
       'scope.version': '1.0',
     });
+  });
+
+  it('copies an int written as a plain integer and reads any other spelling as JSON.parse does', () => {
+    const ints = ['0', '-0', '7', '-7', '123456789012345', '-123456789012345', '1234567890123456', '9007199254740993', '12.5', '12.0', '1e3', '1E3', '0.5', '"42"', '"-9"', '"007"'];
+    const b = Buffer.from(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${ints.map((n) => `{"attributes":[{"key":"n","value":{"intValue":${n}}}]}`).join(',')}]}]}]}`);
+    expect(onFastPath(flattenJsonLogs, b)).toBe(true);
+    expect(asTexts(decodeJsonLogs(b))).toEqual(decodeJsonLogsByObject(b));
   });
 
   it('flattens records it cannot write as they come as objects, and leaves malformed requests to JSON.parse', () => {

@@ -22,14 +22,14 @@ function detect(settings: DetectSettings) {
 describe('logsource routing counters', () => {
   it('stay zero without routing, whatever the events carry', () => {
     const batch = detect(BASE);
-    expect(batch.texts).toHaveLength(3);
+    expect(batch.texts.ends).toHaveLength(3);
     expect(batch.eventsWithoutLogsource).toBe(0);
     expect(batch.rulesPrunedByLogsource).toBe(0);
   });
 
   it('count events without a logsource and pruned rules with routing on', () => {
     const batch = detect({ ...BASE, routing: { fieldMap: {} } });
-    expect(batch.texts).toHaveLength(2);
+    expect(batch.texts.ends).toHaveLength(2);
     expect(batch.eventsWithoutLogsource).toBe(1);
     expect(batch.rulesPrunedByLogsource).toBe(1);
   });

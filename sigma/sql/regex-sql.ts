@@ -65,6 +65,12 @@ const OUTSIDE_CLASS: Readonly<Record<string, string>> = {
 const SAME_ESCAPES = new Set([...'ntrvf0c']);
 const HEX2 = /^\\x([0-9A-Fa-f]{2})/;
 const HEX4 = /^\\u[0-9A-Fa-f]{4}/;
+/** `\uD800`–`\uDFFF`: half of a UTF-16 pair to JavaScript, no character at all to a UTF-8 database. */
+const SURROGATE = /^\\u[dD][89a-fA-F]/;
+
+function refuseSurrogate(t: RegexToken, target: string): void {
+  if (t.text === 'u' && SURROGATE.test(t.rest)) throw new Unconvertible(`regex escape ${t.rest.slice(0, 6)} (half of a UTF-16 pair) has no ${target} form`);
+}
 
 const REPEAT = /^\{(\d+)(?:,(\d*))?\}/;
 /** PostgreSQL's regex engine repeats an atom at most this many times (RE_DUPMAX). */
@@ -73,6 +79,7 @@ const PG_MAX_REPEAT = 255;
 /** One JavaScript escape as an ARE; `skip` counts the source characters it consumed beyond `\x`. */
 function postgresEscape(t: RegexToken, re: TranslatedRegex): { text: string; skip: number } {
   const n = t.text;
+  refuseSurrogate(t, 'PostgreSQL');
   if (re.unicode === true && re.flags.i && 'wWbB'.includes(n)) {
     throw new Unconvertible(`case-insensitive Unicode regex with \\${n} has no PostgreSQL form`);
   }
@@ -160,6 +167,7 @@ function sqliteLiteral(c: string, inClass: boolean): string {
 
 function sqliteEscape(t: RegexToken, re: TranslatedRegex): { text: string; skip: number } {
   const n = t.text;
+  refuseSurrogate(t, 'SQLite');
   const hex = n === 'x' ? HEX2.exec(t.rest) : n === 'u' ? HEX4.exec(t.rest) : null;
   if (hex !== null) return { text: sqliteLiteral(String.fromCharCode(parseInt(hex[0].slice(2), 16)), t.inClass), skip: hex[0].length - 2 };
   if (re.unicode === true && 'pPu'.includes(n)) throw new Unconvertible(`regex escape \\${n}{…} has no SQLite form`);

@@ -9,8 +9,8 @@ type MatchedField = Match['matchedFields'][number];
  * The JSON array of `{field, value}` pairs as the native line shows them (match detail `off`,
  * daemon-semantics §5.1): keyword hits and matches that held because a field was absent are left out,
  * and a pair satisfied by several items is listed once. Stringified as objects in one call: its flat
- * string is cheaper to build and to post to main than the same bytes concatenated piece by piece
- * (a rope of small strings, which the worker's message then has to flatten: issue 19 §4).
+ * string is cheaper to build and to encode into the batch's bytes (packed-texts.ts) than the same bytes
+ * concatenated piece by piece (a rope of small strings, which encoding has to flatten first: issue 19 §4).
  */
 function reportedFields(match: Match): string {
   const fields = match.matchedFields;

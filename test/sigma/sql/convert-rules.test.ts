@@ -54,6 +54,17 @@ describe('convertRules', () => {
     expect(skipped.map((s) => s.reason)).toEqual(['cidr has no SQLite form (no network type)']);
   });
 
+  it('refuses a regex escape of half a UTF-16 pair on both targets (a UTF-8 database has no such character)', () => {
+    for (const [target, name] of [['postgres', 'PostgreSQL'], ['sqlite', 'SQLite']] as const) {
+      const { converted, skipped } = convert(rule(String.raw`  sel:
+    Image|re: 'a\ud83d'`), target);
+      expect(converted).toEqual([]);
+      expect(skipped.map((s) => s.reason)).toEqual([String.raw`regex escape \ud83d (half of a UTF-16 pair) has no ${name} form`]);
+    }
+    expect(convert(rule(String.raw`  sel:
+    Image|re: 'a\u00e9'`), 'postgres').skipped).toEqual([]);
+  });
+
   it('reads the table and schema from postgres.* custom attributes', () => {
     const { converted } = convert(rule('  sel:\n    A: x', 'postgres.table: sysmon\npostgres.schema: logs\n'), 'postgres');
     expect(converted[0]?.query).toMatch(/^SELECT \* FROM "logs"\."sysmon" WHERE/);

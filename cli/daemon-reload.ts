@@ -7,6 +7,7 @@ import { createActor } from 'xstate';
 import { reloadMachine } from '../actors/index.js';
 import type { ReloadTrigger } from '../actors/index.js';
 import type { Clock } from '../streams/index.js';
+import { RULE_FILE } from './rule-files.js';
 import { watchDirectory } from './watch-directory.js';
 
 export interface ReloadController {
@@ -49,8 +50,6 @@ export function createReloadController(clock: Clock, run: () => Promise<boolean>
     },
   };
 }
-
-const RULE_FILE = /\.ya?ml$/i;
 
 /**
  * Watches the rules (a directory recursively, or a file's directory) and file pipelines; any

@@ -11,7 +11,8 @@ export interface RuleSources {
   readonly errors: SigmaError[];
 }
 
-const RULE_FILE = /\.ya?ml$/i;
+/** What a rule file is named (a directory is read for these; the reload watcher reacts to them). */
+export const RULE_FILE = /\.ya?ml$/i;
 
 /**
  * Reads synchronously: thousands of small files through the thread pool cost several times more
@@ -38,17 +39,33 @@ function collect(path: string, explicit: boolean, files: string[], errors: Sigma
   try {
     // Real paths guard against symlink loops and the same file named twice.
     const real = realpathSync.native(path);
-    if (visited.has(real)) return;
-    const info = statSync(real);
-    if (info.isDirectory()) {
-      visited.add(real);
-      collectDirectory(path, real, files, errors, visited);
-    } else if (info.isFile() && (explicit || RULE_FILE.test(path))) {
-      visited.add(real);
-      files.push(path);
-    }
+    if (!visited.has(real)) collectResolved(path, real, statSync(real), explicit, files, errors, visited);
   } catch (e) {
     errors.push(unreadable(path, e));
+  }
+}
+
+/** `path`, whose real path is `real` and whose kind `info` tells, unless it was collected already. */
+function collectResolved(
+  path: string,
+  real: string,
+  info: { isDirectory(): boolean; isFile(): boolean },
+  explicit: boolean,
+  files: string[],
+  errors: SigmaError[],
+  visited: Set<string>,
+): void {
+  if (visited.has(real)) return;
+  if (info.isDirectory()) {
+    visited.add(real);
+    try {
+      collectDirectory(path, real, files, errors, visited);
+    } catch (e) {
+      errors.push(unreadable(path, e));
+    }
+  } else if (info.isFile() && (explicit || RULE_FILE.test(path))) {
+    visited.add(real);
+    files.push(path);
   }
 }
 
@@ -65,23 +82,8 @@ function collectDirectory(path: string, real: string, files: string[], errors: S
   for (const entry of entries) {
     const child = prefix + entry.name;
     // A regular file or directory (not a symlink) in a resolved directory: its real path is known without asking.
-    if (entry.isFile()) {
-      const childReal = realPrefix + entry.name;
-      if (!RULE_FILE.test(entry.name) || visited.has(childReal)) continue;
-      visited.add(childReal);
-      files.push(child);
-    } else if (entry.isDirectory()) {
-      const childReal = realPrefix + entry.name;
-      if (visited.has(childReal)) continue;
-      visited.add(childReal);
-      try {
-        collectDirectory(child, childReal, files, errors, visited);
-      } catch (e) {
-        errors.push(unreadable(child, e));
-      }
-    } else {
-      collect(child, false, files, errors, visited);
-    }
+    if (entry.isFile() || entry.isDirectory()) collectResolved(child, realPrefix + entry.name, entry, false, files, errors, visited);
+    else collect(child, false, files, errors, visited);
   }
 }
 

@@ -189,11 +189,24 @@ function sqliteEscape(t: RegexToken, re: TranslatedRegex): { text: string; skip:
   return { text: sqliteLiteral(n, t.inClass), skip: 0 };
 }
 
+/**
+ * Whether regexp.c reads the `$` that `rest` starts with as JavaScript does: it consumes the end of the
+ * text, so only the closing of its groups may follow, then the pattern's end or a top-level alternative
+ * (inside a group, what follows the group would follow the `$` too: `(a$|b)\b`).
+ */
+function endAnchorLast(rest: string, depth: number): boolean {
+  let k = 1;
+  while (rest[k] === ')') k++;
+  return k === rest.length || (rest[k] === '|' && k - 1 === depth);
+}
+
 /** Pattern for SQLite's REGEXP; `lowerText` says the caller must compare against `lower(text)` (flag i). */
 export function sqliteRegex(re: TranslatedRegex): { pattern: string; lowerText: boolean } {
   const { i: fold, m, s } = re.flags;
   let out = '';
   let skip = 0;
+  /** Groups open at this token. */
+  let depth = 0;
   for (const t of regexTokens(re.source)) {
     if (skip > 0) {
       skip--;
@@ -214,11 +227,15 @@ export function sqliteRegex(re: TranslatedRegex): { pattern: string; lowerText: 
     if (t.rest.startsWith('(?:')) {
       // A plain group matches what the non-capturing one does (there are no back-references here).
       out += '(';
+      depth++;
       skip = 2;
       continue;
     }
     if (t.rest.startsWith('(?')) throw new Unconvertible('regex lookaround has no SQLite form');
     if (m && (t.text === '^' || t.text === '$')) throw new Unconvertible('multi-line regex anchors have no SQLite form');
+    if (t.text === '$' && !endAnchorLast(t.rest, depth)) throw new Unconvertible('a regex $ with more of the pattern after it has no SQLite form');
+    if (t.text === '(') depth++;
+    else if (t.text === ')') depth--;
     // regexp.c's `.` crosses line terminators; JavaScript's only with the s flag.
     out += t.text === '.' && !s ? `[^${LINE_TERMINATORS}]` : t.text;
   }

@@ -49,6 +49,20 @@ describe('SQLite differential', () => {
     );
   }, 60_000);
 
+  it('refuses a $ that more of the pattern follows, which regexp.c never matches (a counterexample the property found: /$\\b/)', () => {
+    const re = (doc: number, pattern: string) => ({
+      kind: 'detection', file: 'generated.yml', doc, title: `regex ${doc}`, id: `id-${doc}`, tags: [], custom: {}, logsource: {}, condition: ['sel'],
+      detections: new Map([['sel', { kind: 'detection', linking: 'and', children: [{ kind: 'item', field: 'B', modifiers: [], original: [], values: [{ kind: 'regex', pattern, flags: { i: false, m: false, s: false } }], linking: 'or', negated: false }] }]]),
+    });
+    const patterns = ['$\\b', '(a$|b)\\b', 'a$|b', '(\\.exe$)', '(?:a$)|b'];
+    const c = generatedComparison(patterns.map((p, i) => re(i, p)) as never, [{ B: 'a' }, { B: 'b' }, { B: 'x.exe' }], 'sqlite');
+    expect(c.conversion.skipped.map((k) => k.title)).toEqual(['regex 0', 'regex 1']);
+    expect(new Set(c.conversion.skipped.map((k) => k.reason))).toEqual(new Set(['a regex $ with more of the pattern after it has no SQLite form']));
+    const actual = db.idsOf(c.conversion.converted.map((q) => q.query), c.events);
+    expect(differences(c.conversion, c.expected, actual, c.events)).toEqual([]);
+    expect(actual).toEqual([[1, 2], [3], [1, 2]]);
+  });
+
   it('compares a fieldref prefix or suffix as text when the field holds a JSON number (a counterexample the property found)', () => {
     const rule = (doc: number, mode: 'startswith' | 'endswith') => ({
       kind: 'detection', file: 'generated.yml', doc, title: `rule ${doc}`, id: `id-${doc}`, tags: [], custom: {}, logsource: {}, condition: ['sel1'],

@@ -112,8 +112,9 @@ describe('NATS JetStream input and sink', () => {
       expect((await d.request({ method: 'GET', url: '/readyz' })).status).toBe(200);
       await nats.server.restart();
       await waitFor(() => (d.logs.some((l) => l.includes('NATS server reachable again')) ? true : undefined), 20_000, 'the reconnect');
-      // The test's own client is back and JetStream has recovered its streams.
-      const jsm = await jetstreamManager(nats.nc);
+      // The test's own client is back (it reconnects on its own schedule, maybe after the daemon) and
+      // JetStream has recovered its streams.
+      const jsm = await waitFor(() => jetstreamManager(nats.nc).catch(() => undefined), 20_000, "the test client's JetStream");
       await waitFor(() => jsm.streams.info('svc-outage').then(() => true, () => undefined), 20_000, 'JetStream after the restart');
       await publish('outage.win', lane(40).slice(20));
       await waitFor(() => (readNdjson(out).length >= 20 ? true : undefined), 20_000, 'the events after the outage');

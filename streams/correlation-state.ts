@@ -43,6 +43,11 @@ const CorrelationTickSchema = Type.Object({ now: Type.Number() });
 type CorrelationTick = Type.Static<typeof CorrelationTickSchema>;
 const isCorrelationTick = Compile(CorrelationTickSchema);
 
+/** The `corr-tick` snapshot entry: the last tick and the stream's time (see `CorrelationRuntime.streamTime`). */
+const TickStateSchema = Type.Object({ tickedAt: Type.Number(), time: Type.Number() }, { additionalProperties: false });
+type TickState = Type.Static<typeof TickStateSchema>;
+const isTickState = Compile(TickStateSchema);
+
 /** Where the tick frontier lives between batches (the daemon's `JournalBuffer`). */
 export interface TickFrontier {
   /** Event time of the newest tick the state has seen (see `TICK_EVERY_MS`); -1 before any. */
@@ -139,6 +144,8 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
     if (parts === undefined) return NOT_A_GROUP_EVENT;
     const { hash, def } = this.resolve(name);
     if (def === undefined) {
+      // Live, the record's event moved the stream's time for every correlation.
+      runtime.witness(event);
       this.dropped++;
       if (hash !== undefined) this.foreign.note(hash, encodedParts, event.kind === 'evicted');
       return 'dropped';
@@ -201,21 +208,32 @@ class CorrelationGroupsKind implements JournaledKind<CorrelationEvent, GroupStat
   }
 }
 
-/** The `corr-tick` kind: the tick frontier, so a restore resumes ticking in step. */
-function tickKind(frontier: TickFrontier): JournaledKind<CorrelationTick, number> {
+/**
+ * The `corr-tick` kind: the tick frontier and the stream's time, so a restore resumes ticking in step
+ * and judges the next event late as the live runtime would have. Version 1 entries held the frontier
+ * alone, which was then also the best known stream time.
+ */
+function tickKind(frontier: TickFrontier, runtime: () => CorrelationRuntime): JournaledKind<CorrelationTick, TickState> {
   return {
     kind: CORRELATION_TICK_KIND,
     malformed: 'is a malformed correlation tick',
     isEvent: (event): event is CorrelationTick => isCorrelationTick.Check(event),
-    codec: { version: 1, encode: (at) => at, decode: (x) => (typeof x === 'number' ? x : undefined) },
+    codec: {
+      version: 2,
+      encode: (state) => state,
+      decode: (x, version) => (version === 1 ? (typeof x === 'number' ? { tickedAt: x, time: x } : undefined) : isTickState.Check(x) ? x : undefined),
+    },
     restore(states) {
-      frontier.tickedAt = states[states.length - 1] ?? -1;
+      const last = states[states.length - 1];
+      frontier.tickedAt = last?.tickedAt ?? -1;
+      if (last !== undefined) runtime().advanceTo(last.time);
     },
     replay(_key, event) {
       frontier.tickedAt = Math.max(frontier.tickedAt, event.now);
+      runtime().advanceTo(event.now);
       return 'applied';
     },
-    states: () => [['tickedAt', frontier.tickedAt]],
+    states: () => [['tickedAt', { tickedAt: frontier.tickedAt, time: runtime().streamTime }]],
   };
 }
 
@@ -226,7 +244,7 @@ function tickKind(frontier: TickFrontier): JournaledKind<CorrelationTick, number
  */
 export function createCorrelationKinds(runtime: () => CorrelationRuntime, frontier: TickFrontier): CorrelationKinds {
   const groups = new CorrelationGroupsKind(runtime);
-  const kinds: AnyJournaledKind[] = [groups, tickKind(frontier)];
+  const kinds: AnyJournaledKind[] = [groups, tickKind(frontier, runtime)];
   return { kinds, report: () => groups.report() };
 }
 
@@ -246,6 +264,7 @@ export function carryOver(
   options: CorrelationRuntimeOptions,
 ): { runtime: CorrelationRuntime; dropped: readonly DroppedCorrelationState[] } {
   const runtime = new CorrelationRuntime(defs, options);
+  runtime.advanceTo(previous.streamTime);
   const decoded = decode(encode(previous.snapshot()), (hash) => runtime.definitionByHash(hash));
   runtime.restore(decoded.groups);
   const kept = new Set(defs.map((d) => d.hash));

@@ -18,12 +18,15 @@ export type HitValue = Type.Static<typeof HitValueSchema>;
 /**
  * What happened to one correlation group (journaled): an event matched some of its referenced rules
  * (`rules` is the bit mask of those rules), time advanced to `now`, or the state cap evicted the group.
+ * A hit older than the stream's time carries that time as `now`: the group is first ticked to it, so an
+ * event is late by the newest event before it, not by where a batch happened to end.
  */
 export const CorrelationEventSchema = Type.Union([
   Type.Object(
     {
       kind: Type.Literal('hit'),
       at: Type.Integer({ minimum: 0 }),
+      now: Type.Optional(Type.Integer({ minimum: 0 })),
       rules: Type.Integer({ minimum: 1 }),
       value: Type.Optional(HitValueSchema),
       kept: Type.Optional(KeptEventSchema),

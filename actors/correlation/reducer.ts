@@ -95,10 +95,21 @@ function placed(def: CompiledCorrelation, entries: Entries, start: number, e: Hi
   return spliced(def, w, pos, e.at, e.rules, value, drop, anchor);
 }
 
-function hit(s: GroupState, e: HitEvent): GroupTransition {
-  const def = s.def;
+function hit(g: GroupState, e: HitEvent): GroupTransition {
+  const def = g.def;
+  let s = g;
+  let expired: GroupState | undefined;
+  // At its own time too: an earlier hit of this kind may have left a session already over there.
+  if (e.now !== undefined && e.now >= markOf(g)) {
+    s = tick(g, e.now).state;
+    // Expired by the stream's time: the hit lands in a new group at that time, as after a real tick.
+    if (s.phase === 'expired') {
+      expired = s;
+      s = groupState(def, g.id, e.now, NO_ENTRIES, NO_KEPT, -1, 'idle');
+    }
+  }
   const decision = decideWindow(def, { mark: markOf(s), earliest: earliestOf(s.entries), latest: latestOf(s.entries) }, e.at);
-  if (decision === 'late') return { state: s, effects: NO_EFFECTS, reason: 'late' };
+  if (decision === 'late') return { state: expired ?? s, effects: NO_EFFECTS, reason: 'late' };
   const reset = decision === 'reset';
   const mark = Math.max(markOf(s), e.at);
   const start = windowStart(def, mark);
@@ -163,8 +174,8 @@ function isFinal(phase: GroupPhase): boolean {
 }
 
 /**
- * The correlation-group reducer: pure, deterministic, no clock. A `hit` places an entry by the window
- * decision, trims the window, evaluates the condition and emits a result unless suppressed (`reset`
+ * The correlation-group reducer: pure, deterministic, no clock. A `hit` first ticks the group to the
+ * stream's time it carries (`now`, when ahead of its own), then places an entry by the window decision, trims the window, evaluates the condition and emits a result unless suppressed (`reset`
  * clears the window after an emitted result). A `tick` advances the group's time, trims, and expires an
  * empty group whose suppression has passed. `evicted` ends the group. Final states ignore events.
  */

@@ -109,6 +109,8 @@ export class CorrelationRuntime {
   private readonly record: ((key: string, e: CorrelationEvent) => void) | undefined;
   private readonly owns: ((def: CompiledCorrelation, id: GroupId) => boolean) | undefined;
   private live = 0;
+  /** The stream's time: the newest event time a hit or tick carried (epoch ms); -1 before any. */
+  private time = -1;
 
   constructor(defs: readonly CompiledCorrelation[], options: CorrelationRuntimeOptions = {}) {
     this.defs = defs;
@@ -137,6 +139,25 @@ export class CorrelationRuntime {
   /** The loaded correlations, in index order. */
   get definitions(): readonly CompiledCorrelation[] {
     return this.defs;
+  }
+
+  /**
+   * The stream's time. A group's window ends there, not at its own newest event: an event older than
+   * the newest one before it by more than a window is late, wherever ticks or batches fell between.
+   */
+  get streamTime(): number {
+    return this.time;
+  }
+
+  /** Moves the stream's time on to `time` (a restored frontier, the runtime a reload replaces). */
+  advanceTo(time: number): void {
+    if (time > this.time) this.time = time;
+  }
+
+  /** Moves the stream's time on past a journaled event, whether or not its group is still loaded. */
+  witness(event: CorrelationEvent): void {
+    if (event.kind === 'hit') this.advanceTo(Math.max(event.at, event.now ?? -1));
+    else if (event.kind === 'tick') this.advanceTo(event.now);
   }
 
   /** Live groups across all correlations (`svc_correlation_state_entries`). */
@@ -175,7 +196,8 @@ export class CorrelationRuntime {
     const parsed = extractEventTime(event, this.fields, this.read);
     if (parsed === undefined && this.fallback === 'skip') return NO_RESULTS;
     const at = parsed ?? Math.max(0, Math.floor(nowMs));
-    this.enforceCap(at);
+    this.advanceTo(at);
+    this.enforceCap(this.time);
     const results: CorrelationResult[] = [];
     for (let k = 0; k < indexes.length; k++) {
       const def = this.defs[indexes[k] as number] as CompiledCorrelation;
@@ -189,6 +211,7 @@ export class CorrelationRuntime {
    * group whose state changes journals one tick, so call it sparingly (the state cap also expires).
    */
   tick(now: number): void {
+    this.advanceTo(now);
     const e: CorrelationEvent = { kind: 'tick', now };
     for (const map of this.groups) {
       for (const [k, g] of map) {
@@ -226,11 +249,17 @@ export class CorrelationRuntime {
    * runtime's or `parts` does not fit its group-by.
    */
   replay(def: CompiledCorrelation, parts: readonly KeyPart[], event: CorrelationEvent): boolean {
+    this.witness(event);
     if (this.defs[def.index] !== def || parts.length !== def.groupBy.length) return false;
     const map = this.groups[def.index] as Map<GroupId, GroupState>;
     const id = groupIdOf(parts);
     const before = map.get(id);
-    const next = transition(before ?? initial(def, id), event).state;
+    this.place(map, id, before, transition(before ?? initial(def, id), event).state);
+    return true;
+  }
+
+  /** Keeps a group's next state, or lets it go when it ended (a late hit may end a group it expired). */
+  private place(map: Map<GroupId, GroupState>, id: GroupId, before: GroupState | undefined, next: GroupState): void {
     if (next.phase === 'expired' || next.phase === 'evicted') {
       if (before !== undefined) this.live--;
       map.delete(id);
@@ -238,7 +267,6 @@ export class CorrelationRuntime {
       if (before === undefined) this.live++;
       map.set(id, next);
     }
-    return true;
   }
 
   /** Forget every group of the correlations `drop` selects (a replayed reload); returns how many went. */
@@ -300,15 +328,15 @@ export class CorrelationRuntime {
     const hitEvent: HitEvent = {
       kind: 'hit',
       at,
+      ...(this.time > at ? { now: this.time } : {}),
       rules: mask,
       ...(value !== undefined ? { value } : {}),
       ...(kept !== undefined ? { kept } : {}),
     };
     const map = this.groups[def.index] as Map<GroupId, GroupState>;
     const before = map.get(id);
-    if (before === undefined) this.live++;
     const tr = this.apply(before ?? initial(def, id), hitEvent);
-    map.set(id, tr.state);
+    this.place(map, id, before, tr.state);
     for (const effect of tr.effects) {
       const result = buildResult(def, partsOf(tr.state), effect);
       if (def.emits) results.push(result);

@@ -26,6 +26,11 @@ export interface HitBody {
   readonly e: CorrelationInput['event'];
   readonly t: number;
   /**
+   * Stage 1's stream time once this event was seen, when ahead of the event's own: the owner's runtime
+   * moves there first, so the event is late (or not) as on a single node that saw every partition's hits.
+   */
+  readonly w?: number;
+  /**
    * Results for the partition's alert pipeline and risk layer instead of a correlation hit: detection
    * results of input `s` from stage 1, or (`o` set) the correlation results partition `o`'s owner made of it.
    */
@@ -121,7 +126,8 @@ export class HitRouter {
       const at = extractEventTime(c.event, options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS, options.readField ?? this.read) ?? (options.timestampFallback === 'skip' ? -1 : Math.floor(now));
       if (at > frontier) frontier = at;
       if (seq > last) last = seq;
-      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now } satisfies HitBody);
+      const w = runtime.streamTime;
+      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now, ...(w > at ? { w } : {}) } satisfies HitBody);
       for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
     }
     if (this.everyBatch()) for (const seq of sequences) if (seq > last) last = seq;
@@ -135,6 +141,7 @@ export class HitRouter {
   private runtimeFor(defs: readonly CompiledCorrelation[]): CorrelationRuntime {
     if (this.runtime === undefined || this.defs !== defs) {
       this.defs = defs;
+      const time = this.runtime?.streamTime ?? -1;
       this.runtime = new CorrelationRuntime(defs, {
         ...this.options(defs),
         owns: (def, id) => {
@@ -142,6 +149,7 @@ export class HitRouter {
           return false;
         },
       });
+      this.runtime.advanceTo(time);
     }
     return this.runtime;
   }

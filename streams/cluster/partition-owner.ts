@@ -39,6 +39,8 @@ interface PartitionSnapshot {
   readonly seq: number;
   readonly floor: number;
   readonly tickedAt: number;
+  /** The runtime's stream time (absent before it was kept: `tickedAt` is the best known then). */
+  readonly tm?: number;
   readonly groups: unknown;
   readonly st?: StatefulSnapshot;
 }
@@ -215,6 +217,7 @@ export class PartitionOwner {
         this.floor = snap.floor;
         this.snapshotSeq = snap.seq;
         this.tickedAt = snap.tickedAt;
+        this.runtime.advanceTo(snap.tm ?? snap.tickedAt);
         // A version-2 snapshot had no such state: the stages start from the floor it covers.
         if (this.stateful !== undefined && this.deps.stateful !== undefined) this.stateful.restore(snap.st ?? { floor: snap.floor, alert: [], risk: [] }, this.deps.stateful.files());
         this.silencesRecorded = this.stateful?.silenceRev ?? 0;
@@ -344,6 +347,8 @@ export class PartitionOwner {
   /** One hit, or a tick at the same event-time steps as a single node. */
   private apply(hitSeq: number, hit: HitBody, out: SequencedResult[]): void {
     if (hit.k !== undefined) {
+      // Stage 1's batch reached this time, whichever partitions its hits went to.
+      this.runtime.advanceTo(hit.k);
       if (hit.k - this.tickedAt >= TICK_EVERY_MS) {
         this.tickedAt = hit.k;
         this.runtime.tick(hit.k);
@@ -351,6 +356,7 @@ export class PartitionOwner {
       return;
     }
     let n = 0;
+    if (hit.w !== undefined) this.runtime.advanceTo(hit.w);
     for (const result of this.runtime.onEvent(hit.m, hit.e, hit.t)) {
       const result_id = hit.s >= 0 ? resultIdForHit(this.deps.partition, hit.s, n++) : resultIdForHit(this.deps.partition, hitSeq, n++, 'hit');
       out.push({ s: hit.s, t: hit.t, line: { result_id, head: result, text: JSON.stringify({ result_id, ...result }) } });
@@ -359,7 +365,7 @@ export class PartitionOwner {
 
   private async snapshot(): Promise<void> {
     const seq = this.resumeSeq;
-    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, groups: encode(this.runtime.snapshot()), ...(this.stateful !== undefined ? { st: this.stateful.snapshot() } : {}) };
+    const snap: PartitionSnapshot = { v: SNAPSHOT_VERSION, seq, floor: this.floor, tickedAt: this.tickedAt, tm: this.runtime.streamTime, groups: encode(this.runtime.snapshot()), ...(this.stateful !== undefined ? { st: this.stateful.snapshot() } : {}) };
     try {
       await this.deps.bus.saveSnapshot(this.deps.partition, new TextEncoder().encode(JSON.stringify(snap)));
       this.snapshotSeq = seq;

@@ -75,6 +75,7 @@ describe('correlation kinds in the state registry', () => {
     expect(w.runtime.groupSnapshots()).toEqual(live.groupSnapshots());
     expect(w.runtime.stateEntries).toBe(3);
     expect(w.frontier.tickedAt).toBe(4);
+    expect(w.runtime.streamTime).toBe(live.streamTime);
     expect(w.correlation.report()).toEqual({ dropped: 0, droppedState: [] });
   });
 
@@ -85,13 +86,21 @@ describe('correlation kinds in the state registry', () => {
     await recover(store, first.registry);
     expect(await snapshotKinds(store, first.registry, 77)).toBe(true);
     const header = store.loadSnapshotBase('fail').snapshot?.header;
-    expect(header).toMatchObject({ seq: 9, at: 77, kinds: { corr: { version: CORRELATION_CODEC_VERSION, count: 3 }, 'corr-tick': { version: 1, count: 1 } } });
+    expect(header).toMatchObject({ seq: 9, at: 77, kinds: { corr: { version: CORRELATION_CODEC_VERSION, count: 3 }, 'corr-tick': { version: 2, count: 1 } } });
     expect(header?.definitions).toEqual(definitionHashes(defs));
     const second = wired();
     const recovered = await recover(store, second.registry);
     expect(recovered).toMatchObject({ snapshotSeq: 9, snapshotAt: 77, replayed: 0, undecodable: 0 });
     expect(second.runtime.groupSnapshots()).toEqual(live.groupSnapshots());
     expect(second.frontier.tickedAt).toBe(4);
+    expect(second.runtime.streamTime).toBe(live.streamTime);
+  });
+
+  it('read a version-1 tick entry (the frontier alone) as the frontier and the stream time', () => {
+    const { tick } = wired();
+    expect(tick.codec.decode(4, 1)).toEqual({ tickedAt: 4, time: 4 });
+    expect(tick.codec.decode({ tickedAt: 4, time: 9 }, 2)).toEqual({ tickedAt: 4, time: 9 });
+    expect(tick.codec.decode(4, 2)).toBeUndefined();
   });
 
   it('drop and report the groups of a correlation whose definition changed, and ask for a `$definitions` record', async () => {

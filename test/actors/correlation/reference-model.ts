@@ -189,10 +189,12 @@ export class RefGroup {
   }
 }
 
-/** All groups of one correlation plus the global state cap. */
+/** All groups of one correlation plus the global state cap and the stream's time. */
 export class RefCorrelation {
   readonly groups = new Map<RefKey, RefGroup>();
   private seq = 0;
+  /** The newest time any hit or tick brought; a group is advanced to it before its next hit. */
+  private time = -1;
 
   constructor(
     readonly def: CompiledCorrelation,
@@ -200,12 +202,14 @@ export class RefCorrelation {
   ) {}
 
   tick(now: number): void {
+    this.time = Math.max(this.time, now);
     for (const [k, g] of [...this.groups]) if (g.tick(now)) this.groups.delete(k);
   }
 
   hit(key: RefKey, at: number, mask: number, value: HitValue, id: string | undefined): RefFiring | undefined {
+    this.time = Math.max(this.time, at);
     if (this.groups.size >= this.cap) {
-      for (const [k, g] of [...this.groups]) if (g.expiresBy(at)) this.groups.delete(k);
+      for (const [k, g] of [...this.groups]) if (g.expiresBy(this.time)) this.groups.delete(k);
       if (this.groups.size >= this.cap) {
         const seen = (g: RefGroup) => Math.max(g.lastAlert, ...g.window().map((h) => h.ts));
         const byKey = (a: RefKey, b: RefKey) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
@@ -213,11 +217,17 @@ export class RefCorrelation {
         for (const g of stale.slice(0, this.groups.size - Math.floor(this.cap * 0.9))) this.groups.delete(g.key);
       }
     }
-    let g = this.groups.get(key);
-    if (g === undefined) {
+    let g = this.groups.get(key) ?? new RefGroup(this.def, key);
+    let restarted = false;
+    if (this.time > at && this.time >= g.mark && g.tick(this.time)) {
+      // Expired by the stream's time (a group never seen always is): a new group starts there.
       g = new RefGroup(this.def, key);
-      this.groups.set(key, g);
+      g.mark = this.time;
+      restarted = true;
     }
-    return g.hit(this.seq++, at, mask, value, id).firing;
+    const outcome = g.hit(this.seq++, at, mask, value, id);
+    if (outcome.late && restarted) this.groups.delete(key);
+    else this.groups.set(key, g);
+    return outcome.firing;
   }
 }

@@ -36,6 +36,8 @@ describe.each(TYPES)('%s state survives a snapshot', (type) => {
         const decoded = decode(stored(first), (h) => second.definitionByHash(h));
         expect(decoded.skipped).toBe(0);
         second.restore(decoded.groups);
+        // The stream's time is kept beside the groups (the daemon's corr-tick snapshot entry).
+        second.advanceTo(first.streamTime);
         const after = s.steps.slice(k).map((op, i) => step(second, op, k + i));
 
         expect([...before, ...after]).toEqual(expected);

@@ -10,12 +10,17 @@ export const EVENTS = 1_200;
 const HOSTS = 40;
 const T0 = Date.parse('2024-03-01T00:00:00Z');
 
-/** Correlation-heavy: one event per second of event time over many hosts, every kind feeding a correlation. */
+/**
+ * Correlation-heavy: one event per second of event time over many hosts, every kind feeding a correlation.
+ * Every tenth event is 150 s behind (late for the two-minute windows) and every tenth from the fifth 60 s
+ * behind (within them), so partitions must judge lateness by the stream's time as a single node does.
+ */
 export function lane(): string[] {
   const rand = prng(21);
   const out: string[] = [];
   for (let n = 0; n < EVENTS; n++) {
-    const base = { '@timestamp': new Date(T0 + n * 1000).toISOString(), Computer: `host-${Math.floor(rand() * HOSTS)}`, seq: n };
+    const behind = n % 10 === 0 ? 150_000 : n % 10 === 5 ? 60_000 : 0;
+    const base = { '@timestamp': new Date(T0 + n * 1000 - behind).toISOString(), Computer: `host-${Math.floor(rand() * HOSTS)}`, seq: n };
     const pick = Math.floor(rand() * 5);
     if (pick === 0) out.push(JSON.stringify({ ...base, EventID: 4625, TargetUserName: `u${Math.floor(rand() * 4)}` }));
     else if (pick === 1) out.push(JSON.stringify({ ...base, EventID: 4624, TargetUserName: `u${Math.floor(rand() * 5)}` }));

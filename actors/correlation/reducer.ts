@@ -1,6 +1,6 @@
 // One correlation group's state machine as a pure reducer (specified by `spec.ts`).
 // Window semantics, pinned because peers got them wrong: a group's time (`mark`) is the latest time it
-// has seen; its window is [mark − timespan, mark] (closed) for sliding windows, the mark's bucket for
+// has seen, its own events' or the stream's (a tick, or the `now` an out-of-order hit carries); its window is [mark − timespan, mark] (closed) for sliding windows, the mark's bucket for
 // tumbling ones, the current session otherwise. Entries stay sorted by time, so out-of-order events
 // inside the window count and events before it are discarded as late: the window can never span more
 // than the timespan, whatever the arrival order.

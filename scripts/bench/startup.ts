@@ -2,8 +2,8 @@
 // pipeline, `--state-db`, default detection workers) from spawn to `/readyz` 200 and its RSS then, and
 // to the moment its detection workers have built their rules (main evaluates until then) and its RSS
 // then, against a node process that reads and hashes the same rule files. Each from a fresh process,
-// read-and-hash and daemon alternating, medians of RUNS. Every run starts twice on one state directory:
-// cold (the compiled-rule cache is empty) and warm (the second start reads it).
+// read-and-hash and daemon alternating, medians. Every run starts on one state directory first cold (the
+// compiled-rule cache is empty), then WARM times warm (reading it).
 // A breakdown of the path to ready comes from the daemon's own log lines (their `time` against the spawn
 // instant): module loading and config (spawn → reading the rule files), reading the rule files, finding and
 // checking the compiled-rule cache entry, building the rule set from it (or compiling), and the moment
@@ -45,6 +45,8 @@ function rssMb(pid: number): number {
 
 // `SIGMAD_BENCH_STARTUP_RUNS` for more (the wall-clock figures move by several ms from start to start).
 const RUNS = Number(process.env['SIGMAD_BENCH_STARTUP_RUNS'] ?? 3);
+/** Warm starts per cold one (`SIGMAD_BENCH_STARTUP_WARM`): the warm figures are the target's, and cheaper. */
+const WARM = Number(process.env['SIGMAD_BENCH_STARTUP_WARM'] ?? 1);
 const POLL_MS = 20;
 
 interface Startup {
@@ -149,13 +151,12 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   }
 }
 
-/** A cold start on a fresh state directory, then (`warm`) a second start on it. */
-async function coldAndWarm(root = ROOT, warm = true): Promise<{ cold: Startup; warm?: Startup }> {
+/** A fresh state directory for `fn` (removed after it). */
+async function inStateDir<T>(fn: (state: string) => Promise<T>): Promise<T> {
   // No dot in the name: LMDB takes a path with an extension for a file.
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-startup-'));
   try {
-    const cold = await daemonStartup(join(dir, 'state'), root);
-    return warm ? { cold, warm: await daemonStartup(join(dir, 'state'), root) } : { cold };
+    return await fn(join(dir, 'state'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -196,15 +197,21 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
   const warm: Startup[] = [];
   const beforeCold: Startup[] = [];
   const beforeWarm: Startup[] = [];
+  // Each run: a cold start of each build on a fresh state directory, then WARM warm starts of each on it,
+  // the builds alternating and a read-and-hash before each pair (so that all three see the same load).
   for (let r = 0; r < RUNS; r++) {
-    hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
-    const run = await coldAndWarm();
-    cold.push(run.cold);
-    if (run.warm !== undefined) warm.push(run.warm);
-    if (baseline === undefined) continue;
-    const other = await coldAndWarm(baseline);
-    beforeCold.push(other.cold);
-    if (other.warm !== undefined) beforeWarm.push(other.warm);
+    await inStateDir((mine) =>
+      inStateDir(async (theirs) => {
+        hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
+        cold.push(await daemonStartup(mine));
+        if (baseline !== undefined) beforeCold.push(await daemonStartup(theirs, baseline));
+        for (let w = 0; w < WARM; w++) {
+          if (w > 0) hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
+          warm.push(await daemonStartup(mine));
+          if (baseline !== undefined) beforeWarm.push(await daemonStartup(theirs, baseline));
+        }
+      }),
+    );
   }
   const hash = median(hashes.map((h) => h.wallMs));
   const hashCpu = median(hashes.map((h) => h.cpuMs));
@@ -218,6 +225,6 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
   ];
 }
 
-export const STARTUP_TITLE = "Start-up (npm start's profile, fresh processes, medians of 3)";
+export const STARTUP_TITLE = `Start-up (npm start's profile, fresh processes, medians of ${String(RUNS)} cold and ${String(RUNS * WARM)} warm starts)`;
 
 if (isMain(import.meta.url)) printRows(STARTUP_TITLE, await runStartupBench());

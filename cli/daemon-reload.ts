@@ -67,9 +67,10 @@ export interface DaemonFileWatch {
  * deletion (`watchDirectory`). Watcher failure only disables reload-on-change. Started before the rest
  * of start-up and awaited after it: the watcher crawls the rule tree on its own thread (≈ 20 ms for the
  * bundled corpus, all of it waiting on the main thread when awaited at once), and a change it reports
- * before the reload controller exists is passed on when it is bound.
+ * before the reload controller exists is passed on when it is bound. The rules are subscribed once `after`
+ * settles (start-up's read of the cache entry ahead, which needs the same core).
  */
-export function watchRuleFiles(rulesPath: string, deps: DirectoryWatchDeps): DaemonFileWatch {
+export function watchRuleFiles(rulesPath: string, deps: DirectoryWatchDeps, after?: Promise<unknown>): DaemonFileWatch {
   const stops: (() => Promise<void>)[] = [];
   let onChange: (() => void) | undefined;
   let missed = false;
@@ -89,7 +90,10 @@ export function watchRuleFiles(rulesPath: string, deps: DirectoryWatchDeps): Dae
       deps.log.warn({ err: error, dir }, 'file watcher unavailable; reload on change disabled');
     }
   };
-  const rules = stat(rulesPath).catch(() => undefined).then((info) => watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p)));
+  const rules = Promise.resolve(after)
+    .then(() => stat(rulesPath), () => stat(rulesPath))
+    .catch(() => undefined)
+    .then((info) => watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p)));
   return {
     async add(files) {
       await rules;

@@ -135,9 +135,10 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const inputFilter = await compileDaemonInputFilter(config, settings).catch((error: unknown) => {
     throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
-  // Subscribed now, awaited once the rest has started: the watcher crawls the rule tree on its own thread.
-  const files = watchRuleFiles(resolve(rulesPath), { clock, log: log.child({ component: 'reload' }) });
   const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues(), ruleCacheDir(config));
+  // Subscribed beside the rest of start-up and awaited just before ready: the watcher crawls the rule tree on
+  // its own thread, once the cache entry read ahead on the thread pool is in (both would share the other core).
+  const files = watchRuleFiles(resolve(rulesPath), { clock, log: log.child({ component: 'reload' }) }, texts.ok ? texts.ahead?.bytes : undefined);
   /** A start-up failure: the sources and watchers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void sources?.stop();

@@ -70,4 +70,24 @@ describe('watchRuleFiles', () => {
     await files.stop();
     expect(fake.listeners.size).toBe(0);
   });
+
+  it('subscribes the rules only once `after` settled, also when it failed', async () => {
+    for (const outcome of ['resolve', 'reject'] as const) {
+      const rules = rulesDir();
+      const fake = fakeWatcher();
+      let settle: () => void = () => undefined;
+      const after = new Promise<void>((resolve, reject) => (settle = outcome === 'resolve' ? resolve : () => reject(new Error('read failed'))));
+      const deps = { clock: new SimulatedClock(), log: pino({ level: 'silent' }), subscribe: fake.subscribe, exists: fake.exists };
+      const files = watchRuleFiles(rules, deps, after);
+      // A watch started after it without a gate has subscribed: the gated one has not.
+      const control = rulesDir();
+      const ungated = watchRuleFiles(control, deps);
+      await ungated.add([]);
+      expect([...fake.listeners.keys()]).toEqual([control]);
+      settle();
+      await files.add([]);
+      expect([...fake.listeners.keys()].sort()).toEqual([control, rules].sort());
+      await Promise.all([files.stop(), ungated.stop()]);
+    }
+  });
 });

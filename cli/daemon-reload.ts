@@ -94,17 +94,22 @@ export function watchRuleFiles(rulesPath: string, deps: DirectoryWatchDeps, afte
     .then(() => stat(rulesPath), () => stat(rulesPath))
     .catch(() => undefined)
     .then((info) => watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p)));
+  // Every subscription asked for so far: stop waits for them, so that none outlives it.
+  let asked: Promise<unknown> = rules;
   return {
-    async add(files) {
-      await rules;
-      for (const file of files) await watch(dirname(file), (p) => p === file);
+    add(files) {
+      const added = rules.then(async () => {
+        for (const file of files) await watch(dirname(file), (p) => p === file);
+      });
+      asked = Promise.all([asked, added]);
+      return added;
     },
     bind(next) {
       onChange = next;
       if (missed) next();
     },
     async stop() {
-      await rules;
+      await asked;
       await Promise.all(stops.map((stop) => stop()));
     },
   };

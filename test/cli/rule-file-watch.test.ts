@@ -90,4 +90,15 @@ describe('watchRuleFiles', () => {
       await Promise.all([files.stop(), ungated.stop()]);
     }
   });
+
+  it('stops the watches still being subscribed when stopped', async () => {
+    const rules = rulesDir();
+    const other = rulesDir();
+    const fake = fakeWatcher();
+    const files = watchRuleFiles(rules, { clock: new SimulatedClock(), log: pino({ level: 'silent' }), subscribe: fake.subscribe, exists: fake.exists });
+    const adding = files.add([join(other, 'pipeline.yml')]);
+    await files.stop();
+    await adding;
+    expect(fake.listeners.size).toBe(0);
+  });
 });

@@ -1,8 +1,9 @@
 // Runs a CommonJS file of the bundle (dist/bin/*.cjs) and the bundle files it requires through `vm.Script`
 // with V8's code cache (issue 19 §2/§3): parsing and compiling ≈ 3 MB of bundle code was most of the time
 // from spawn to the first rule read, and Node 20 keeps no code cache of its own (`module.enableCompileCache`
-// is Node 22). Each `X.cjs` may have an `X.cjs.cache` beside it: a header (magic, the SHA-256 of the source
-// it was made from followed by the cached data) and V8's cached data. A cache that is missing, damaged or
+// is Node 22). Each `X.cjs` may have an `X.cjs.cache` beside it: a header (magic, a CRC-32 of the source it
+// was made from followed by the cached data: it only has to catch damage and a stale cache, and costs a third of a
+// SHA-256 in every thread that loads the bundle) and V8's cached data. A cache that is missing, damaged or
 // made from other source (V8 itself checks only the source's length and, in release builds, no checksum of
 // the data), or rejected by V8 (another V8 version or other flags) is ignored: the file compiles as without one. The dist/bin launchers (sigmad.js and one per worker script, written by
 // scripts/build/bundle.ts) call `runBundle`; this module is copied beside them and imports only node built-ins.
@@ -10,16 +11,17 @@
 // SIGMAD_CODE_CACHE=off compiles without the caches (to compare); =write also (re)writes them: the build
 // runs the bundle so (scripts/build/train-code-cache.ts), and a cache made after a run holds the bytecode of
 // every function that run compiled, not only the top level.
-import { createHash } from 'node:crypto';
+import { isAscii } from 'node:buffer';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { isMainThread, threadId } from 'node:worker_threads';
+import { crc32 } from 'node:zlib';
 
-const MAGIC = Buffer.from('sigmad-v8-code-cache-1\n');
-const HASH_BYTES = 32;
+const MAGIC = Buffer.from('sigmad-v8-code-cache-2\n');
+const HASH_BYTES = 4;
 /** How often a writing worker thread stores its caches: workers are terminated, so they never see `exit`. */
 const WORKER_WRITE_MS = 250;
 
@@ -71,7 +73,11 @@ interface CommonJsModule {
   exports: unknown;
 }
 
-const digest = (source: Buffer, data: Buffer): Buffer => createHash('sha256').update(source).update(data).digest();
+function digest(source: Buffer, data: Buffer): Buffer {
+  const sum = Buffer.alloc(HASH_BYTES);
+  sum.writeUInt32LE(crc32(data, crc32(source)));
+  return sum;
+}
 
 /** The cache file's bytes for V8's `data` made from `source`. */
 function encodeCache(source: Buffer, data: Buffer): Buffer {
@@ -112,7 +118,8 @@ export class BundleLoader {
     const stored = this.mode === 'off' ? undefined : readOptional(file + CACHE_SUFFIX);
     const cachedData = decodeCache(stored, bytes);
     // A `#!` line is only valid at the very start of a script, not inside the wrapper.
-    const source = bytes.toString('utf8').replace(/^#!/, '//');
+    // The build writes ASCII only (bundle.ts), which latin1 decodes as UTF-8 would, without validating it.
+    const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8').replace(/^#!/, '//');
     const wrapper = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
     const script = new Script(wrapper, { filename: file, ...(cachedData !== undefined ? { cachedData } : {}) });
     this.outcomes.set(file, this.mode === 'off' ? 'off' : stored === undefined ? 'absent' : cachedData === undefined ? 'mismatch' : script.cachedDataRejected === true ? 'rejected' : 'accepted');

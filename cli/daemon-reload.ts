@@ -9,6 +9,7 @@ import type { ReloadTrigger } from '../actors/index.js';
 import type { Clock } from '../streams/index.js';
 import { RULE_FILE } from './rule-files.js';
 import { watchDirectory } from './watch-directory.js';
+import type { DirectoryWatchDeps } from './watch-directory.js';
 
 export interface ReloadController {
   trigger(source: ReloadTrigger): 'triggered' | 'already_pending';
@@ -51,34 +52,65 @@ export function createReloadController(clock: Clock, run: () => Promise<boolean>
   };
 }
 
+/** The watchers of the rules and file pipelines (watchRuleFiles). */
+export interface DaemonFileWatch {
+  /** Also watch these files (each through its directory), once they are known. */
+  add(files: readonly string[]): Promise<void>;
+  /** Where changes go from now on; changes reported before, if any, trigger it at once. */
+  bind(onChange: () => void): void;
+  stop(): Promise<void>;
+}
+
 /**
- * Watches the rules (a directory recursively, or a file's directory) and file pipelines; any
+ * Watches the rules (a directory recursively, or a file's directory) and, once added, file pipelines; any
  * `.yml`/`.yaml` change triggers a reload, and so does a watched directory coming back after its
- * deletion (`watchDirectory`). Watcher failure only disables reload-on-change.
+ * deletion (`watchDirectory`). Watcher failure only disables reload-on-change. Started before the rest
+ * of start-up and awaited after it: the watcher crawls the rule tree on its own thread (≈ 20 ms for the
+ * bundled corpus, all of it waiting on the main thread when awaited at once), and a change it reports
+ * before the reload controller exists is passed on when it is bound. The rules are subscribed once `after`
+ * settles (start-up's read of the cache entry ahead, which needs the same core).
  */
-export async function watchRuleFiles(
-  rulesPath: string,
-  pipelineFiles: readonly string[],
-  onChange: () => void,
-  deps: { readonly clock: Clock; readonly log: Logger },
-): Promise<() => Promise<void>> {
+export function watchRuleFiles(rulesPath: string, deps: DirectoryWatchDeps, after?: Promise<unknown>): DaemonFileWatch {
   const stops: (() => Promise<void>)[] = [];
+  let onChange: (() => void) | undefined;
+  let missed = false;
+  const changed = (): void => {
+    if (onChange === undefined) missed = true;
+    else onChange();
+  };
   const watch = async (dir: string, accept: (path: string) => boolean): Promise<void> => {
     try {
       stops.push(await watchDirectory(dir, {
         events: (events) => {
-          if (events.some((e) => accept(e.path))) onChange();
+          if (events.some((e) => accept(e.path))) changed();
         },
-        restored: onChange,
+        restored: changed,
       }, deps));
     } catch (error) {
       deps.log.warn({ err: error, dir }, 'file watcher unavailable; reload on change disabled');
     }
   };
-  const info = await stat(rulesPath).catch(() => undefined);
-  await watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p));
-  for (const file of pipelineFiles) await watch(dirname(file), (p) => p === file);
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
+  const rules = Promise.resolve(after)
+    .then(() => stat(rulesPath), () => stat(rulesPath))
+    .catch(() => undefined)
+    .then((info) => watch(info?.isDirectory() === true ? rulesPath : dirname(rulesPath), (p) => RULE_FILE.test(p)));
+  // Every subscription asked for so far: stop waits for them, so that none outlives it.
+  let asked: Promise<unknown> = rules;
+  return {
+    add(files) {
+      const added = rules.then(async () => {
+        for (const file of files) await watch(dirname(file), (p) => p === file);
+      });
+      asked = Promise.all([asked, added]);
+      return added;
+    },
+    bind(next) {
+      onChange = next;
+      if (missed) next();
+    },
+    async stop() {
+      await asked;
+      await Promise.all(stops.map((stop) => stop()));
+    },
   };
 }

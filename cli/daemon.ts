@@ -136,15 +136,20 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
   });
   const texts = await readDaemonRules(config, rulesPath, sources?.pipelineValues(), ruleCacheDir(config));
-  /** A start-up failure: the sources already started are stopped with it. */
+  // Subscribed beside the rest of start-up and awaited just before ready: the watcher crawls the rule tree on
+  // its own thread, once the cache entry read ahead on the thread pool is in (both would share the other core).
+  const files = watchRuleFiles(resolve(rulesPath), { clock, log: log.child({ component: 'reload' }) }, texts.ok ? texts.ahead?.bytes : undefined);
+  /** A start-up failure: the sources and watchers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void sources?.stop();
+    void files.stop();
     return new DaemonExit(message, code);
   };
   const loaded = logRuleBuild(log, await buildDaemonRules(texts, ruleCacheDir(config)));
   if (!loaded.ok) {
     logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
+    void files.stop();
     // A pipeline that does not load is a bad flag (exit 3, §2.3); bad rule files fail the rule load (exit 2).
     if (loaded.failure === 'pipeline') throw new DaemonExit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
     throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
@@ -377,7 +382,8 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   const controller = createReloadController(clock, runReload, reloadLog);
   const reload = sources?.follow(controller) ?? controller;
   const pipelineFiles = [...config.pipelines.filter((p) => !isBuiltinPipeline(p)).map((p) => resolve(p)), ...alerts.watched, ...risk.watched, ...(enrichment?.watched ?? []), ...(routing?.watched ?? []), ...((await sources?.watched()) ?? [])];
-  const unwatch = await watchRuleFiles(resolve(rulesPath), pipelineFiles, () => reload.trigger('file'), { clock, log: reloadLog });
+  const watching = files.add(pipelineFiles);
+  files.bind(() => reload.trigger('file'));
 
   const ingest = config.input.source === 'http' ? createHttpSource({}, ctx, { store }) : undefined;
   const stdin =
@@ -406,7 +412,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       alerts.stop();
       risk.stop();
       dispositions?.stop();
-      await unwatch();
+      await files.stop();
       await sources?.stop();
       tail?.closeAll();
       tap?.closeAll();
@@ -464,6 +470,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     ...(config.state.db !== undefined ? { stateReport: () => inspectStore(store) } : {}),
     ...(cluster !== undefined ? { cluster: () => cluster.status() } : {}),
   });
+  await watching;
   // The caller opens the API in this turn of the event loop; the detection workers start in the next.
   setImmediate(daemonReady);
   return { facade, config, reload, inputDone, stop };

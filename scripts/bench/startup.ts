@@ -2,8 +2,8 @@
 // pipeline, `--state-db`, default detection workers) from spawn to `/readyz` 200 and its RSS then, and
 // to the moment its detection workers have built their rules (main evaluates until then) and its RSS
 // then, against a node process that reads and hashes the same rule files. Each from a fresh process,
-// read-and-hash and daemon alternating, medians of RUNS. Every run starts twice on one state directory:
-// cold (the compiled-rule cache is empty) and warm (the second start reads it).
+// read-and-hash and daemon alternating, medians. Every run starts on one state directory first cold (the
+// compiled-rule cache is empty), then WARM times warm (reading it).
 // A breakdown of the path to ready comes from the daemon's own log lines (their `time` against the spawn
 // instant): module loading and config (spawn → reading the rule files), reading the rule files, finding and
 // checking the compiled-rule cache entry, building the rule set from it (or compiling), and the moment
@@ -43,7 +43,11 @@ function rssMb(pid: number): number {
   return m?.[1] === undefined ? Number.NaN : Math.round(Number(m[1]) / 1024);
 }
 
-const RUNS = 3;
+// `SIGMAD_BENCH_STARTUP_RUNS` for more (the wall-clock figures move by several ms from start to start).
+const RUNS = Number(process.env['SIGMAD_BENCH_STARTUP_RUNS'] ?? 3);
+/** Warm starts per cold one (`SIGMAD_BENCH_STARTUP_WARM`): the warm figures are the target's, and cheaper. */
+const WARM = Number(process.env['SIGMAD_BENCH_STARTUP_WARM'] ?? 1);
+const POLL_MS = 20;
 
 interface Startup {
   /** Spawn → `/readyz` 200, and RSS then. */
@@ -69,6 +73,8 @@ interface Phases {
   readonly buildMs: number;
   /** Spawn → the main thread can evaluate. */
   readonly evaluateMs: number;
+  /** Spawn → the `daemon ready` log line (the API opened just before it). */
+  readonly readyLogMs: number;
 }
 
 /** The breakdown out of the daemon's log, `spawned` being the spawn instant (epoch ms, as pino's `time`). */
@@ -83,7 +89,7 @@ function phasesOf(log: string, spawned: number): Phases {
   const ms = num(built['ms']);
   const readMs = num(built['readMs']);
   const entryMs = num(built['entryMs']);
-  return { modulesMs: builtAt - ms - readMs, readMs, entryMs, buildMs: ms - entryMs, evaluateMs: num(line('detection ready')['time']) - spawned };
+  return { modulesMs: builtAt - ms - readMs, readMs, entryMs, buildMs: ms - entryMs, evaluateMs: num(line('detection ready')['time']) - spawned, readyLogMs: num(line('daemon ready')['time']) - spawned };
 }
 
 /** `npm start`'s profile of the build in `root`, state in `dir`, from spawn to ready and to its workers loaded. */
@@ -96,6 +102,10 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let log = '';
+  // `/readyz` is asked every POLL_MS and at once when the daemon logs that it is ready: the poll's period no
+  // longer adds up to itself to the figure (it did before the tenth wave: ≈ POLL_MS / 2 on average).
+  let readyLogged = false;
+  let wake: (() => void) | undefined;
   let workersLoaded: (ms: number) => void = () => undefined;
   let workersFailed: (error: Error) => void = () => undefined;
   const workers = new Promise<number>((done, fail) => {
@@ -110,6 +120,10 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
         log += c;
         const m = /"addr":"127\.0\.0\.1:(\d+)","msg":"listening"/.exec(log);
         if (m?.[1] !== undefined) done(Number(m[1]));
+        if (!readyLogged && log.includes('"msg":"daemon ready"')) {
+          readyLogged = true;
+          wake?.();
+        }
         if (log.includes('"msg":"detection workers ready')) workersLoaded(performance.now() - started);
         // A worker that fails to start is never restarted, so its "ready" never comes: fail, not wait forever.
         if (log.includes('"msg":"detect worker exited')) workersFailed(new Error(`a detection worker exited:\n${log.slice(-2000)}`));
@@ -120,7 +134,11 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
         workersFailed(error);
       });
     });
-    while ((await readyz(port)) !== 200) await new Promise((r) => setTimeout(r, 20));
+    // Once the log said ready, the next poll is immediate; one that still gets no 200 waits a period again.
+    for (let early = false; (await readyz(port)) !== 200; ) {
+      if (readyLogged && !early) early = true;
+      else await new Promise<void>((r) => ((wake = r), setTimeout(r, POLL_MS)));
+    }
     const readyMs = performance.now() - started;
     const readyRss = rssMb(child.pid as number);
     const readyMainCpuMs = cpuSeconds(child.pid as number, true) * 1000;
@@ -133,13 +151,12 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   }
 }
 
-/** A cold start on a fresh state directory, then (`warm`) a second start on it. */
-async function coldAndWarm(root = ROOT, warm = true): Promise<{ cold: Startup; warm?: Startup }> {
+/** A fresh state directory for `fn` (removed after it). */
+async function inStateDir<T>(fn: (state: string) => Promise<T>): Promise<T> {
   // No dot in the name: LMDB takes a path with an extension for a file.
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-startup-'));
   try {
-    const cold = await daemonStartup(join(dir, 'state'), root);
-    return warm ? { cold, warm: await daemonStartup(join(dir, 'state'), root) } : { cold };
+    return await fn(join(dir, 'state'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,6 +187,7 @@ function breakdownRows(prefix: string, runs: readonly Startup[]): BenchRow[] {
     phase('cache_entry_read', 'ms (key, read, check)', (p) => p.entryMs),
     phase('rule_set_build', 'ms (from the entry: deserialise, index; cold: compile and store)', (p) => p.buildMs),
     phase('spawn_to_first_evaluation_possible', 'ms', (p) => p.evaluateMs),
+    phase('spawn_to_daemon_ready_log_line', 'ms', (p) => p.readyLogMs),
   ].filter((row) => Number.isFinite(row.value));
 }
 
@@ -179,15 +197,21 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
   const warm: Startup[] = [];
   const beforeCold: Startup[] = [];
   const beforeWarm: Startup[] = [];
+  // Each run: a cold start of each build on a fresh state directory, then WARM warm starts of each on it,
+  // the builds alternating and a read-and-hash before each pair (so that all three see the same load).
   for (let r = 0; r < RUNS; r++) {
-    hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
-    const run = await coldAndWarm();
-    cold.push(run.cold);
-    if (run.warm !== undefined) warm.push(run.warm);
-    if (baseline === undefined) continue;
-    const other = await coldAndWarm(baseline);
-    beforeCold.push(other.cold);
-    if (other.warm !== undefined) beforeWarm.push(other.warm);
+    await inStateDir((mine) =>
+      inStateDir(async (theirs) => {
+        hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
+        cold.push(await daemonStartup(mine));
+        if (baseline !== undefined) beforeCold.push(await daemonStartup(theirs, baseline));
+        for (let w = 0; w < WARM; w++) {
+          if (w > 0) hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
+          warm.push(await daemonStartup(mine));
+          if (baseline !== undefined) beforeWarm.push(await daemonStartup(theirs, baseline));
+        }
+      }),
+    );
   }
   const hash = median(hashes.map((h) => h.wallMs));
   const hashCpu = median(hashes.map((h) => h.cpuMs));
@@ -201,6 +225,6 @@ export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASEL
   ];
 }
 
-export const STARTUP_TITLE = "Start-up (npm start's profile, fresh processes, medians of 3)";
+export const STARTUP_TITLE = `Start-up (npm start's profile, fresh processes, medians of ${String(RUNS)} cold and ${String(RUNS * WARM)} warm starts)`;
 
 if (isMain(import.meta.url)) printRows(STARTUP_TITLE, await runStartupBench());

@@ -36,6 +36,15 @@ describe('the bundle loader', () => {
     expect([...loader.outcomes.values()]).toEqual(['absent', 'absent']);
   });
 
+  it('reads a file that is not ASCII as UTF-8 (ASCII files are decoded as latin1), with and without its cache', () => {
+    const dir = bundleDir("`${String(n * 2)} \u00a7 \u2026 é…`");
+    run(dir, 'write').loader.writeCaches();
+    expect(run(dir, 'off').exports['result']).toBe('42 § … é…');
+    const warm = run(dir);
+    expect(warm.exports['result']).toBe('42 § … é…');
+    expect([...warm.loader.outcomes.values()]).toEqual(['accepted', 'accepted']);
+  });
+
   it('accepts the caches it wrote, and off ignores them', () => {
     const dir = bundleDir();
     run(dir, 'write').loader.writeCaches();

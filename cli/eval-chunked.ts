@@ -79,6 +79,8 @@ export async function evalChunks(chunks: AsyncIterable<ChunkItem>, o: ChunkedEva
       return undefined;
     }
     if (entry.objects === true) return item;
+    // About to wait for a worker: one still building its rules gives its chunks back to be detected here.
+    if (entry.pending !== undefined && entry.settled !== true) o.pool?.reclaim();
     const r = entry.result ?? (await entry.pending?.catch(() => undefined)) ?? o.detect(item);
     run.events += r.events;
     run.parseErrors += r.parseErrors;

@@ -1,6 +1,9 @@
 // `sigmad eval`'s chunk workers (issue 19 §3): started first, they load their code while the main
-// thread reads the rules, build theirs while it builds its own, then take chunks whenever they have room. A chunk is pure work, so one a worker could not finish
-// (it died, or failed to build its rules) is simply detected again on the main thread.
+// thread reads the rules, build theirs while it builds its own, and take chunks whenever they have room,
+// from the moment they are sent the rules: a worker's first chunks wait in its queue while it builds, so
+// it never idles until the main thread, busy with a chunk of its own, hears that it is ready. A chunk is
+// pure work, so one a worker could not finish (it died, failed to build its rules, or was still building
+// when the main thread needed the chunk) is simply detected again on the main thread.
 import { Worker } from 'node:worker_threads';
 import { CHUNK_WORKER_SCRIPT } from '../streams/index.js';
 import type { ChunkResult, ChunkWorkerData, FromChunkWorker, RuleInputs, ToChunkWorker } from '../streams/index.js';
@@ -16,15 +19,24 @@ interface Job {
 interface Slot {
   readonly worker: Worker;
   readonly jobs: Map<number, Job>;
+  /** Sent the rules: it takes chunks (queued until it has built them). */
+  loading: boolean;
   ready: boolean;
+  /** Its chunks were taken back while it built: it takes no more until it is ready. */
+  reclaimed: boolean;
   gone: boolean;
 }
 
 export interface ChunkPool {
   /** Chunks the workers may hold at once. */
   readonly capacity: number;
-  /** The chunk's result from a ready worker with room, or undefined when none has (the caller detects it). */
+  /** The chunk's result from a worker with room, or undefined when none has (the caller detects it). */
   offer(bytes: Uint8Array, now: number): Promise<ChunkResult> | undefined;
+  /**
+   * Takes back the chunks queued on workers still building their rules (their results reject, so that
+   * the caller detects them, never waiting on a build); those workers take no more until they are ready.
+   */
+  reclaim(): void;
   /** Send every worker the rules to build (once). */
   load(inputs: RuleInputs): void;
   close(): Promise<void>;
@@ -37,16 +49,19 @@ export interface ChunkPool {
 export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure: (worker: number, error: string) => void, script = CHUNK_WORKER_SCRIPT): ChunkPool {
   let nextId = 0;
   const slots: Slot[] = [];
+  const rejectAll = (slot: Slot, error: string): void => {
+    for (const job of slot.jobs.values()) job.reject(new Error(error));
+    slot.jobs.clear();
+  };
   const fail = (slot: Slot, index: number, error: string): void => {
     if (slot.gone) return;
     slot.gone = true;
     onFailure(index, error);
-    for (const job of slot.jobs.values()) job.reject(new Error(`detection worker ${String(index)}: ${error}`));
-    slot.jobs.clear();
+    rejectAll(slot, `detection worker ${String(index)}: ${error}`);
     void slot.worker.terminate();
   };
   for (let index = 0; index < workers; index++) {
-    const slot: Slot = { worker: new Worker(script, { workerData: data }), jobs: new Map(), ready: false, gone: false };
+    const slot: Slot = { worker: new Worker(script, { workerData: data }), jobs: new Map(), loading: false, ready: false, reclaimed: false, gone: false };
     slots.push(slot);
     slot.worker.on('message', (m: FromChunkWorker) => {
       if (m.type === 'loaded') slot.ready = true;
@@ -65,11 +80,18 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
     capacity: workers * QUEUE_PER_WORKER,
     load(inputs) {
       const message: ToChunkWorker = { type: 'rules', inputs };
-      for (const slot of slots) if (!slot.gone) slot.worker.postMessage(message);
+      for (const slot of slots) {
+        if (slot.gone) continue;
+        slot.worker.postMessage(message);
+        slot.loading = true;
+      }
     },
     offer(bytes, now) {
       let best: Slot | undefined;
-      for (const s of slots) if (s.ready && !s.gone && s.jobs.size < QUEUE_PER_WORKER && (best === undefined || s.jobs.size < best.jobs.size)) best = s;
+      for (const s of slots) {
+        const takes = s.ready || (s.loading && !s.reclaimed);
+        if (takes && !s.gone && s.jobs.size < QUEUE_PER_WORKER && (best === undefined || s.jobs.size < best.jobs.size)) best = s;
+      }
       if (best === undefined) return undefined;
       const id = nextId++;
       const slot = best;
@@ -77,6 +99,14 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
       // Copied, not transferred: the main thread keeps the bytes for a chunk it may have to detect itself.
       slot.worker.postMessage(message);
       return new Promise<ChunkResult>((resolve, reject) => slot.jobs.set(id, { resolve, reject }));
+    },
+    reclaim() {
+      for (const slot of slots) {
+        if (slot.ready || slot.gone || slot.jobs.size === 0) continue;
+        // The worker still detects what it was sent; its answers find no job and are dropped.
+        rejectAll(slot, 'taken back while the worker built its rules');
+        slot.reclaimed = true;
+      }
     },
     async close() {
       for (const slot of slots) slot.gone = true;

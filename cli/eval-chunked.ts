@@ -12,9 +12,10 @@ import { isJsonish, layoutOf, type InputLayout } from './read-events.js';
 
 /**
  * Chunks read ahead of the oldest unwritten one beyond what the workers hold: this thread keeps
- * detecting while a worker's chunk is still out (each chunk holds its input and output, about 0.4 MB).
+ * detecting while a worker's chunk is still out (each chunk holds its input and output, about 0.4 MB),
+ * also through a worker's first, cold chunks (its code not yet optimised, its first collections).
  */
-const AHEAD_OF_WORKERS = 16;
+const AHEAD_OF_WORKERS = 48;
 
 export interface ChunkedEval {
   readonly format: InputFormat;
@@ -79,6 +80,8 @@ export async function evalChunks(chunks: AsyncIterable<ChunkItem>, o: ChunkedEva
       return undefined;
     }
     if (entry.objects === true) return item;
+    // About to wait for a worker: one still building its rules gives its chunks back to be detected here.
+    if (entry.pending !== undefined && entry.settled !== true) o.pool?.reclaim();
     const r = entry.result ?? (await entry.pending?.catch(() => undefined)) ?? o.detect(item);
     run.events += r.events;
     run.parseErrors += r.parseErrors;

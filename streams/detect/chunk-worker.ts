@@ -42,7 +42,9 @@ let rules: DetectRules | undefined;
 port.on('message', (m: ToChunkWorker) => {
   if (m.type === 'rules') {
     try {
-      const { ruleSet } = buildRuleSetCached(m.inputs, data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined);
+      // Main hashed these very inputs to find the entry it shares: its key spares this thread hashing every rule text again.
+      const key = m.inputs.shared !== undefined ? Buffer.from(m.inputs.shared.key, 'hex') : undefined;
+      const { ruleSet } = buildRuleSetCached(m.inputs, data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined, undefined, key);
       rules = buildDetectRules(m.inputs, ruleSet);
       post({ type: 'loaded' });
     } catch (error) {

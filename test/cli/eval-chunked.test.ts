@@ -93,30 +93,51 @@ async function oneThread(text: string): Promise<{ out: string; parseErrors: numb
 
 /**
  * A worker that builds its rules for `joinAfter` macrotasks (as a real one's message arrives), holds up
- * to `room` chunks and answers each after `delays[i]` macrotasks (so out of order), failing the
- * `failAt`-th chunk it took.
+ * to `room` chunks (queued from the start, answered once it has built) and answers each after `delays[i]`
+ * macrotasks (so out of order), failing the `failAt`-th chunk it took; `reclaim` takes back the chunks it
+ * holds while it builds, after which it takes none until built.
  */
-function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number, room: number, delays: readonly number[], failAt: number): ChunkPool & { taken: number } {
+function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number, room: number, delays: readonly number[], failAt: number): ChunkPool & { taken: number; reclaimed: number } {
   let held = 0;
+  let refused = false;
+  /** Rejecters of the chunks taken while building. */
+  const early = new Set<() => void>();
   const build = (left: number): void => (left > 0 ? void setImmediate(() => build(left - 1)) : void (pool.ready = 1));
   const pool = {
     capacity: room,
     ready: 0,
     taken: 0,
+    reclaimed: 0,
     load: () => undefined,
     offer(bytes: Uint8Array) {
-      if (pool.ready === 0 || held >= room) return undefined;
+      if ((pool.ready === 0 && refused) || held >= room) return undefined;
       const i = pool.taken++;
       held++;
       return new Promise<ChunkResult>((resolve, reject) => {
+        let back = false;
+        const takeBack = (): void => {
+          back = true;
+          held--;
+          reject(new Error('taken back'));
+        };
+        if (pool.ready === 0) early.add(takeBack);
         const answer = (left: number): void => {
-          if (left > 0) return void setImmediate(() => answer(left - 1));
+          if (back) return;
+          if (pool.ready === 0 || left > 0) return void setImmediate(() => answer(pool.ready === 0 ? left : left - 1));
+          early.delete(takeBack);
           held--;
           if (i === failAt) reject(new Error('worker died'));
           else resolve(detect(bytes.slice()));
         };
         answer(delays[i % delays.length] ?? 0);
       });
+    },
+    reclaim() {
+      if (pool.ready !== 0 || early.size === 0) return;
+      for (const takeBack of early) takeBack();
+      pool.reclaimed += early.size;
+      early.clear();
+      refused = true;
     },
     close: () => Promise.resolve(),
   };
@@ -125,11 +146,12 @@ function fakePool(detect: (bytes: Uint8Array) => ChunkResult, joinAfter: number,
 }
 
 describe('evalChunks', () => {
-  it('writes the bytes of the one-thread run whatever the chunk size, join point, answer order and a failed chunk', async () => {
+  it('writes the bytes of the one-thread run whatever the chunk size, join point, answer order, a failed chunk and chunks taken back', async () => {
     const inputs = new Map<string, { text: string; reference: { out: string; parseErrors: number } }>();
-    /** Runs where the worker took chunks, and where one of them failed. */
+    /** Runs where the worker took chunks, where one of them failed, and where chunks were taken back from it. */
     let joined = 0;
     let failed = 0;
+    let reclaimed = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.record({
@@ -176,12 +198,14 @@ describe('evalChunks', () => {
           expect(run.rest !== undefined).toBe(pretty);
           if (pool.taken > 0) joined++;
           if (failAt >= 0 && failAt < pool.taken) failed++;
+          if (pool.reclaimed > 0) reclaimed++;
         },
       ),
       { numRuns: 40 },
     );
     expect(joined).toBeGreaterThan(5);
     expect(failed).toBeGreaterThan(0);
+    expect(reclaimed).toBeGreaterThan(0);
   }, 60_000);
 });
 
@@ -195,7 +219,7 @@ describe('chunk workers', () => {
     }
   };
 
-  it('answer a chunk as this thread does once they have built the rules, and report a build that fails', async () => {
+  it('queue chunks once sent the rules, give them back while building, answer as this thread does once built, and report a build that fails', async () => {
     const failures: string[] = [];
     const pool = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
     const broken = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
@@ -204,6 +228,12 @@ describe('chunk workers', () => {
       expect(pool.offer(bytes, 0)).toBeUndefined();
       pool.load(inputs);
       broken.load({ ...inputs, pipelines: [{ ref: 'no-such-pipeline' }] });
+      // Sent the rules, a worker queues chunks while it builds; taken back, they reject and it takes none until built.
+      const early = pool.offer(bytes, 0);
+      expect(early).toBeDefined();
+      pool.reclaim();
+      expect(pool.offer(bytes, 0)).toBeUndefined();
+      await expect(early).rejects.toThrow(/taken back/);
       const answer = await (await until(() => pool.offer(bytes, 0)));
       const inline = detectChunk(createBatchDetector(SETTINGS), rules, bytes, 0, true);
       expect(answer.correlate.length).toBeGreaterThan(0);

@@ -460,6 +460,7 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, heads: Key
   const attributes = attributesScratch;
   attributes.reset();
   keys.start();
+  heads.next();
   let seen = 0;
   let time: string | undefined;
   let observed: string | undefined;
@@ -560,50 +561,69 @@ const VALUE_OPEN = ascii(',"value":{"');
 const MEMBER_REST = ANY_VALUE_MEMBERS.map((name) => ascii(`${name.slice(1)}":`));
 /** AnyValue members by their first letter (`b`: bool, else bytes). */
 const MEMBER_BY_LETTER = new Uint8Array(128);
+/** Numbers kept per head by `KeyValueHeads`. */
+const HEAD_FIELDS = 5;
 for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
-const VALUE_CLOSE = ascii('}}');
 
 /**
  * The heads of the compact KeyValues read last at each index of a record's attributes
  * (`{"key":"k","value":{"stringValue":`), as spans of the request body with their member and key
  * length. The records of an export mostly repeat their keys in the same order, so a head is matched
- * against the previous record's bytes a word at a time instead of read again (keys with ASCII bytes only).
+ * against the previous record's bytes a word at a time instead of read again.
  */
 class KeyValueHeads {
-  /** Per attribute index: where the head lies, its length, its member, its key's length. */
+  /** Per attribute index: where the head lies, its length, its member, its key's length, the record that read it last. */
   private readonly heads: number[] = [];
   private readonly view: DataView;
+  /** The record being read (counted from 1). */
+  private record = 0;
+  /** The record that read the head last matched before this one. */
+  private previous = 0;
 
   constructor(private readonly buf: Buffer) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
-  /** The member of the head at `index` when the bytes at `from` repeat it, else 0. */
+  /** A new record. */
+  next(): void {
+    this.record++;
+  }
+
+  /** The member of the head at `index` when the bytes at `from` repeat it (now read by this record), else 0. */
   match(from: number, index: number): number {
-    const k = 4 * index;
+    const k = HEAD_FIELDS * index;
     const { heads } = this;
     if (k >= heads.length) return 0;
     const at = heads[k] as number;
     const to = from + (heads[k + 1] as number);
-    return to <= this.buf.length && sameBytes(this.buf, this.view, at, at + (heads[k + 1] as number), from, to) ? (heads[k + 2] as number) : 0;
+    if (to > this.buf.length || !sameBytes(this.buf, this.view, at, at + (heads[k + 1] as number), from, to)) return 0;
+    this.previous = heads[k + 4] as number;
+    heads[k + 4] = this.record;
+    return heads[k + 2] as number;
+  }
+
+  /** The record before this one read the head last matched: both have the same key at its index. */
+  repeated(): boolean {
+    return this.previous === this.record - 1;
   }
 
   length(index: number): number {
-    return this.heads[4 * index + 1] as number;
+    return this.heads[HEAD_FIELDS * index + 1] as number;
   }
 
   keyLength(index: number): number {
-    return this.heads[4 * index + 3] as number;
+    return this.heads[HEAD_FIELDS * index + 3] as number;
   }
 
   note(index: number, from: number, length: number, member: number, keyLength: number): void {
-    const k = 4 * index;
+    const k = HEAD_FIELDS * index;
     const { heads } = this;
     // Indices come in order from 0: a new one is pushed, an old one overwritten.
     heads[k] = from;
     heads[k + 1] = length;
     heads[k + 2] = member;
     heads[k + 3] = keyLength;
+    heads[k + 4] = this.record;
   }
 }
 
@@ -618,8 +638,8 @@ function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys, heads
   const written = w.pos;
   const keyFrom = start + KEY_OPEN.length;
   let keyTo: number;
-  let keyAscii = true;
   let member = heads.match(start, index);
+  const repeated = member !== 0 && heads.repeated();
   if (member !== 0) {
     keyTo = keyFrom + heads.keyLength(index);
     r.pos = start + heads.length(index);
@@ -630,16 +650,15 @@ function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys, heads
       return false;
     }
     keyTo = r.to;
-    keyAscii = r.ascii;
-    if (keyAscii) heads.note(index, start, r.pos - start, member, keyTo - keyFrom);
+    heads.note(index, start, r.pos - start, member, keyTo - keyFrom);
   }
-  w.char(COMMA);
-  if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
-  else w.string(r.buf, keyFrom, keyTo);
-  w.char(COLON);
+  w.name(r.buf, keyFrom, keyTo);
   writeMember(r, w, member);
-  if (r.follows(VALUE_CLOSE)) {
-    keys.add(keyFrom, keyTo);
+  const { buf, pos } = r;
+  if (buf[pos] === RBRACE && buf[pos + 1] === RBRACE) {
+    r.pos = pos + 2;
+    if (repeated) keys.repeat(keyFrom, keyTo);
+    else keys.add(keyFrom, keyTo);
     return true;
   }
   r.pos = start;
@@ -665,7 +684,6 @@ function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
   if (r.peek() !== LBRACE) throw UNCOMMON;
   let keyFrom = -1;
   let keyTo = -1;
-  let keyAscii = true;
   let hasValue = false;
   if (r.enter(LBRACE, RBRACE)) {
     do {
@@ -677,15 +695,11 @@ function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
         if (r.escaped) throw BY_OBJECT;
         keyFrom = r.from;
         keyTo = r.to;
-        keyAscii = r.ascii;
       } else if (r.is('value')) {
         // A value before its key, a second one, or one that is not an object: as objects.
         if (hasValue || keyFrom < 0 || r.peek() !== LBRACE) throw BY_OBJECT;
         hasValue = true;
-        w.char(COMMA);
-        if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
-        else w.string(r.buf, keyFrom, keyTo);
-        w.char(COLON);
+        w.name(r.buf, keyFrom, keyTo);
         writeAnyValue(r, w);
       } else r.skip(5);
     } while (r.more(RBRACE));

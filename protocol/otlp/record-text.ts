@@ -122,6 +122,9 @@ export class AttributeKeys {
   private keys: number[] = [];
   private n = 0;
   private same = true;
+  /** Whether the record before this one had its keys checked (they are `checked`), and whether this one has. */
+  private previousChecked = false;
+  private thisChecked = false;
 
   /** `buf` for word reads. */
   private readonly view: DataView;
@@ -134,6 +137,8 @@ export class AttributeKeys {
   start(): void {
     this.n = 0;
     this.same = true;
+    this.previousChecked = this.thisChecked;
+    this.thisChecked = false;
   }
 
   add(from: number, to: number): void {
@@ -143,13 +148,21 @@ export class AttributeKeys {
     this.same &&= i < this.checked.length && sameBytes(this.buf, this.view, from, to, this.checked[i] as number, this.checked[i + 1] as number);
   }
 
+  /** A key known to hold the bytes of the key at the same index of the record before this one. */
+  repeat(from: number, to: number): void {
+    const i = 2 * this.n++;
+    this.keys[i] = from;
+    this.keys[i + 1] = to;
+    this.same &&= this.previousChecked && i < this.checked.length;
+  }
+
   /** The record's keys can be written as they came. */
   plain(): boolean {
-    if (this.same && 2 * this.n === this.checked.length) return true;
+    if (this.same && 2 * this.n === this.checked.length) return (this.thisChecked = true);
     this.keys.length = 2 * this.n;
     if (!plainKeys(this.buf, this.keys)) return false;
     [this.checked, this.keys] = [this.keys, this.checked];
-    return true;
+    return (this.thisChecked = true);
   }
 }
 
@@ -157,9 +170,15 @@ export class AttributeKeys {
 export function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
   const n = to - from;
   if (aTo - aFrom !== n) return false;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) if (view.getInt32(aFrom + i) !== view.getInt32(from + i)) return false;
-  for (; i < n; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
+  if (n < 4) {
+    for (let i = 0; i < n; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
+    return true;
+  }
+  // Whole words, the last one ending at the end (it may overlap the one before).
+  for (let i = 0; i < n; i += 4) {
+    const at = Math.min(i, n - 4);
+    if (view.getInt32(aFrom + at, true) !== view.getInt32(from + at, true)) return false;
+  }
   return true;
 }
 

@@ -77,6 +77,11 @@ export class JsonBytes {
     this.view = viewOf(grown);
   }
 
+  /** Byte `at` (written before) becomes the ASCII character `code`. */
+  put(at: number, code: number): void {
+    this.buf[at] = code;
+  }
+
   /** One ASCII character (punctuation). */
   char(code: number): void {
     this.room(1);

@@ -48,6 +48,11 @@ export class RecordLines {
     this.start = this.w.pos;
   }
 
+  /** The record begun is written again from its start. */
+  rewind(): void {
+    this.w.pos = this.start;
+  }
+
   /** What was written since the last complete record is dropped. */
   cancel(): void {
     this.truncate(this.length);
@@ -72,12 +77,13 @@ export class RecordLines {
   }
 
   /**
-   * The lines in buffers of their own (the writer's). The bytes of strings were copied from the request
-   * unchecked: text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
+   * The lines in buffers of their own (the writer's). Where the bytes of strings were copied from the
+   * request unchecked (`utf8` false), text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal
+   * `TextDecoder` reject it); `utf8`: whole strings were copied from a request checked to be UTF-8.
    */
-  done(): ByteLines {
+  done(utf8 = false): ByteLines {
     const bytes = this.w.take();
-    if (!isUtf8(bytes)) throw UNCOMMON;
+    if (!utf8 && !isUtf8(bytes)) throw UNCOMMON;
     return new ByteLines(bytes, Int32Array.from(this.bounds));
   }
 }

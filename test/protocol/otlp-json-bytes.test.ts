@@ -29,6 +29,26 @@ describe('JsonBytes.literal', () => {
   });
 });
 
+describe('JsonBytes.name', () => {
+  it('writes a member name needing no escapes, at any offset, as JSON.stringify writes it after a comma', () => {
+    const plain = text.map((s) => s.replace(/["\\\x00-\x1f]/gu, '').replace(/[\ud800-\udfff]/gu, ''));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(plain, fc.nat({ max: 7 })), { minLength: 1, maxLength: 8 }), (parts) => {
+        const w = new JsonBytes();
+        let expected = '';
+        for (const [s, offset] of parts) {
+          const bytes = Buffer.from(s, 'utf8');
+          const src = Buffer.concat([Buffer.alloc(offset, 0x22), bytes, Buffer.alloc(offset, 0x5c)]);
+          w.name(src, offset, offset + bytes.length);
+          expected += `,${JSON.stringify(s)}:`;
+        }
+        expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('JsonBytes.string', () => {
   it('writes the UTF-8 bytes of any string at any offset as JSON.stringify does', () => {
     fc.assert(

@@ -181,11 +181,9 @@ export function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: numbe
     return true;
   }
   // Whole words, the last one ending at the end (it may overlap the one before).
-  for (let i = 0; i < n; i += 4) {
-    const at = Math.min(i, n - 4);
-    if (view.getInt32(aFrom + at, true) !== view.getInt32(from + at, true)) return false;
-  }
-  return true;
+  const last = n - 4;
+  for (let i = 0; i < last; i += 4) if (view.getInt32(aFrom + i, true) !== view.getInt32(from + i, true)) return false;
+  return view.getInt32(aFrom + last, true) === view.getInt32(from + last, true);
 }
 
 /** Distinct, unreserved keys (spans: from, to, …) that cannot be array indices (no leading digit). */

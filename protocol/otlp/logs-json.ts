@@ -453,7 +453,7 @@ function recordMember(r: JsonReader): number {
 /** The members of a record that give the keys §17.3 puts before its attributes. */
 const HEAD_MEMBERS = TIME | OBSERVED | SEVERITY | SEVERITY_TEXT | BODY | TRACE_ID | SPAN_ID;
 
-/** The keys §17.3 puts first in a record's event, from its members (one per request, reset per record). */
+/** The keys §17.3 puts first in a record's event, from its members (one instance, reset per record). */
 class RecordHead {
   time: string | undefined;
   observed: string | undefined;

@@ -291,7 +291,7 @@ interface Tail {
   readonly text: Buffer;
 }
 
-/** Where each record's attributes are written before they go to its text (ids may follow them). */
+/** Where a record's attributes go aside when a member that gives a key before them follows them. */
 const attributesScratch = new JsonBytes();
 
 /** One JSON event text per LogRecord of an OTLP/JSON request, as UTF-8 lines; throws `UNCOMMON` to leave it to `JSON.parse`. */
@@ -321,7 +321,8 @@ export function flattenJsonLogs(body: Uint8Array): ByteLines {
     } while (r.more(RBRACE));
   }
   if (r.peek() !== -1) throw UNCOMMON;
-  return events.done();
+  // Strings are copied whole (between ASCII quotes) from the body checked above: the lines are UTF-8.
+  return events.done(true);
 }
 
 /**
@@ -449,26 +450,84 @@ function recordMember(r: JsonReader): number {
   return i < 0 ? 0 : 1 << i;
 }
 
+/** The members of a record that give the keys §17.3 puts before its attributes. */
+const HEAD_MEMBERS = TIME | OBSERVED | SEVERITY | SEVERITY_TEXT | BODY | TRACE_ID | SPAN_ID;
+
+/** The keys §17.3 puts first in a record's event, from its members (one instance, reset per record). */
+class RecordHead {
+  time: string | undefined;
+  observed: string | undefined;
+  severity = 0;
+  severityText = '';
+  /** The body's value as JSON text, when it has one. */
+  body: string | undefined;
+  traceId = '';
+  spanId = '';
+
+  reset(): void {
+    this.time = undefined;
+    this.observed = undefined;
+    this.severity = 0;
+    this.severityText = '';
+    this.body = undefined;
+    this.traceId = '';
+    this.spanId = '';
+  }
+
+  /** The body member at `buf[from, to)`; a kvlist body (its entries at top level) is left to objects. */
+  readBody(buf: Buffer, from: number, to: number): void {
+    if (buf[from] !== LBRACE) return;
+    const body = bodyOf(JSON.parse(buf.toString('utf8', from, to)), 'hex');
+    if (body !== undefined && 'entries' in body) throw BY_OBJECT;
+    if (body !== undefined) this.body = JSON.stringify(body.value);
+  }
+
+  /** Whether no key comes from these members. */
+  empty(): boolean {
+    return this.time === undefined && this.observed === undefined && this.severity === 0 && this.severityText === '' && this.body === undefined && this.traceId === '' && this.spanId === '';
+  }
+
+  /** Starts the record's text with `{` and these keys: false when it wrote none (the next key takes no comma). */
+  write(lines: RecordLines): boolean {
+    let wrote = startRecord(lines, this.time, this.observed, this.severity);
+    const { w } = lines;
+    const key = (literal: string, text: string): void => {
+      w.ascii(wrote ? `,${literal}` : literal);
+      w.json(text);
+      wrote = true;
+    };
+    if (this.severityText !== '') key('"severity_text":', JSON.stringify(this.severityText));
+    if (this.body !== undefined) key('"body":', this.body);
+    if (this.traceId !== '') key('"trace_id":', JSON.stringify(this.traceId));
+    if (this.spanId !== '') key('"span_id":', JSON.stringify(this.spanId));
+    return wrote;
+  }
+}
+
+/** Where a record's head is read (requests are read one at a time). */
+const recordHead = new RecordHead();
+
 /**
- * A record's event text into `lines`: the keys §17.3 puts first, its attributes in the order they came
- * (written aside as they are read, since ids may follow them), then `tail`. Throws `BY_OBJECT` where
- * the text would differ from the object's (the record's text left unfinished).
+ * A record's event text into `lines`: the keys §17.3 puts first, its attributes in the order they came,
+ * then `tail`. The attributes are written where they go, after the keys of the members read before them
+ * (exporters send those first); a member giving a key that follows them moves them aside and back.
+ * Throws `BY_OBJECT` where the text would differ from the object's (the record's text left unfinished).
  */
 function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, heads: KeyValueHeads, lines: RecordLines): void {
   if (r.peek() !== LBRACE) throw UNCOMMON;
+  const head = recordHead;
   const { buf } = r;
-  const attributes = attributesScratch;
-  attributes.reset();
+  const { w } = lines;
+  head.reset();
   keys.start();
+  heads.next();
   let seen = 0;
-  let time: string | undefined;
-  let observed: string | undefined;
-  let severity = 0;
-  let severityText = '';
-  let bodyFrom = -1;
-  let bodyTo = -1;
-  let traceId = '';
-  let spanId = '';
+  /** The members seen before the attributes. */
+  let before = 0;
+  /** Where the attributes start in `w` (each written with a comma before it), -1 before they are read. */
+  let attributesFrom = -1;
+  /** No key written before the attributes: the record's `{` takes the place of the first one's comma. */
+  let bare = false;
   if (r.enter(LBRACE, RBRACE)) {
     do {
       r.field();
@@ -477,38 +536,45 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, heads: Key
       seen |= member;
       switch (member) {
         case ATTRIBUTES:
+          before = seen;
+          bare = head.empty();
+          if (bare) lines.begin();
+          else head.write(lines);
+          attributesFrom = w.pos;
           if (r.enter(LBRACKET, RBRACKET)) {
             let index = 0;
-            do if (!compactKeyValue(r, attributes, keys, heads, index++)) keyValue(r, attributes, keys);
+            do if (!compactKeyValue(r, w, keys, heads, index++)) keyValue(r, w, keys);
             while (r.more(RBRACKET));
           }
           break;
         case TIME:
-          time = nanosToRfc3339(int64(r));
+          head.time = nanosToRfc3339(int64(r));
           break;
         case OBSERVED:
-          observed = nanosToRfc3339(int64(r));
+          head.observed = nanosToRfc3339(int64(r));
           break;
         case SEVERITY: {
           const c = r.peek();
           if (c !== MINUS && !isDigit(c)) throw UNCOMMON;
-          severity = r.number();
+          const severity = r.number();
           if (!Number.isInteger(severity)) throw UNCOMMON;
+          head.severity = severity;
           break;
         }
         case SEVERITY_TEXT:
-          severityText = stringMember(r);
+          head.severityText = stringMember(r);
           break;
-        case BODY:
-          bodyFrom = r.at();
+        case BODY: {
+          const from = r.at();
           r.skip(4);
-          bodyTo = r.pos;
+          head.readBody(buf, from, r.pos);
           break;
+        }
         case TRACE_ID:
-          traceId = idHex(stringMember(r), 'hex');
+          head.traceId = idHex(stringMember(r), 'hex');
           break;
         case SPAN_ID:
-          spanId = idHex(stringMember(r), 'hex');
+          head.spanId = idHex(stringMember(r), 'hex');
           break;
         default:
           r.skip(4);
@@ -516,38 +582,26 @@ function recordText(r: JsonReader, tail: Buffer, keys: AttributeKeys, heads: Key
     } while (r.more(RBRACE));
   }
   if (!keys.plain()) throw BY_OBJECT;
-  const { w } = lines;
-  let first = !startRecord(lines, time, observed, severity);
-  const key = (literal: string): void => {
-    w.ascii(first ? literal : `,${literal}`);
-    first = false;
-  };
-  if (severityText !== '') {
-    key('"severity_text":');
-    w.json(JSON.stringify(severityText));
-  }
-  if (bodyFrom >= 0 && buf[bodyFrom] === LBRACE) {
-    const body = bodyOf(JSON.parse(buf.toString('utf8', bodyFrom, bodyTo)), 'hex');
-    if (body !== undefined && 'entries' in body) throw BY_OBJECT;
-    if (body !== undefined) {
-      key('"body":');
-      w.json(JSON.stringify(body.value));
+  let first: boolean;
+  if (attributesFrom < 0) first = !head.write(lines);
+  else if ((seen & ~before & HEAD_MEMBERS) !== 0) {
+    // A key before the attributes came after them: they go aside while the keys are written.
+    const aside = attributesScratch;
+    aside.reset();
+    aside.append(w, attributesFrom);
+    lines.rewind();
+    first = !head.write(lines);
+    if (aside.pos > 0) {
+      w.append(aside, first ? 1 : 0);
+      first = false;
     }
+  } else if (!bare) first = false;
+  else {
+    first = w.pos === attributesFrom;
+    if (first) w.char(LBRACE);
+    else w.put(attributesFrom, LBRACE);
   }
-  if (traceId !== '') {
-    key('"trace_id":');
-    w.json(JSON.stringify(traceId));
-  }
-  if (spanId !== '') {
-    key('"span_id":');
-    w.json(JSON.stringify(spanId));
-  }
-  // Each attribute was written with a comma before it.
-  if (attributes.pos > 0) {
-    w.append(attributes, first ? 1 : 0);
-    first = false;
-  }
-  // The tail starts with a comma too; a record with no key before it drops that.
+  // The tail starts with a comma; a record with no key before it drops that.
   w.bytes(tail, first && tail.length > 0 ? 1 : 0);
   w.char(RBRACE);
   lines.end();
@@ -560,50 +614,69 @@ const VALUE_OPEN = ascii(',"value":{"');
 const MEMBER_REST = ANY_VALUE_MEMBERS.map((name) => ascii(`${name.slice(1)}":`));
 /** AnyValue members by their first letter (`b`: bool, else bytes). */
 const MEMBER_BY_LETTER = new Uint8Array(128);
+/** Numbers kept per head by `KeyValueHeads`. */
+const HEAD_FIELDS = 5;
 for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
-const VALUE_CLOSE = ascii('}}');
 
 /**
  * The heads of the compact KeyValues read last at each index of a record's attributes
  * (`{"key":"k","value":{"stringValue":`), as spans of the request body with their member and key
  * length. The records of an export mostly repeat their keys in the same order, so a head is matched
- * against the previous record's bytes a word at a time instead of read again (keys with ASCII bytes only).
+ * against the previous record's bytes a word at a time instead of read again.
  */
 class KeyValueHeads {
-  /** Per attribute index: where the head lies, its length, its member, its key's length. */
+  /** Per attribute index: where the head lies, its length, its member, its key's length, the record that read it last. */
   private readonly heads: number[] = [];
   private readonly view: DataView;
+  /** The record being read (counted from 1). */
+  private record = 0;
+  /** The record that read the head last matched before this one. */
+  private previous = 0;
 
   constructor(private readonly buf: Buffer) {
     this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
-  /** The member of the head at `index` when the bytes at `from` repeat it, else 0. */
+  /** A new record. */
+  next(): void {
+    this.record++;
+  }
+
+  /** The member of the head at `index` when the bytes at `from` repeat it (now read by this record), else 0. */
   match(from: number, index: number): number {
-    const k = 4 * index;
+    const k = HEAD_FIELDS * index;
     const { heads } = this;
     if (k >= heads.length) return 0;
     const at = heads[k] as number;
     const to = from + (heads[k + 1] as number);
-    return to <= this.buf.length && sameBytes(this.buf, this.view, at, at + (heads[k + 1] as number), from, to) ? (heads[k + 2] as number) : 0;
+    if (to > this.buf.length || !sameBytes(this.buf, this.view, at, at + (heads[k + 1] as number), from, to)) return 0;
+    this.previous = heads[k + 4] as number;
+    heads[k + 4] = this.record;
+    return heads[k + 2] as number;
+  }
+
+  /** The record before this one read the head last matched: both have the same key at its index. */
+  repeated(): boolean {
+    return this.previous === this.record - 1;
   }
 
   length(index: number): number {
-    return this.heads[4 * index + 1] as number;
+    return this.heads[HEAD_FIELDS * index + 1] as number;
   }
 
   keyLength(index: number): number {
-    return this.heads[4 * index + 3] as number;
+    return this.heads[HEAD_FIELDS * index + 3] as number;
   }
 
   note(index: number, from: number, length: number, member: number, keyLength: number): void {
-    const k = 4 * index;
+    const k = HEAD_FIELDS * index;
     const { heads } = this;
     // Indices come in order from 0: a new one is pushed, an old one overwritten.
     heads[k] = from;
     heads[k + 1] = length;
     heads[k + 2] = member;
     heads[k + 3] = keyLength;
+    heads[k + 4] = this.record;
   }
 }
 
@@ -618,8 +691,8 @@ function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys, heads
   const written = w.pos;
   const keyFrom = start + KEY_OPEN.length;
   let keyTo: number;
-  let keyAscii = true;
   let member = heads.match(start, index);
+  const repeated = member !== 0 && heads.repeated();
   if (member !== 0) {
     keyTo = keyFrom + heads.keyLength(index);
     r.pos = start + heads.length(index);
@@ -630,16 +703,15 @@ function compactKeyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys, heads
       return false;
     }
     keyTo = r.to;
-    keyAscii = r.ascii;
-    if (keyAscii) heads.note(index, start, r.pos - start, member, keyTo - keyFrom);
+    heads.note(index, start, r.pos - start, member, keyTo - keyFrom);
   }
-  w.char(COMMA);
-  if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
-  else w.string(r.buf, keyFrom, keyTo);
-  w.char(COLON);
+  w.name(r.buf, keyFrom, keyTo);
   writeMember(r, w, member);
-  if (r.follows(VALUE_CLOSE)) {
-    keys.add(keyFrom, keyTo);
+  const { buf, pos } = r;
+  if (buf[pos] === RBRACE && buf[pos + 1] === RBRACE) {
+    r.pos = pos + 2;
+    if (repeated) keys.repeat(keyFrom, keyTo);
+    else keys.add(keyFrom, keyTo);
     return true;
   }
   r.pos = start;
@@ -665,7 +737,6 @@ function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
   if (r.peek() !== LBRACE) throw UNCOMMON;
   let keyFrom = -1;
   let keyTo = -1;
-  let keyAscii = true;
   let hasValue = false;
   if (r.enter(LBRACE, RBRACE)) {
     do {
@@ -677,15 +748,11 @@ function keyValue(r: JsonReader, w: JsonBytes, keys: AttributeKeys): void {
         if (r.escaped) throw BY_OBJECT;
         keyFrom = r.from;
         keyTo = r.to;
-        keyAscii = r.ascii;
       } else if (r.is('value')) {
         // A value before its key, a second one, or one that is not an object: as objects.
         if (hasValue || keyFrom < 0 || r.peek() !== LBRACE) throw BY_OBJECT;
         hasValue = true;
-        w.char(COMMA);
-        if (keyAscii) w.quoted(r.buf, keyFrom, keyTo);
-        else w.string(r.buf, keyFrom, keyTo);
-        w.char(COLON);
+        w.name(r.buf, keyFrom, keyTo);
         writeAnyValue(r, w);
       } else r.skip(5);
     } while (r.more(RBRACE));

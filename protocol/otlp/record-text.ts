@@ -48,6 +48,11 @@ export class RecordLines {
     this.start = this.w.pos;
   }
 
+  /** The record begun is written again from its start. */
+  rewind(): void {
+    this.w.pos = this.start;
+  }
+
   /** What was written since the last complete record is dropped. */
   cancel(): void {
     this.truncate(this.length);
@@ -72,12 +77,13 @@ export class RecordLines {
   }
 
   /**
-   * The lines in buffers of their own (the writer's). The bytes of strings were copied from the request
-   * unchecked: text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal `TextDecoder` reject it).
+   * The lines in buffers of their own (the writer's). Where the bytes of strings were copied from the
+   * request unchecked (`utf8` false), text that is not UTF-8 throws `UNCOMMON` (protobufjs and a fatal
+   * `TextDecoder` reject it); `utf8`: whole strings were copied from a request checked to be UTF-8.
    */
-  done(): ByteLines {
+  done(utf8 = false): ByteLines {
     const bytes = this.w.take();
-    if (!isUtf8(bytes)) throw UNCOMMON;
+    if (!utf8 && !isUtf8(bytes)) throw UNCOMMON;
     return new ByteLines(bytes, Int32Array.from(this.bounds));
   }
 }
@@ -122,6 +128,9 @@ export class AttributeKeys {
   private keys: number[] = [];
   private n = 0;
   private same = true;
+  /** Whether the record before this one had its keys checked (they are `checked`), and whether this one has. */
+  private previousChecked = false;
+  private thisChecked = false;
 
   /** `buf` for word reads. */
   private readonly view: DataView;
@@ -134,6 +143,8 @@ export class AttributeKeys {
   start(): void {
     this.n = 0;
     this.same = true;
+    this.previousChecked = this.thisChecked;
+    this.thisChecked = false;
   }
 
   add(from: number, to: number): void {
@@ -143,13 +154,21 @@ export class AttributeKeys {
     this.same &&= i < this.checked.length && sameBytes(this.buf, this.view, from, to, this.checked[i] as number, this.checked[i + 1] as number);
   }
 
+  /** A key known to hold the bytes of the key at the same index of the record before this one. */
+  repeat(from: number, to: number): void {
+    const i = 2 * this.n++;
+    this.keys[i] = from;
+    this.keys[i + 1] = to;
+    this.same &&= this.previousChecked && i < this.checked.length;
+  }
+
   /** The record's keys can be written as they came. */
   plain(): boolean {
-    if (this.same && 2 * this.n === this.checked.length) return true;
+    if (this.same && 2 * this.n === this.checked.length) return (this.thisChecked = true);
     this.keys.length = 2 * this.n;
     if (!plainKeys(this.buf, this.keys)) return false;
     [this.checked, this.keys] = [this.keys, this.checked];
-    return true;
+    return (this.thisChecked = true);
   }
 }
 
@@ -157,10 +176,14 @@ export class AttributeKeys {
 export function sameBytes(buf: Buffer, view: DataView, aFrom: number, aTo: number, from: number, to: number): boolean {
   const n = to - from;
   if (aTo - aFrom !== n) return false;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) if (view.getInt32(aFrom + i) !== view.getInt32(from + i)) return false;
-  for (; i < n; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
-  return true;
+  if (n < 4) {
+    for (let i = 0; i < n; i++) if (buf[aFrom + i] !== buf[from + i]) return false;
+    return true;
+  }
+  // Whole words, the last one ending at the end (it may overlap the one before).
+  const last = n - 4;
+  for (let i = 0; i < last; i += 4) if (view.getInt32(aFrom + i, true) !== view.getInt32(from + i, true)) return false;
+  return view.getInt32(aFrom + last, true) === view.getInt32(from + last, true);
 }
 
 /** Distinct, unreserved keys (spans: from, to, …) that cannot be array indices (no leading digit). */

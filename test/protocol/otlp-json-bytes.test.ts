@@ -29,22 +29,34 @@ describe('JsonBytes.literal', () => {
   });
 });
 
+/**
+ * Strings from `strings`, each at an offset in a source of its own with bytes around it that a writer
+ * must not take, written one after the other by `write`: the text is what `expected` makes of them.
+ */
+function writesEach(strings: fc.Arbitrary<string>, write: (w: JsonBytes, src: Buffer, from: number, to: number) => void, expected: (s: string) => string, numRuns: number): void {
+  fc.assert(
+    fc.property(fc.array(fc.tuple(strings, fc.nat({ max: 7 })), { minLength: 1, maxLength: 8 }), (parts) => {
+      const w = new JsonBytes();
+      for (const [s, offset] of parts) {
+        const bytes = Buffer.from(s, 'utf8');
+        write(w, Buffer.concat([Buffer.alloc(offset, 0x22), bytes, Buffer.alloc(3, 0x5c)]), offset, offset + bytes.length);
+      }
+      expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(parts.map(([s]) => expected(s)).join(''));
+    }),
+    { numRuns },
+  );
+}
+
+describe('JsonBytes.name', () => {
+  it('writes a member name needing no escapes, at any offset, as JSON.stringify writes it after a comma', () => {
+    const plain = text.map((s) => s.replace(/["\\\x00-\x1f]/gu, '').replace(/[\ud800-\udfff]/gu, ''));
+    writesEach(plain, (w, src, from, to) => w.name(src, from, to), (s) => `,${JSON.stringify(s)}:`, 300);
+  });
+});
+
 describe('JsonBytes.string', () => {
   it('writes the UTF-8 bytes of any string at any offset as JSON.stringify does', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(text, fc.nat({ max: 7 })), { minLength: 1, maxLength: 8 }), (parts) => {
-        const w = new JsonBytes();
-        let expected = '';
-        for (const [s, offset] of parts) {
-          const bytes = Buffer.from(s, 'utf8');
-          const src = Buffer.concat([Buffer.alloc(offset, 0x22), bytes, Buffer.alloc(3, 0x5c)]);
-          w.string(src, offset, offset + bytes.length);
-          expected += JSON.stringify(s);
-        }
-        expect(Buffer.from(w.copy(0, w.pos)).toString('utf8')).toBe(expected);
-      }),
-      { numRuns: 500 },
-    );
+    writesEach(text, (w, src, from, to) => w.string(src, from, to), (s) => JSON.stringify(s), 500);
   });
 
   it('hands its bytes over when they fill most of its buffer, else a copy of them', () => {

@@ -105,6 +105,36 @@ describe('OTLP/JSON logs read byte by byte', () => {
     );
   });
 
+  it('puts the keys before the attributes whichever order the members come in, empty values included', () => {
+    // Members §17.3 maps, each with a value giving a key or none (empty, zero, an empty body).
+    const members: fc.Arbitrary<[string, unknown]>[] = [
+      fc.constantFrom<unknown>('', 'INFO').map((v) => ['severityText', v]),
+      fc.constantFrom<unknown>(0, 9).map((v) => ['severityNumber', v]),
+      fc.constantFrom<unknown>({}, { stringValue: '' }, { stringValue: 'x\n' }, { intValue: 3 }).map((v) => ['body', v]),
+      fc.constantFrom<unknown>('', 'ab'.repeat(16)).map((v) => ['traceId', v]),
+      fc.constantFrom<unknown>('', '01'.repeat(8)).map((v) => ['spanId', v]),
+      fc.constantFrom<unknown>('1700000000000000001', 1700000000000000000).map((v) => ['timeUnixNano', v]),
+      fc.subarray(['EventID', 'Image', 'User']).map((keys) => ['attributes', keys.map((key, i) => ({ key, value: i === 0 ? { intValue: 4 } : { stringValue: `C:\\${key}` } }))]),
+    ];
+    const record = fc.tuple(...members).chain((all) => fc.shuffledSubarray(all));
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 4 }), (records) => {
+        const text = records.map((pairs) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`).join(',');
+        const b = Buffer.from(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${text}]}]}]}`);
+        expect(onFastPath(flattenJsonLogs, b)).toBe(true);
+        expect(asTexts(decodeJsonLogs(b))).toEqual(decodeJsonLogsByObject(b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('checks the keys of a record repeating those of a record before it whose keys collided', () => {
+    const kv = (key: string, v: number): string => `{"key":"${key}","value":{"intValue":${String(v)}}}`;
+    const records = [['a', 'b'], ['a', 'a'], ['a', 'a'], ['a', 'b'], ['a', 'b']].map((keys) => `{"attributes":[${keys.map((k, i) => kv(k, i)).join(',')}]}`);
+    const b = Buffer.from(`{"resourceLogs":[{"scopeLogs":[{"logRecords":[${records.join(',')}]}]}]}`);
+    expect(flattenJsonLogs(b).texts()).toEqual(['{"a":0,"b":1}', '{"a":1}', '{"a":1}', '{"a":0,"b":1}', '{"a":0,"b":1}']);
+  });
+
   it('reads an exporter-shaped request on the fast path, heads after their items included', () => {
     const record = (i: number) => ({
       timeUnixNano: `170000000000000000${i}`,

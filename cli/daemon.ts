@@ -139,7 +139,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   // Subscribed beside the rest of start-up and awaited just before ready: the watcher crawls the rule tree on
   // its own thread, once the cache entry read ahead on the thread pool is in (both would share the other core).
   const files = watchRuleFiles(resolve(rulesPath), { clock, log: log.child({ component: 'reload' }) }, texts.ok ? texts.ahead?.bytes : undefined);
-  /** A start-up failure: the sources and watchers already started are stopped with it. */
+  /** Every start-up failure from here on: the sources and watchers already started are stopped with it. */
   const exit = (message: string, code: number): DaemonExit => {
     void sources?.stop();
     void files.stop();
@@ -149,10 +149,9 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   if (!loaded.ok) {
     logProblems(log, loaded.problems);
     readiness.send({ type: 'load_failed', at: clock.now(), error: loaded.reason });
-    void files.stop();
     // A pipeline that does not load is a bad flag (exit 3, §2.3); bad rule files fail the rule load (exit 2).
-    if (loaded.failure === 'pipeline') throw new DaemonExit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
-    throw new DaemonExit(`initial rule load failed: ${loaded.reason}`, 2);
+    if (loaded.failure === 'pipeline') throw exit(`${settingName('pipelines')}: ${loaded.reason}`, 3);
+    throw exit(`initial rule load failed: ${loaded.reason}`, 2);
   }
   const observe = await observeSettings(config, log);
   const detect = observe === undefined ? settings.detect : { ...settings.detect, observe };
@@ -162,7 +161,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   readiness.send({ type: 'rules_loaded', at: clock.now() });
 
   const webhooks = await loadDaemonWebhooks(config, process.env).catch((error: unknown) => {
-    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
+    throw exit(error instanceof Error ? error.message : String(error), 3);
   });
   let store: StateStore;
   try {
@@ -170,7 +169,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     store = config.state.db !== undefined ? await openLmdbStateStore(config.state.db, options) : await openMemoryStateStore(options);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new DaemonExit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
+    throw exit(config.state.db !== undefined ? `${settingName('state.db')} ${config.state.db}: ${reason}` : `cannot open the state store: ${reason}`, 3);
   }
 
   const journal: JournalBuffer = { at: clock.now(), drafts: [], tickedAt: -1 };
@@ -187,12 +186,12 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
   let active: ActiveRules = { ruleSet: loaded.ruleSet, runtime: new CorrelationRuntime(defs, optionsFor(loaded.ruleSet)) };
   const correlationKinds = createCorrelationKinds(() => active.runtime, journal);
   const alertFile = await readConfiguredPipeline(config.alert_pipeline).catch((error: unknown) => {
-    throw new DaemonExit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`${settingName('alert_pipeline')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const auditOn = config.state.db !== undefined && config.api.audit.enabled !== false;
   const alerts = createDaemonAlerts(alertFile, { path: config.alert_pipeline, journal, metrics, clock, log, crash, auditCommits: auditOn });
   const riskFile = await readConfiguredRisk(config.risk).catch((error: unknown) => {
-    throw new DaemonExit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`${settingName('risk')}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const risk = createDaemonRisk(riskFile, { path: config.risk, journal, metrics, clock, log });
   const pull = await loadDispositionPull(config, { log, clock }).catch((error: unknown) => {
@@ -212,7 +211,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
       },
     });
   } catch (error) {
-    throw new DaemonExit(error instanceof Error ? error.message : String(error), 3);
+    throw exit(error instanceof Error ? error.message : String(error), 3);
   }
   const stateKinds = createKindRegistry([...correlationKinds.kinds, alerts.kind, risk.kind, ...(dispositions !== undefined ? [dispositions.kind] : [])]);
   let recovered: Recovered;
@@ -225,7 +224,7 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     });
   } catch (error) {
     await store.close();
-    throw new DaemonExit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`cannot recover the state: ${error instanceof Error ? error.message : String(error)}`, 3);
   }
   if (recovered.definitionsChanged) journal.drafts.push(definitionsRecord(defs, clock.now()));
   const stateLog = log.child({ component: 'state' });
@@ -255,13 +254,13 @@ export async function buildDaemon(config: DaemonConfig, deps: DaemonDeps): Promi
     outputs = await openOutputs(settings, ctx, store, crash, deps.stdout ?? process.stdout, webhooks);
   } catch (error) {
     await store.close();
-    if (error instanceof OutputError) throw new DaemonExit(error.message, 3);
+    if (error instanceof OutputError) throw exit(error.message, 3);
     throw error;
   }
   const natsInput = await openNatsInput(config, settings, ctx, store).catch(async (error: unknown) => {
     await outputs.close();
     await store.close();
-    throw new DaemonExit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
+    throw exit(`${settingName('input.source')} ${config.input.source}: ${error instanceof Error ? error.message : String(error)}`, 3);
   });
   const clusterFiles = () => ({ alert: alerts.stage.pipeline.configFile ?? alertFile, risk: risk.stage.layer.configFile ?? riskFile });
   const cluster = await openDaemonCluster(config, settings, ctx, store, () => ({ defs: active.runtime.definitions, options: runtimeOptions(config, active.ruleSet) }), clusterFiles).catch(async (error: unknown) => {

@@ -233,7 +233,7 @@ function tickKind(frontier: TickFrontier, runtime: () => CorrelationRuntime): Jo
       runtime().advanceTo(event.now);
       return 'applied';
     },
-    states: () => [['tickedAt', { tickedAt: frontier.tickedAt, time: runtime().streamTime }]],
+    states: () => [['frontier', { tickedAt: frontier.tickedAt, time: runtime().streamTime }]],
   };
 }
 

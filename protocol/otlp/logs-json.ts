@@ -614,9 +614,10 @@ const VALUE_OPEN = ascii(',"value":{"');
 const MEMBER_REST = ANY_VALUE_MEMBERS.map((name) => ascii(`${name.slice(1)}":`));
 /** AnyValue members by their first letter (`b`: bool, else bytes). */
 const MEMBER_BY_LETTER = new Uint8Array(128);
+for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
+
 /** Numbers kept per head by `KeyValueHeads`. */
 const HEAD_FIELDS = 5;
-for (const member of [STRING_VALUE, INT_VALUE, DOUBLE_VALUE, ARRAY_VALUE, KVLIST_VALUE, BOOL_VALUE]) MEMBER_BY_LETTER[(ANY_VALUE_MEMBERS[member] as string).charCodeAt(0)] = member;
 
 /**
  * The heads of the compact KeyValues read last at each index of a record's attributes

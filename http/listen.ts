@@ -10,7 +10,7 @@ import { listenNode } from './node-server.js';
 import { otlpGrpcFront } from './otlp-grpc.js';
 import type { TlsMaterial } from './tls-material.js';
 import { listenTls, type TlsHooks, type TlsListener } from './tls-server.js';
-import { listenUws } from './uws-server.js';
+import { listenUwsBehindFront } from './uws-front.js';
 
 export type AdapterChoice = DaemonConfig['api']['adapter'];
 
@@ -55,7 +55,8 @@ export async function listenHttp(
   if (choice === 'uws' && !uwsNativeAvailable()) {
     throw new Error('--http-adapter uws: uWebSockets.js has no native binary for this platform and Node version (use auto or node)');
   }
-  // OTLP/gRPC shares the port through the node adapter's `net` front (uWS has no HTTP/2).
-  const server = adapter === 'uws' ? await listenUws(app, address) : await listenNode(app, address, otlpGrpcFront(app, INGEST_MAX_BODY_BYTES));
+  // OTLP/gRPC shares the port through a `net` front (uWS has no HTTP/2).
+  const server =
+    adapter === 'uws' ? await listenUwsBehindFront(app, address, INGEST_MAX_BODY_BYTES) : await listenNode(app, address, otlpGrpcFront(app, INGEST_MAX_BODY_BYTES));
   return { adapter, address: server.address, close: (graceMs?: number) => server.close(graceMs) };
 }

@@ -19,19 +19,22 @@ interface NodeServer {
 
 export type NodeServerFactory = (handler: (req: IncomingMessage, res: ServerResponse) => void) => NodeServer;
 
-const plainServer: NodeServerFactory = (handler) => {
+/** The HTTP/1.1 server of the node adapter, listening or fed connections by a front. */
+export function plainHttpServer(handler: (req: IncomingMessage, res: ServerResponse) => void): HttpPlainServer {
   // A client that trickles its headers (slowloris) is cut after HEADERS_TIMEOUT_MS, as uWS cuts it
   // after its 10 s idle timeout; node's defaults (60 s, checked every 30 s) held it for 90 s.
   const server = createServer({ headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1_000 }, handler);
   server.on('clientError', rejectMalformed);
-  return { server, closeIdleConnections: () => server.closeIdleConnections(), closeAllConnections: () => server.closeAllConnections() };
-};
+  return server;
+}
+
+type HttpPlainServer = ReturnType<typeof createServer>;
 
 /**
- * The node:http adapter: used where uWS cannot load, and the base for TLS (`factory` builds the
- * HTTPS/HTTP2 server, see tls-server.ts) and gRPC fronts.
+ * The node:http adapter: `factory` builds the listening server, the OTLP/gRPC front in plaintext
+ * (otlp-grpc.ts) or the HTTPS/HTTP2 server (tls-server.ts).
  */
-export async function listenNode(app: HttpApp, address: ListenAddress, factory: NodeServerFactory = plainServer): Promise<HttpServer> {
+export async function listenNode(app: HttpApp, address: ListenAddress, factory: NodeServerFactory): Promise<HttpServer> {
   const open = new OpenResponses<NodeRes>();
   const node = factory((req, res) => serve(app, open, req, res));
   const server = node.server;
@@ -64,7 +67,8 @@ export async function listenNode(app: HttpApp, address: ListenAddress, factory: 
 
 const STREAMED_BODY = { kind: 'read', length: 0 } as const;
 
-const HEADERS_TIMEOUT_MS = 10_000;
+/** How long a client may take to send a request's headers (and, at a front, its first bytes). */
+export const HEADERS_TIMEOUT_MS = 10_000;
 
 /** A request the parser refused (or whose headers came too slowly) gets a JSON error, then the connection closes. */
 function rejectMalformed(error: NodeJS.ErrnoException, socket: Duplex): void {

@@ -1,15 +1,15 @@
 // OTLP/gRPC `LogsService/Export` on the API port (daemon-semantics §17.2), over HTTP/2: h2c behind a
 // `net` front that hands connections opening with the HTTP/2 preface to an HTTP/2 server and the
-// others to node:http, and h2 on the TLS listener (ALPN). The call is unary gRPC framing over one
+// others to node:http or, piped, to uWS (uws-front.ts), and h2 on the TLS listener (ALPN). The call is unary gRPC framing over one
 // HTTP/2 stream, served per request so REST and gRPC share one HTTP/2 server. Each call goes through
 // the same app as `POST /v1/logs` (auth guard on the `authorization` metadata, start-up gate,
 // decoding, commit), its HTTP answer mapped to a gRPC status, so both transports behave alike.
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { gunzip } from 'node:zlib';
 import type { Chunk, HttpApp, Res } from './handler.js';
-import type { NodeServerFactory } from './node-server.js';
+import { HEADERS_TIMEOUT_MS, plainHttpServer, type NodeServerFactory } from './node-server.js';
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 /** Bytes that tell the preface from any HTTP/1.1 request line (no method starts with `PRI`). */
@@ -169,45 +169,78 @@ export function withOtlpGrpc(app: HttpApp, maxMessageBytes: number, handler: (re
   };
 }
 
+/** Where a front sends the connections that do not open with the HTTP/2 preface. */
+export interface Http1Destination {
+  take(socket: Socket): void;
+  closeIdleConnections(): void;
+  closeAllConnections(): void;
+}
+
+/** HTTP/1.1 served by the node adapter itself. */
+export function nodeHttp1(handler: (req: IncomingMessage, res: ServerResponse) => void): Http1Destination {
+  const http = plainHttpServer(handler);
+  // node:http tracks its connections (headers timeout, closing idle ones) from its 'listening' event;
+  // fed by a front it never listens itself.
+  http.emit('listening');
+  return {
+    take: (socket) => http.emit('connection', socket),
+    closeIdleConnections: () => http.closeIdleConnections(),
+    closeAllConnections: () => {
+      http.closeAllConnections();
+      // Stops the connection checks; the server itself never listened, hence the ignored error.
+      http.close(() => undefined);
+    },
+  };
+}
+
 /**
  * A node server factory whose listening server is a `net` front: HTTP/2 (h2c) connections go to an
  * HTTP/2 server (OTLP `LogsService/Export`, messages up to `maxMessageBytes`, and the REST routes),
- * the rest to node:http.
+ * the rest to `http1` (node:http by default; uws-front.ts pipes them to uWS). A connection that sends
+ * nothing for HEADERS_TIMEOUT_MS is closed, as a trickling one is past the front.
  */
-export function otlpGrpcFront(app: HttpApp, maxMessageBytes: number): NodeServerFactory {
+export function otlpGrpcFront(
+  app: HttpApp,
+  maxMessageBytes: number,
+  http1: (handler: (req: IncomingMessage, res: ServerResponse) => void) => Http1Destination = nodeHttp1,
+): NodeServerFactory {
   return (handler) => {
-    const http = createHttpServer(handler);
+    const destination = http1(handler);
     const h2c = createHttp2Server(withOtlpGrpc(app, maxMessageBytes, handler));
     const sessions = new Set<Http2Session>();
     h2c.on('session', (session: Http2Session) => {
       sessions.add(session);
       session.once('close', () => sessions.delete(session));
     });
-    const sockets = new Set<Socket>();
-    const front = createNetServer((socket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
+    /** Connections still being sniffed: once handed on, their server or pipe owns them. */
+    const sniffing = new Set<Socket>();
+    const front = createNetServer({ noDelay: true }, (socket) => {
+      sniffing.add(socket);
+      socket.once('close', () => sniffing.delete(socket));
+      socket.setTimeout(HEADERS_TIMEOUT_MS, () => socket.destroy());
       // Peek without consuming: what is read is put back before the connection is handed on.
       const sniff = (): void => {
         const head = socket.read() as Buffer | null;
         if (head === null) return void socket.once('readable', sniff);
         socket.unshift(head);
         if (head.length < SNIFF_BYTES) return void socket.once('readable', sniff);
+        sniffing.delete(socket);
+        socket.setTimeout(0);
         if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) h2c.emit('connection', socket);
-        else http.emit('connection', socket);
+        else destination.take(socket);
       };
       socket.once('readable', sniff);
     });
     return {
       server: front,
       closeIdleConnections: () => {
-        http.closeIdleConnections();
+        destination.closeIdleConnections();
         for (const s of sessions) s.close();
+        for (const s of sniffing) s.destroy();
       },
       closeAllConnections: () => {
-        http.closeAllConnections();
+        destination.closeAllConnections();
         for (const s of sessions) s.destroy();
-        for (const s of sockets) s.destroy();
       },
     };
   };

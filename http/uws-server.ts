@@ -112,6 +112,38 @@ function closeApp(uApp: TemplatedApp): void {
   closable.close?.();
 }
 
+/**
+ * The largest piece of a chunked write: a string's UTF-16 units (at most 3 UTF-8 bytes each) or bytes.
+ * This uWS build sends a chunk's size line twice when a write too large for its 16 KB cork buffer
+ * meets a socket that takes the size line but none of the data (seen on unix sockets, where the front
+ * reaches it), corrupting the chunked stream; pieces that fit the cork buffer never take that path.
+ */
+const PIECE_UNITS = 4_096;
+const PIECE_BYTES = 12_288;
+
+function writeInPieces(res: HttpResponse, chunk: Chunk): boolean {
+  if (typeof chunk === 'string') {
+    if (chunk.length <= PIECE_UNITS) return res.write(chunk);
+    let ok = true;
+    for (let at = 0; at < chunk.length; ) {
+      let end = Math.min(at + PIECE_UNITS, chunk.length);
+      // A surrogate pair stays in one piece: uWS encodes each piece to UTF-8 on its own.
+      if (end < chunk.length && isHighSurrogate(chunk.charCodeAt(end - 1))) end -= 1;
+      ok = res.write(chunk.slice(at, end)) && ok;
+      at = end;
+    }
+    return ok;
+  }
+  if (chunk.byteLength <= PIECE_BYTES) return res.write(chunk);
+  let ok = true;
+  for (let at = 0; at < chunk.byteLength; at += PIECE_BYTES) ok = res.write(chunk.subarray(at, at + PIECE_BYTES)) && ok;
+  return ok;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
 /** How often a streaming response re-arms uWS's 10 s idle timer (whose resolution is about 4 s). */
 const STREAM_IDLE_RENEW_MS = 2_000;
 
@@ -138,7 +170,7 @@ class UwsRes extends HeldHeadRes {
     let ok = false;
     this.res.cork(() => {
       this.head();
-      ok = this.res.write(chunk);
+      ok = writeInPieces(this.res, chunk);
     });
     return ok;
   }
@@ -156,7 +188,12 @@ class UwsRes extends HeldHeadRes {
   }
   onWritable(cb: () => void): void {
     this.res.onWritable(() => {
-      if (!this.closed) cb();
+      // While an onWritable handler is set, this uWS build leaves its own buffer to the handler's
+      // writes; with nothing left to write it would hold the buffered rest until the next write. An
+      // uncork writes that buffer out, so the callback runs corked.
+      this.res.cork(() => {
+        if (!this.closed) cb();
+      });
       return true;
     });
   }

@@ -1,6 +1,7 @@
 // OTLP log ingest on the real daemon, fed by the official OpenTelemetry JS exporters (OTLP/HTTP JSON
-// and protobuf, OTLP/gRPC on the same port through the node adapter's front), plus the bad bodies of daemon-semantics §17.1: each gets its documented answer and
-// the daemon keeps serving.
+// and protobuf, OTLP/gRPC on the same port: through the front before uWS, the default adapter, and
+// the node adapter's front with bearer tokens), plus the bad bodies of daemon-semantics §17.1: each
+// gets its documented answer and the daemon keeps serving.
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Client, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
@@ -55,7 +56,7 @@ describe('OTLP log ingest', () => {
     out = join(tempDir('otlp-ingest'), 'out.ndjson');
     daemon = await startDaemon([
       '--rules', join(FIXTURES, 'rules'), '--input', 'http', '--input-format', 'json', '--api-addr', '127.0.0.1:0',
-      '--http-adapter', 'node', '--include-event', '--output', `file://${out}`,
+      '--include-event', '--output', `file://${out}`,
     ]);
     if (daemon.address.kind !== 'tcp') throw new Error('expected a TCP listener');
     origin = `http://127.0.0.1:${daemon.address.port}`;

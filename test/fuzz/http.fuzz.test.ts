@@ -5,14 +5,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDaemonFacade } from '../http/fake-facade.js';
+import { LISTENERS } from '../http/listeners.js';
 import { createHttpApp } from '../../http/http-app.js';
 import type { HttpApp } from '../../http/handler.js';
 import type { HttpServer } from '../../http/http-server.js';
 import { inject } from '../../http/inject.js';
-import type { ListenAddress } from '../../http/listen-address.js';
-import { listenNode } from '../../http/node-server.js';
 import { ROUTES } from '../../http/routes.js';
-import { listenUws } from '../../http/uws-server.js';
 import { API_ERRORS } from '../../protocol/errors.js';
 import { rawExchange, statuses } from '../http/raw-client.js';
 import { collectGarbage } from '../sigma/engine/heap-allocation.js';
@@ -79,10 +77,7 @@ const rawInput = fc.oneof(
   fc.uint8Array({ maxLength: 500 }).map((b) => Buffer.from(b).toString('latin1')),
 );
 
-describe.each([
-  ['uws', listenUws],
-  ['node', listenNode],
-] as const)('raw requests fuzzed on the %s adapter', (_name, listen: (app: HttpApp, a: ListenAddress) => Promise<HttpServer>) => {
+describe.each(LISTENERS)('raw requests fuzzed on the %s adapter', (_name, listen) => {
   let server: HttpServer;
   beforeAll(async () => {
     server = await listen(createHttpApp(ROUTES, new FakeDaemonFacade({ httpInput: true })), { kind: 'tcp', host: '127.0.0.1', port: 0 });

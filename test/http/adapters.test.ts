@@ -8,23 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeDaemonFacade } from './fake-facade.js';
+import { LISTENERS } from './listeners.js';
 import type { HttpServer } from '../../http/http-server.js';
-import type { ListenAddress } from '../../http/listen-address.js';
-import { listenNode } from '../../http/node-server.js';
 import { createHttpApp } from '../../http/http-app.js';
 import { ROUTES } from '../../http/routes.js';
-import { listenUws } from '../../http/uws-server.js';
 import { listenHttp, uwsNativeAvailable } from '../../http/listen.js';
-import type { HttpApp } from '../../http/handler.js';
 import { send } from './client.js';
 import { checkCase, DISABLED_CASES } from './route-suite.js';
 
-const ADAPTERS: readonly [string, (app: HttpApp, a: ListenAddress) => Promise<HttpServer>][] = [
-  ['uWebSockets.js', listenUws],
-  ['node:http', listenNode],
-];
-
-for (const [name, listen] of ADAPTERS) {
+for (const [name, listen] of LISTENERS) {
   describe(`${name} adapter on an ephemeral TCP port`, () => {
     let server: HttpServer;
     let facade: FakeDaemonFacade;
@@ -122,6 +114,32 @@ for (const [name, listen] of ADAPTERS) {
         expect(lines).toHaveLength(kept + 1);
         expect(lines.slice(0, -1).map((l) => (JSON.parse(l) as { i: number }).i)).toEqual([...Array(kept).keys()]);
         expect(lines.at(-1)).toBe('{"svc_tap_summary":{}}');
+      });
+
+      it('keeps long lines whole, characters outside the BMP included, however the transport cuts them', async () => {
+        const before = facade.tap?.sessions.length ?? 0;
+        const pending = send(live.address, { method: 'GET', url: '/api/v1/tap' });
+        const session = await waitFor(() => facade.tap?.sessions[before]);
+        // Odd offsets put surrogate pairs across every split point a writer could choose.
+        const lines = [1, 2, 3].map((n) => JSON.stringify({ n, text: 'é'.repeat(n) + '😀x'.repeat(30_000) }));
+        for (const line of lines) session.sink.push(line);
+        session.sink.end('{"svc_tap_summary":{}}');
+        expect((await pending).text).toBe([...lines, '{"svc_tap_summary":{}}', ''].join('\n'));
+      });
+
+      it('delivers a chunk larger than the socket buffers while nothing follows it', async () => {
+        const before = facade.tap?.sessions.length ?? 0;
+        let received = 0;
+        const pending = send(live.address, { method: 'GET', url: '/api/v1/tap' }, (chunk) => {
+          received += chunk.length;
+        });
+        const session = await waitFor(() => facade.tap?.sessions[before]);
+        const line = JSON.stringify({ big: 'b'.repeat(12_000_000) });
+        session.sink.push(line);
+        // Only the client's reading lets the rest out: no write follows to push it.
+        await waitFor(() => (received >= line.length + 1 ? true : undefined));
+        session.sink.end('{"svc_tap_summary":{}}');
+        expect((await pending).text).toBe(`${line}\n{"svc_tap_summary":{}}\n`);
       });
 
       it('tears the session down when the client goes away', async () => {

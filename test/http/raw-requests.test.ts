@@ -5,25 +5,18 @@
 // parser errors with empty non-JSON responses.
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { FakeDaemonFacade } from './fake-facade.js';
+import { LISTENERS } from './listeners.js';
 import { createHttpApp } from '../../http/http-app.js';
-import type { HttpApp } from '../../http/handler.js';
 import type { HttpServer } from '../../http/http-server.js';
-import type { ListenAddress } from '../../http/listen-address.js';
-import { listenNode } from '../../http/node-server.js';
 import { ROUTES } from '../../http/routes.js';
-import { listenUws } from '../../http/uws-server.js';
 import { API_ERRORS } from '../../protocol/errors.js';
 import { rawExchange, statuses } from './raw-client.js';
 
-const ADAPTERS: readonly [string, (app: HttpApp, a: ListenAddress) => Promise<HttpServer>][] = [
-  ['uws', listenUws],
-  ['node', listenNode],
-];
 /** Both adapters cut a trickling client after about 10 s; the bound leaves room for a busy machine. */
 const SLOWLORIS_BOUND_MS = 20_000;
 
 // Concurrent: the exchanges mostly wait (on a trickle, a quiet period), each on its own connection.
-describe.concurrent.each(ADAPTERS)('raw requests on the %s adapter', (adapter, listen) => {
+describe.concurrent.each(LISTENERS)('raw requests on the %s adapter', (adapter, listen) => {
   let server: HttpServer;
   beforeAll(async () => {
     server = await listen(createHttpApp(ROUTES, new FakeDaemonFacade({ httpInput: true })), { kind: 'tcp', host: '127.0.0.1', port: 0 });
@@ -43,6 +36,13 @@ describe.concurrent.each(ADAPTERS)('raw requests on the %s adapter', (adapter, l
     expect(res.closedByServer).toBe(true);
     expect(res.ms).toBeLessThan(SLOWLORIS_BOUND_MS);
     if (adapter === 'node') expect(res.text).toMatch(/^HTTP\/1\.1 408 .*\r\n\r\n\{"error":"request headers not received in time"\}$/s);
+  });
+
+  it('closes a connection that sends nothing within the bound', { timeout: SLOWLORIS_BOUND_MS + 10_000 }, async ({ expect }) => {
+    const res = await rawExchange(server.address, { pieces: [], quietMs: SLOWLORIS_BOUND_MS + 5_000, maxMs: SLOWLORIS_BOUND_MS + 5_000 });
+    expect(res.closedByServer).toBe(true);
+    expect(res.ms).toBeLessThan(SLOWLORIS_BOUND_MS);
+    expect(res.text).toBe('');
   });
 
   it.for([

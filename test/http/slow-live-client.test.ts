@@ -4,21 +4,16 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeDaemonFacade, FakeLiveStream } from './fake-facade.js';
+import { LISTENERS } from './listeners.js';
 import type { HttpServer } from '../../http/http-server.js';
 import { createHttpApp } from '../../http/http-app.js';
-import type { HttpApp } from '../../http/handler.js';
-import type { ListenAddress } from '../../http/listen-address.js';
-import { listenNode } from '../../http/node-server.js';
 import { ROUTES } from '../../http/routes.js';
-import { listenUws } from '../../http/uws-server.js';
 import type { TailRequest } from '../../protocol/live-session.js';
 import { waitFor } from '../e2e/harness.js';
 
-const ADAPTERS: readonly [string, (app: HttpApp, a: ListenAddress) => Promise<HttpServer>, number][] = [
-  // uWS cuts a connection after 10 s without progress; the stall outlasts that.
-  ['uWebSockets.js', listenUws, 12_000],
-  ['node:http', listenNode, 1_000],
-];
+// uWS cuts a connection after 10 s without progress; the stall outlasts that.
+const STALL_MS = { uws: 12_000, node: 1_000 };
+const ADAPTERS = LISTENERS.map(([name, listen]) => [name, listen, STALL_MS[name]] as const);
 
 /** The body of a chunked HTTP/1.1 response. */
 function dechunk(raw: string): string {

@@ -218,12 +218,22 @@ export function otlpGrpcFront(
       sniffing.add(socket);
       socket.once('close', () => sniffing.delete(socket));
       socket.setTimeout(HEADERS_TIMEOUT_MS, () => socket.destroy());
-      // Peek without consuming: what is read is put back before the connection is handed on.
+      // A client that closes before sending SNIFF_BYTES sent no request either protocol could answer.
+      const ended = (): void => void socket.destroy();
+      socket.once('end', ended);
+      // Peek: what is read is put back before the connection is handed on. Fewer bytes are kept here,
+      // not put back: at the end of the stream, bytes put back would make it readable again at once.
+      let partial: Buffer | undefined;
       const sniff = (): void => {
-        const head = socket.read() as Buffer | null;
-        if (head === null) return void socket.once('readable', sniff);
+        const chunk = socket.read() as Buffer | null;
+        if (chunk === null) return void socket.once('readable', sniff);
+        const head = partial === undefined ? chunk : Buffer.concat([partial, chunk]);
+        if (head.length < SNIFF_BYTES) {
+          partial = head;
+          return void socket.once('readable', sniff);
+        }
         socket.unshift(head);
-        if (head.length < SNIFF_BYTES) return void socket.once('readable', sniff);
+        socket.off('end', ended);
         sniffing.delete(socket);
         socket.setTimeout(0);
         if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) h2c.emit('connection', socket);

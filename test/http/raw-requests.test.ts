@@ -38,6 +38,14 @@ describe.concurrent.each(LISTENERS)('raw requests on the %s adapter', (adapter, 
     if (adapter === 'node') expect(res.text).toMatch(/^HTTP\/1\.1 408 .*\r\n\r\n\{"error":"request headers not received in time"\}$/s);
   });
 
+  // Found by test/fuzz/http.fuzz.test.ts: the front put the bytes back, and at the end of the stream
+  // they made it readable again at once, spinning the main thread for as long as the process lived.
+  it('closes a connection that sends two bytes and half-closes', async ({ expect }) => {
+    const res = await rawExchange(server.address, { pieces: ['GE'], endAfter: true, quietMs: 5_000 });
+    expect(res.closedByServer).toBe(true);
+    expect(res.text).toBe('');
+  });
+
   it('closes a connection that sends nothing within the bound', { timeout: SLOWLORIS_BOUND_MS + 10_000 }, async ({ expect }) => {
     const res = await rawExchange(server.address, { pieces: [], quietMs: SLOWLORIS_BOUND_MS + 5_000, maxMs: SLOWLORIS_BOUND_MS + 5_000 });
     expect(res.closedByServer).toBe(true);

@@ -1,12 +1,13 @@
-// A detection worker thread: builds the rule set from the texts main sent, then evaluates batches in
-// the order they arrive. Only pure work happens here; main keeps state, ordering and I/O.
+// A detection worker thread: builds the rule set from main's compiled-rule cache entry (or, when main has
+// none or it does not build, from the texts main sent), then evaluates batches in the order they arrive.
+// Only pure work happens here; main keeps state, ordering and I/O.
 import { parentPort, workerData } from 'node:worker_threads';
 import { ByteLines } from '../../protocol/index.js';
-import { compileInputFilter, createBatchDetector } from './detect-batch.js';
+import { compileInputFilter, createBatchDetector, detectRules } from './detect-batch.js';
 import type { BatchDetector, DetectRules } from './detect-batch.js';
-import { buildRuleSetCached } from './rule-cache.js';
+import { buildFromShared, buildRuleSetCached } from './rule-cache.js';
 import { buildDetectRules } from './schema-routed.js';
-import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
+import type { DetectWorkerData, FromWorker, GenerationRules, ToWorker } from './worker-protocol.js';
 
 const data = workerData as DetectWorkerData;
 const port = parentPort;
@@ -16,14 +17,23 @@ const post = (m: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMes
 let detect: BatchDetector;
 const cache = data.ruleCache !== undefined ? { dir: data.ruleCache, store: false } : undefined;
 const built = new Map<number, DetectRules>();
-let serving: DetectRules | undefined;
+/** The generation batches are evaluated with; built later when its entry failed and main sends the texts. */
+let serving = data.generations[0]?.gen ?? -1;
 let batches = 0;
 
-function load({ gen, inputs }: GenerationInputs): void {
+function load(rules: GenerationRules): void {
+  const { gen } = rules;
   try {
-    const { ruleSet, cache: outcome } = buildRuleSetCached(inputs, cache);
-    built.set(gen, buildDetectRules(inputs, ruleSet));
-    post({ type: 'loaded', gen, cache: outcome });
+    if ('entry' in rules) {
+      // Main derived the entry's key from this generation's texts: nothing here hashes them again.
+      const ruleSet = buildFromShared(rules, rules.entry);
+      if (ruleSet === undefined) return post({ type: 'need_inputs', gen });
+      built.set(gen, detectRules(ruleSet));
+      return post({ type: 'loaded', gen, cache: 'shared', from: 'entry' });
+    }
+    const { ruleSet, cache: outcome } = buildRuleSetCached(rules.inputs, cache);
+    built.set(gen, buildDetectRules(rules.inputs, ruleSet));
+    post({ type: 'loaded', gen, cache: outcome, from: 'texts' });
   } catch (error) {
     post({ type: 'load_failed', gen, error: error instanceof Error ? error.message : String(error) });
   }
@@ -31,9 +41,10 @@ function load({ gen, inputs }: GenerationInputs): void {
 
 function evaluate(id: number, lines: () => readonly string[], now: number): void {
   if (++batches === data.crashAtBatch) throw new Error(`injected detect-worker crash at batch ${batches}`);
-  if (serving === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
+  const rules = built.get(serving);
+  if (rules === undefined) return post({ type: 'failed', id, error: 'no rules loaded' });
   try {
-    const batch = detect(serving, lines(), now);
+    const batch = detect(rules, lines(), now);
     post({ type: 'done', id, batch }, [batch.texts.bytes.buffer, batch.texts.ends.buffer, batch.textLines.buffer, batch.textRules.buffer]);
   } catch (error) {
     post({ type: 'failed', id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -49,7 +60,8 @@ function receive(m: ToWorker): void {
     case 'prepare':
       return load(m);
     case 'activate':
-      serving = built.get(m.gen) ?? serving;
+      if (!built.has(m.gen)) return;
+      serving = m.gen;
       for (const gen of built.keys()) if (gen < m.gen) built.delete(gen);
       return;
     case 'discard':
@@ -63,6 +75,5 @@ function receive(m: ToWorker): void {
 void compileInputFilter(data.settings).then((filter) => {
   detect = createBatchDetector(data.settings, filter);
   for (const g of data.generations) load(g);
-  serving = built.get(data.generations[0]?.gen ?? -1);
   port.on('message', receive);
 });

@@ -469,13 +469,19 @@ function compileAndStore(inputs: RuleInputs, cache: RuleCacheUse, key: Buffer, e
   }
 }
 
-/** The rule set built from an entry, or undefined when the entry does not deserialise or compile cleanly. */
-function buildFromShared(inputs: RuleInputs, shared: SharedRules): RuleSet | undefined {
+/** What a build from an entry takes besides it: the settings its key covers but it does not hold. */
+export type EntrySettings = Pick<RuleInputs, 'correlation' | 'emitReferenced'>;
+
+/**
+ * The rule set built from an entry, or undefined when the entry does not deserialise or compile cleanly.
+ * No rule text is read: a build from prepared rules parses none (a detection worker needs only the entry).
+ */
+export function buildFromShared(settings: EntrySettings, shared: SharedRules): RuleSet | undefined {
   let ruleSet: RuleSet;
   try {
     const prepared = preparedFromShared(shared);
     // Unpacking the index throws too when its parts do not add up.
-    ruleSet = buildRuleSet(inputs.sources, { prepared, correlation: inputs.correlation, emitReferenced: inputs.emitReferenced });
+    ruleSet = buildRuleSet([], { prepared, correlation: settings.correlation, emitReferenced: settings.emitReferenced });
   } catch {
     return undefined;
   }

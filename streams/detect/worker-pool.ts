@@ -1,5 +1,6 @@
-// `--detect-workers N`: detection fanned out to worker threads. Each worker builds the rule set from the
-// texts main read; each batch goes whole to the least busy worker (the batch processor keeps
+// `--detect-workers N`: detection fanned out to worker threads. Each worker builds the rule set from
+// main's compiled-rule cache entry when main has one (else, or when it does not build, from the texts
+// main read); each batch goes whole to the least busy worker (the batch processor keeps
 // `parallelism` batches in flight, so every worker has work); a worker that dies is replaced and its
 // in-flight batches are evaluated again (a batch is pure, so nothing is lost or duplicated).
 import { Worker } from 'node:worker_threads';
@@ -10,7 +11,7 @@ import type { RuleSet } from '../../sigma/index.js';
 import type { DetectedBatch, DetectSettings } from './detect-batch.js';
 import type { Detector } from './detector.js';
 import type { RuleInputs } from './rule-inputs.js';
-import type { DetectWorkerData, FromWorker, GenerationInputs, ToWorker } from './worker-protocol.js';
+import type { DetectWorkerData, FromWorker, GenerationInputs, GenerationRules, ToWorker } from './worker-protocol.js';
 
 /** A batch whose worker died this many times is failed instead of retried (a poison batch). */
 const MAX_ATTEMPTS = 3;
@@ -49,6 +50,21 @@ interface Slot {
   /** Deaths since the last finished batch; a slot past MAX_RESPAWNS is retired. */
   deaths: number;
   retired: boolean;
+}
+
+/**
+ * What a worker is sent to build `g` from: main's cache entry for its texts (shared memory: nothing to
+ * clone) unless schema routing needs the texts to build its other pipeline sets.
+ */
+function rulesOf(g: GenerationInputs): GenerationRules {
+  const { shared, routing, correlation, emitReferenced } = g.inputs;
+  return shared !== undefined && routing === undefined ? { gen: g.gen, entry: shared, correlation, emitReferenced } : g;
+}
+
+/** `g` with its texts only: the entry main shared did not build on a worker, so it is not offered again. */
+function textsOf(g: GenerationInputs): GenerationInputs {
+  const { shared: _failed, ...inputs } = g.inputs;
+  return { gen: g.gen, inputs };
 }
 
 interface Pending {
@@ -100,15 +116,26 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       p.reject(new Error(`detect worker ${String(slot.index)}: ${m.error}`));
       return;
     }
-    log.info({ worker: slot.index, gen: m.gen, cache: m.cache }, 'detect worker built its rules');
+    log.info({ worker: slot.index, gen: m.gen, cache: m.cache, from: m.from }, 'detect worker built its rules');
     p.waiting.delete(slot.index);
     if (p.waiting.size === 0) p.resolve();
   };
 
+  // A worker whose entry did not build gets the generation's texts (unless it was discarded meanwhile).
+  const onNeedInputs = (slot: Slot, gen: number): void => {
+    const g = [current, pending?.gen].find((c) => c?.gen === gen);
+    if (g === undefined) return;
+    log.warn({ worker: slot.index, gen }, 'detect worker could not build from the cache entry; sending it the rule texts');
+    send(slot, { type: 'prepare', ...textsOf(g) });
+  };
+
   const spawn = (index: number): Worker => {
+    const generations = pending === undefined || pending.gen.gen === current.gen ? [current] : [current, pending.gen];
     const data: DetectWorkerData = {
       settings: options.settings,
-      generations: pending === undefined || pending.gen.gen === current.gen ? [current] : [current, pending.gen],
+      // A replacement takes batches at once: it gets the texts (and the entry beside them, as before), not a
+      // round trip to main should the entry fail.
+      generations: ready ? generations : generations.map(rulesOf),
       ...(crashAt !== undefined ? { crashAtBatch: crashAt } : {}),
       ...(options.ruleCache !== undefined ? { ruleCache: options.ruleCache } : {}),
     };
@@ -119,6 +146,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       // A replaced worker's last words do not concern the jobs its successor took over.
       if (slot === undefined || slot.worker !== worker) return;
       if (m.type === 'loaded' || m.type === 'load_failed') return onLoad(slot, m);
+      if (m.type === 'need_inputs') return onNeedInputs(slot, m.gen);
       const job = slot.jobs.get(m.id);
       if (job === undefined) return;
       slot.jobs.delete(m.id);
@@ -156,7 +184,7 @@ export async function startWorkerPool(inputs: RuleInputs, options: WorkerPoolOpt
       if (live.length === 0) return reject(new Error('every detect worker failed'));
       pending = { gen, waiting: new Set(live), resolve, reject };
       if (spawning) return;
-      for (const slot of slots) if (!slot.retired) send(slot, { type: 'prepare', gen: gen.gen, inputs: gen.inputs });
+      for (const slot of slots) if (!slot.retired) send(slot, { type: 'prepare', ...rulesOf(gen) });
     });
 
   // The first generation loads like a prepared one: every spawned worker reports `loaded` for it.

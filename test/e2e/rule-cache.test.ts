@@ -1,7 +1,8 @@
 // The compiled-rule cache across restarts (issue 19 §2): the first start compiles and stores, the second
-// builds main's rules from the entry, both workers build from the copy main passes them in shared memory,
-// and both starts write the same bytes as a daemon without the cache.
-import { readFileSync, readdirSync } from 'node:fs';
+// builds main's rules from the entry, both workers build from the copy main passes them in shared memory
+// (sent instead of the rule texts), a damaged entry file is compiled over, and every start writes the same
+// bytes as a daemon without the cache.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, FIXTURES, startDaemon, tempDir, waitFor } from './harness.js';
@@ -36,6 +37,9 @@ async function run(cache: string, text: string): Promise<{ out: string; logs: st
 const cacheOf = (logs: readonly string[]): string[] =>
   logs.flatMap((l) => /"ruleCache":"(\w+)".*"msg":"rules built"|"cache":"(\w+)".*"msg":"detect worker built its rules"/.exec(l)?.slice(1).filter((c) => c !== undefined) ?? []);
 
+/** How each detection worker built its rules: from main's entry or from the texts. */
+const fromOf = (logs: readonly string[]): string[] => logs.flatMap((l) => /"from":"(\w+)".*"msg":"detect worker built its rules"/.exec(l)?.slice(1) ?? []);
+
 describe('compiled-rule cache', () => {
   it('a second start builds every thread from the cache and detects exactly what a start without it does', async () => {
     const text = input();
@@ -47,9 +51,20 @@ describe('compiled-rule cache', () => {
     // Main compiles and stores before the workers start, so they already read the entry.
     expect(cacheOf(cold.logs)).toEqual(['miss', 'shared', 'shared']);
     expect(cacheOf(warm.logs)).toEqual(['hit', 'shared', 'shared']);
-    expect(readdirSync(dir).filter((f) => f.endsWith('.rules'))).toHaveLength(1);
+    expect(fromOf(off.logs)).toEqual(['texts', 'texts']);
+    expect(fromOf(cold.logs)).toEqual(['entry', 'entry']);
+    expect(fromOf(warm.logs)).toEqual(['entry', 'entry']);
+    const entries = readdirSync(dir).filter((f) => f.endsWith('.rules'));
+    expect(entries).toHaveLength(1);
+    // A damaged file fails its check: main compiles and stores again, and the workers start from that entry.
+    const file = join(dir, entries[0] as string);
+    writeFileSync(file, readFileSync(file).fill(0x55, 200, 400));
+    const damaged = await run(dir, text);
+    expect(cacheOf(damaged.logs)).toEqual(['miss', 'shared', 'shared']);
+    expect(fromOf(damaged.logs)).toEqual(['entry', 'entry']);
     expect(off.out).toContain('"correlation_type":"event_count"');
     expect(cold.out).toBe(off.out);
     expect(warm.out).toBe(off.out);
+    expect(damaged.out).toBe(off.out);
   }, 180_000);
 });

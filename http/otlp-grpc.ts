@@ -217,7 +217,8 @@ export function otlpGrpcFront(
     const front = createNetServer({ noDelay: true }, (socket) => {
       sniffing.add(socket);
       socket.once('close', () => sniffing.delete(socket));
-      socket.setTimeout(HEADERS_TIMEOUT_MS, () => socket.destroy());
+      const silent = (): void => void socket.destroy();
+      socket.setTimeout(HEADERS_TIMEOUT_MS, silent);
       // A client that closes before sending SNIFF_BYTES sent no request either protocol could answer.
       const ended = (): void => void socket.destroy();
       socket.once('end', ended);
@@ -235,7 +236,9 @@ export function otlpGrpcFront(
         socket.unshift(head);
         socket.off('end', ended);
         sniffing.delete(socket);
+        // The owner's own timeouts (node:http's keep-alive one) must not reach this handler.
         socket.setTimeout(0);
+        socket.off('timeout', silent);
         if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) h2c.emit('connection', socket);
         else destination.take(socket);
       };

@@ -293,9 +293,12 @@ export class BatchProcessor {
     this.tick(active.runtime);
     const records = deps.journal.drafts.splice(0);
     deps.crash('after-eval');
-    // An acknowledging source's position after the last of its units in this batch.
-    const last = units.findLast((u) => u.position !== undefined);
-    const position = last?.position;
+    // An acknowledging source's position once every unit of this batch is in: each unit's is asked in
+    // order and the last answer stored, since a source may record each unit's own share (the NATS input
+    // adds the unit's stream sequences; asking only the last unit left the others out, so after a crash
+    // before their acknowledgements they were taken again).
+    let position: { readonly source: string; readonly at: unknown } | undefined;
+    for (const u of units) if (u.position !== undefined) position = { source: u.position.source, at: u.position.at(u.lines.length) };
     const commit = deps.store.commitBatch({
         records,
         outbox,
@@ -303,7 +306,7 @@ export class BatchProcessor {
         input: {
           count: texts.length,
           source: position?.source ?? deps.source,
-          ...(position !== undefined && last !== undefined ? { position: position.at(last.lines.length) } : {}),
+          ...(position !== undefined ? { position: position.at } : {}),
         },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }

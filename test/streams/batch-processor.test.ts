@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryBackend } from '../../state/index.js';
+import type { InputUnit } from '../../streams/input-unit.js';
 import { CRASH_RULES, failedLogon, openHarness, ruleSetFrom } from './pipeline-harness.js';
 import { metricValue } from './support.js';
 
@@ -29,6 +30,25 @@ describe('batch processor', () => {
     expect(h.committed.map((r) => r.rule_title)).toEqual(['Logon Failures Burst']);
     expect(h.store.lastSeq).toBeGreaterThanOrEqual(3);
     expect(await metricValue(h.ctx.registry, 'svc_correlation_matches_total')).toBe(1);
+  });
+
+  it("stores a position that covers every unit of the batch, a source recording each unit's share (as the NATS input does)", async () => {
+    const h = await openHarness(RULES);
+    const recorded = new Set<number>();
+    const unit = (seqs: readonly number[]): InputUnit => ({
+      lines: seqs.map((s) => whoami('a', s)),
+      rejected: [],
+      settle: () => undefined,
+      position: {
+        source: 'nats:test',
+        at: (n) => {
+          for (const s of seqs.slice(0, n)) recorded.add(s);
+          return [...recorded].sort((a, b) => a - b);
+        },
+      },
+    });
+    await h.processor.process([unit([1, 2]), unit([3, 4]), unit([5])], h.ctx.clock.now());
+    expect(h.store.inputPosition('nats:test')).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('stores the idempotency answer in the same commit', async () => {

@@ -297,8 +297,8 @@ export class BatchProcessor {
     // order and the last answer stored, since a source may record each unit's own share (the NATS input
     // adds the unit's stream sequences; asking only the last unit left the others out, so after a crash
     // before their acknowledgements they were taken again).
-    let position: { readonly source: string; readonly at: unknown } | undefined;
-    for (const u of units) if (u.position !== undefined) position = { source: u.position.source, at: u.position.at(u.lines.length) };
+    let position: { readonly source: string; readonly value: unknown } | undefined;
+    for (const u of units) if (u.position !== undefined) position = { source: u.position.source, value: u.position.at(u.lines.length) };
     const commit = deps.store.commitBatch({
         records,
         outbox,
@@ -306,7 +306,7 @@ export class BatchProcessor {
         input: {
           count: texts.length,
           source: position?.source ?? deps.source,
-          ...(position !== undefined ? { position: position.at } : {}),
+          ...(position !== undefined ? { position: position.value } : {}),
         },
         ...(keyed !== undefined && answer !== undefined
           ? { idempotency: { key: keyed, answer: { accepted: answer.accepted, parse_errors: answer.parseErrors }, at: now } }

@@ -29,7 +29,10 @@ export interface InputUnit {
 interface UnitPosition {
   /** Key of the stored position (`StateStore.inputPosition`). */
   readonly source: string;
-  /** The position once the unit's first `lines` lines are committed. */
+  /**
+   * The position once the unit's first `lines` lines are committed. A committing batch asks every unit
+   * it holds, in order, and stores the last answer, so a source may record each unit's own share here.
+   */
   at(lines: number): unknown;
 }
 

@@ -91,6 +91,25 @@ export function groupPartition(def: CompiledCorrelation, id: GroupId, partitions
 }
 
 /**
+ * Each routed event's `w`: the newest time among the batch's events at or before it in input order.
+ * Not the node's running time: a batch delivered again after a node died comes after later input
+ * this node already saw, and a stream time from that input would make the owner judge the batch's
+ * events late where a single node, reading in input order, does not. Earlier batches reach the owner
+ * as ticks applied before this batch's hits, so the batch's own events are what a hit must carry.
+ */
+function streamTimes(routed: readonly { readonly seq: number; readonly at: number }[]): number[] {
+  const order = routed.map((_, i) => i).sort((a, b) => (routed[a] as { seq: number }).seq - (routed[b] as { seq: number }).seq || a - b);
+  const out = new Array<number>(routed.length);
+  let newest = -1;
+  for (const i of order) {
+    const at = (routed[i] as { at: number }).at;
+    if (at > newest) newest = at;
+    out[i] = newest;
+  }
+  return out;
+}
+
+/**
  * Stage 1 of cluster mode: which partitions an event's correlation hits belong to. A correlation
  * runtime over the rules in force works it out (same group keys, timestamps and fallback as the
  * owners) with an ownership filter that notes each group's partition and keeps nothing.
@@ -114,8 +133,8 @@ export class HitRouter {
   /** One hit per (line, partition): its id is the line's stream sequence and the partition. */
   route(defs: readonly CompiledCorrelation[], correlate: readonly CorrelationInput[], sequences: readonly number[], now: number): Hit[] {
     const runtime = this.runtimeFor(defs);
-    const hits: Hit[] = [];
     const options = this.options(defs);
+    const routed: { readonly c: CorrelationInput; readonly seq: number; readonly at: number; readonly partitions: number[] }[] = [];
     let frontier = -1;
     let last = -1;
     for (const c of correlate) {
@@ -126,10 +145,15 @@ export class HitRouter {
       const at = extractEventTime(c.event, options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS, options.readField ?? this.read) ?? (options.timestampFallback === 'skip' ? -1 : Math.floor(now));
       if (at > frontier) frontier = at;
       if (seq > last) last = seq;
-      const w = runtime.streamTime;
-      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now, ...(w > at ? { w } : {}) } satisfies HitBody);
-      for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
+      routed.push({ c, seq, at, partitions: [...this.touched].sort((a, b) => a - b) });
     }
+    const ahead = streamTimes(routed);
+    const hits: Hit[] = [];
+    routed.forEach(({ c, seq, at, partitions }, i) => {
+      const w = ahead[i] as number;
+      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now, ...(w > at ? { w } : {}) } satisfies HitBody);
+      for (const partition of partitions) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
+    });
     if (this.everyBatch()) for (const seq of sequences) if (seq > last) last = seq;
     if ((frontier >= 0 || this.everyBatch()) && last >= 0) {
       const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now } satisfies HitBody);
@@ -141,7 +165,6 @@ export class HitRouter {
   private runtimeFor(defs: readonly CompiledCorrelation[]): CorrelationRuntime {
     if (this.runtime === undefined || this.defs !== defs) {
       this.defs = defs;
-      const time = this.runtime?.streamTime ?? -1;
       this.runtime = new CorrelationRuntime(defs, {
         ...this.options(defs),
         owns: (def, id) => {
@@ -149,7 +172,6 @@ export class HitRouter {
           return false;
         },
       });
-      this.runtime.advanceTo(time);
     }
     return this.runtime;
   }

@@ -26,9 +26,13 @@ export interface HitBody {
   readonly e: CorrelationInput['event'];
   readonly t: number;
   /**
-   * Stage 1's stream time once this event was seen, when ahead of the event's own: the owner's runtime
-   * moves there first, so the event is late (or not) as on a single node that saw every partition's hits.
+   * A tick's stream-time steps: the batch's correlated events in input order, kept where one is newer
+   * than every one before it, as deltas `[seq, time, Δseq, Δtime, …]`. An owner moves its stream time at
+   * each step's input sequence, so every hit is late (or not) by the newest event before it across all
+   * partitions, as on a single node, however the shared consumer spread the input over the nodes.
    */
+  readonly p?: readonly number[];
+  /** Hits of builds before `p`: the stage-1 node's stream time when ahead of the event's own. */
   readonly w?: number;
   /**
    * Results for the partition's alert pipeline and risk layer instead of a correlation hit: detection
@@ -91,20 +95,32 @@ export function groupPartition(def: CompiledCorrelation, id: GroupId, partitions
 }
 
 /**
- * Each routed event's `w`: the newest time among the batch's events at or before it in input order.
- * Not the node's running time: a batch delivered again after a node died comes after later input
- * this node already saw, and a stream time from that input would make the owner judge the batch's
- * events late where a single node, reading in input order, does not. Earlier batches reach the owner
- * as ticks applied before this batch's hits, so the batch's own events are what a hit must carry.
+ * The batch's stream-time steps (`HitBody.p`): in input order, each event newer than every one before
+ * it, as deltas from the step before.
  */
-function streamTimes(routed: readonly { readonly seq: number; readonly at: number }[]): number[] {
-  const order = routed.map((_, i) => i).sort((a, b) => (routed[a] as { seq: number }).seq - (routed[b] as { seq: number }).seq || a - b);
-  const out = new Array<number>(routed.length);
-  let newest = -1;
-  for (const i of order) {
-    const at = (routed[i] as { at: number }).at;
-    if (at > newest) newest = at;
-    out[i] = newest;
+export function streamSteps(routed: readonly { readonly seq: number; readonly at: number }[]): number[] {
+  const order = [...routed].sort((a, b) => a.seq - b.seq);
+  const steps: number[] = [];
+  let seq = 0;
+  let newest = 0;
+  for (const r of order) {
+    if (steps.length > 0 && r.at <= newest) continue;
+    steps.push(r.seq - seq, r.at - newest);
+    seq = r.seq;
+    newest = r.at;
+  }
+  return steps;
+}
+
+/** `streamSteps` read back: `[seq, time]` pairs. */
+export function readSteps(p: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  let seq = 0;
+  let at = 0;
+  for (let i = 0; i + 1 < p.length; i += 2) {
+    seq += p[i] as number;
+    at += p[i + 1] as number;
+    out.push([seq, at]);
   }
   return out;
 }
@@ -133,8 +149,9 @@ export class HitRouter {
   /** One hit per (line, partition): its id is the line's stream sequence and the partition. */
   route(defs: readonly CompiledCorrelation[], correlate: readonly CorrelationInput[], sequences: readonly number[], now: number): Hit[] {
     const runtime = this.runtimeFor(defs);
+    const hits: Hit[] = [];
     const options = this.options(defs);
-    const routed: { readonly c: CorrelationInput; readonly seq: number; readonly at: number; readonly partitions: number[] }[] = [];
+    const routed: { readonly seq: number; readonly at: number }[] = [];
     let frontier = -1;
     let last = -1;
     for (const c of correlate) {
@@ -145,18 +162,13 @@ export class HitRouter {
       const at = extractEventTime(c.event, options.timestampFields ?? DEFAULT_TIMESTAMP_FIELDS, options.readField ?? this.read) ?? (options.timestampFallback === 'skip' ? -1 : Math.floor(now));
       if (at > frontier) frontier = at;
       if (seq > last) last = seq;
-      routed.push({ c, seq, at, partitions: [...this.touched].sort((a, b) => a - b) });
+      if (seq >= 0 && at >= 0) routed.push({ seq, at });
+      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now } satisfies HitBody);
+      for (const partition of [...this.touched].sort((a, b) => a - b)) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
     }
-    const ahead = streamTimes(routed);
-    const hits: Hit[] = [];
-    routed.forEach(({ c, seq, at, partitions }, i) => {
-      const w = ahead[i] as number;
-      const body = JSON.stringify({ s: seq, m: c.matched, e: c.event, t: now, ...(w > at ? { w } : {}) } satisfies HitBody);
-      for (const partition of partitions) hits.push({ partition, id: seq >= 0 ? `${seq}-${partition}` : undefined, body });
-    });
     if (this.everyBatch()) for (const seq of sequences) if (seq > last) last = seq;
     if ((frontier >= 0 || this.everyBatch()) && last >= 0) {
-      const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now } satisfies HitBody);
+      const body = JSON.stringify({ s: last, k: frontier, m: [], e: {}, t: now, ...(routed.length > 0 ? { p: streamSteps(routed) } : {}) } satisfies HitBody);
       for (let partition = 0; partition < this.partitions; partition++) hits.push({ partition, id: `${last}-${partition}-t`, body });
     }
     return hits;

@@ -18,7 +18,7 @@ import type { ClusterBus, HitFeed } from './cluster-bus.js';
 import type { Hit } from './cluster-bus.js';
 import type { ClusterSilences } from './cluster-silences.js';
 import type { HitBody, SequencedResult } from './hit-router.js';
-import { groupPartition, resultHits } from './hit-router.js';
+import { groupPartition, readSteps, resultHits } from './hit-router.js';
 import { StatefulPartition } from './stateful-partition.js';
 import type { StatefulFiles, StatefulSnapshot } from './stateful-partition.js';
 
@@ -43,6 +43,17 @@ interface PartitionSnapshot {
   readonly tm?: number;
   readonly groups: unknown;
   readonly st?: StatefulSnapshot;
+}
+
+/**
+ * What waits for the input floor: a hit (or tick) at its input sequence `s`, or a stream-time step of
+ * a tick (`at`): the newest event time at input `s` in the tick's batch.
+ */
+type Waiting = { readonly hitSeq: number; readonly s: number } & ({ readonly hit: HitBody; readonly at?: undefined } | { readonly hit?: undefined; readonly at: number });
+
+/** At one input sequence: its stream-time step first (the single node's clock reached the event), then its hits, then a batch's tick. */
+function rank(w: Waiting): number {
+  return w.hit === undefined ? 0 : w.hit.k === undefined ? 1 : 2;
 }
 
 /**
@@ -95,8 +106,8 @@ export class PartitionOwner {
   private seq = 0;
   /** Every hit of input sequence ≤ floor is applied. */
   private floor = 0;
-  /** Fetched hits waiting for the floor, in input order once sorted. */
-  private pending: { readonly hitSeq: number; readonly hit: HitBody }[] = [];
+  /** Fetched hits waiting for the floor, in input order once sorted, and the stream-time steps of fetched ticks. */
+  private pending: Waiting[] = [];
   private snapshotSeq = 0;
   private tickedAt = -1;
   /** Hits stored and not fetched yet, as of the last fetch. */
@@ -285,7 +296,10 @@ export class PartitionOwner {
         // A tick feeds both the correlations and the stateful stages; results and silence changes only the latter.
         if (hit.k !== undefined || hit.r !== undefined || hit.v !== undefined) this.stateful?.push(m.seq, hit);
         if (hit.v !== undefined) this.silencesRecorded = Math.max(this.silencesRecorded, ...hit.v.map((c) => c.rev));
-        else if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) this.pending.push({ hitSeq: m.seq, hit });
+        else if (hit.r === undefined && (hit.s < 0 || hit.s > this.floor)) {
+          this.pending.push({ hitSeq: m.seq, s: hit.s, hit });
+          for (const [s, at] of readSteps(hit.p ?? [])) if (s > this.floor) this.pending.push({ hitSeq: m.seq, s, at });
+        }
       }
       this.unfetched = batch.pending;
       // Not "the fetch came back empty": on a starved process that only says the fetch's timer ran first.
@@ -337,10 +351,13 @@ export class PartitionOwner {
     const out: SequencedResult[] = [];
     if (floor > this.floor) this.floor = floor;
     // Input order; a batch's tick after the hits of its last line.
-    const ready = this.pending.filter((p) => p.hit.s <= this.floor).sort((a, b) => a.hit.s - b.hit.s || (a.hit.k === undefined ? 0 : 1) - (b.hit.k === undefined ? 0 : 1));
+    const ready = this.pending.filter((p) => p.s <= this.floor).sort((a, b) => a.s - b.s || rank(a) - rank(b));
     if (ready.length === 0) return out;
-    this.pending = this.pending.filter((p) => p.hit.s > this.floor);
-    for (const p of ready) this.apply(p.hitSeq, p.hit, out);
+    this.pending = this.pending.filter((p) => p.s > this.floor);
+    for (const p of ready) {
+      if (p.hit === undefined) this.runtime.advanceTo(p.at);
+      else this.apply(p.hitSeq, p.hit, out);
+    }
     return out;
   }
 

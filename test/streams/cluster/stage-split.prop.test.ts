@@ -1,8 +1,9 @@
-// Cluster mode's two stages against one node (issue 21): stage-1 routers on several nodes take
-// batches of the shared input as the consumer hands them out, a node may die after publishing part of
-// a batch's hits, and its batch is then delivered again to another node after later batches. The
-// partition owners, applying the hits in input order, must emit exactly what one correlation runtime
-// fed the events in input order emits, out-of-order event times included.
+// Cluster mode's two stages against one node (issue 21): the shared input consumer spreads messages
+// over the nodes' waiting pulls (nats-server hands them out in turn, so a node's batch is every third
+// message), a node may die after publishing part of a batch's hits, and its batch is then delivered
+// again to another node after later batches. The partition owners, applying the hits in input order,
+// must emit exactly what one correlation runtime fed the events in input order emits, out-of-order
+// event times included: lateness and window edges follow the newest event before each one.
 import type { JsMsg } from '@nats-io/jetstream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -51,24 +52,29 @@ function single(events: readonly LaneEvent[]): string[] {
 }
 
 interface Delivery {
-  /** Batch sizes, in input order. */
+  /** The node whose pull gets each input message (cycled): the shared consumer spreads the input over the nodes' waiting pulls. */
+  readonly pulls: readonly number[];
+  /** Batch sizes (cycled): each node cuts the messages it got into batches. */
   readonly sizes: readonly number[];
-  /** Per batch: the node it goes to first, how many batches later it is processed, and whether that node dies after publishing `kept` of its hits (the batch is then delivered again to the next node). */
-  readonly plan: readonly { readonly node: number; readonly delay: number; readonly dies: boolean; readonly kept: number }[];
+  /** Per batch (cycled): how many batches later it is processed, and whether its node dies after publishing `kept` of its hits (the batch is then delivered again to the next node). */
+  readonly plan: readonly { readonly delay: number; readonly dies: boolean; readonly kept: number }[];
 }
 
 /** The hits the stage-1 routers publish, in publish order; a hit id already stored is dropped (the stream's duplicate window). */
 function stageOne(events: readonly LaneEvent[], d: Delivery): Hit[] {
   const routers = Array.from({ length: NODES }, () => new HitRouter(PARTITIONS, () => ({}), () => false));
-  const batches: { first: number; size: number }[] = [];
-  let first = 0;
-  for (const size of d.sizes) {
-    if (first >= events.length) break;
-    batches.push({ first, size: Math.min(size, events.length - first) });
-    first += size;
-  }
-  if (first < events.length) batches.push({ first, size: events.length - first });
-  const order = batches.map((b, i) => ({ ...b, at: i + (d.plan[i % d.plan.length]?.delay ?? 0), plan: d.plan[i % d.plan.length] })).sort((a, b) => a.at - b.at);
+  const got: number[][] = Array.from({ length: NODES }, () => []);
+  events.forEach((_, i) => (got[d.pulls[i % d.pulls.length] as number] as number[]).push(i));
+  const batches: { node: number; lines: number[] }[] = [];
+  got.forEach((lines, node) => {
+    for (let i = 0, k = 0; i < lines.length; k++) {
+      const size = d.sizes[(batches.length + k) % d.sizes.length] as number;
+      batches.push({ node, lines: lines.slice(i, i + size) });
+      i += size;
+    }
+  });
+  batches.sort((a, b) => (a.lines[0] as number) - (b.lines[0] as number));
+  const order = batches.map((b, i) => ({ ...b, at: i + (d.plan[i % d.plan.length] as Delivery['plan'][number]).delay, plan: d.plan[i % d.plan.length] as Delivery['plan'][number] })).sort((a, b) => a.at - b.at);
   const stored = new Set<string>();
   const published: Hit[] = [];
   const publish = (hits: readonly Hit[]): void => {
@@ -78,23 +84,16 @@ function stageOne(events: readonly LaneEvent[], d: Delivery): Hit[] {
       published.push(h);
     }
   };
-  const route = (node: number, b: { first: number; size: number }): Hit[] => {
-    const correlate: CorrelationInput[] = [];
-    const sequences: number[] = [];
-    for (let line = 0; line < b.size; line++) {
-      const e = events[b.first + line] as LaneEvent;
-      correlate.push({ line, matched: matchedOf(e), event: eventOf(e, b.first + line) });
-      sequences.push(b.first + line + 1);
-    }
-    return (routers[node] as HitRouter).route(set.correlations, correlate, sequences, 0);
+  const route = (node: number, lines: readonly number[]): Hit[] => {
+    const correlate = lines.map((i, line): CorrelationInput => ({ line, matched: matchedOf(events[i] as LaneEvent), event: eventOf(events[i] as LaneEvent, i) }));
+    return (routers[node] as HitRouter).route(set.correlations, correlate, lines.map((i) => i + 1), 0);
   };
   for (const b of order) {
-    const node = b.plan?.node ?? 0;
-    const hits = route(node, b);
-    if (b.plan?.dies === true) {
+    const hits = route(b.node, b.lines);
+    if (b.plan.dies) {
       publish(hits.slice(0, b.plan.kept));
-      routers[node] = new HitRouter(PARTITIONS, () => ({}), () => false);
-      publish(route((node + 1) % NODES, b));
+      routers[b.node] = new HitRouter(PARTITIONS, () => ({}), () => false);
+      publish(route((b.node + 1) % NODES, b.lines));
     } else publish(hits);
   }
   return published;
@@ -149,8 +148,9 @@ async function stageTwo(hits: readonly Hit[], lastInput: number): Promise<string
 
 const laneArb = fc.array(fc.record({ host: fc.nat(2), rule: fc.nat(1), behindS: fc.constantFrom(0, 0, 0, 0, 40, 90) }), { minLength: 1, maxLength: 60 });
 const deliveryArb = fc.record({
+  pulls: fc.oneof(fc.constant([0, 1, 2]), fc.array(fc.nat(NODES - 1), { minLength: 1, maxLength: 30 })),
   sizes: fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 20 }),
-  plan: fc.array(fc.record({ node: fc.nat(NODES - 1), delay: fc.constantFrom(0, 0, 0, 1, 3, 6), dies: fc.boolean(), kept: fc.nat(6) }), { minLength: 1, maxLength: 20 }),
+  plan: fc.array(fc.record({ delay: fc.constantFrom(0, 0, 0, 1, 3, 6), dies: fc.boolean(), kept: fc.nat(6) }), { minLength: 1, maxLength: 20 }),
 });
 
 describe('cluster stages against one node', () => {

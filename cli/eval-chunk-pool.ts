@@ -1,5 +1,7 @@
 // `sigmad eval`'s chunk workers (issue 19 §3): started first, they load their code while the main
-// thread reads the rules, build theirs while it builds its own, and take chunks whenever they have room,
+// thread reads the rules, build theirs while it builds its own (from its cache entry in shared memory:
+// the rule texts, ≈ 4.7 MB for the corpus, are cloned to a worker only when it has none or the entry
+// does not build there), and take chunks whenever they have room,
 // from the moment they are sent the rules: a worker's first chunks wait in its queue while it builds, so
 // it never idles until the main thread, busy with a chunk of its own, hears that it is ready. A chunk is
 // pure work, so one a worker could not finish (it died, failed to build its rules, or was still building
@@ -37,7 +39,7 @@ export interface ChunkPool {
    * the caller detects them, never waiting on a build); those workers take no more until they are ready.
    */
   reclaim(): void;
-  /** Send every worker the rules to build (once). */
+  /** Send every worker the rules to build (once): main's cache entry when `inputs` has one, the texts otherwise. */
   load(inputs: RuleInputs): void;
   close(): Promise<void>;
 }
@@ -49,6 +51,8 @@ export interface ChunkPool {
 export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure: (worker: number, error: string) => void, script = CHUNK_WORKER_SCRIPT): ChunkPool {
   let nextId = 0;
   const slots: Slot[] = [];
+  /** What `load` was given: the texts for a worker whose entry did not build. */
+  let loaded: RuleInputs | undefined;
   const rejectAll = (slot: Slot, error: string): void => {
     for (const job of slot.jobs.values()) job.reject(new Error(error));
     slot.jobs.clear();
@@ -65,7 +69,12 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
     slots.push(slot);
     slot.worker.on('message', (m: FromChunkWorker) => {
       if (m.type === 'loaded') slot.ready = true;
-      else if (m.type === 'load_failed') fail(slot, index, m.error);
+      else if (m.type === 'need_inputs') {
+        // The texts without the entry that failed: the worker then reads the cache file or compiles.
+        if (loaded === undefined) return;
+        const { shared: _failed, ...inputs } = loaded;
+        slot.worker.postMessage({ type: 'rules', inputs } satisfies ToChunkWorker);
+      } else if (m.type === 'load_failed') fail(slot, index, m.error);
       else {
         const job = slot.jobs.get(m.id);
         slot.jobs.delete(m.id);
@@ -79,7 +88,10 @@ export function startChunkPool(workers: number, data: ChunkWorkerData, onFailure
   return {
     capacity: workers * QUEUE_PER_WORKER,
     load(inputs) {
-      const message: ToChunkWorker = { type: 'rules', inputs };
+      loaded = inputs;
+      const { shared } = inputs;
+      // Schema routing builds more than the entry holds: those workers need the texts.
+      const message: ToChunkWorker = shared !== undefined && inputs.routing === undefined ? { type: 'entry', settings: { correlation: inputs.correlation, emitReferenced: inputs.emitReferenced }, entry: shared } : { type: 'rules', inputs };
       for (const slot of slots) {
         if (slot.gone) continue;
         slot.worker.postMessage(message);

@@ -15,7 +15,7 @@ import { splitLines, type LineFrame } from '../../protocol/index.js';
 import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type RuleSet } from '../../sigma/index.js';
 import { buildRuleSetFrom, createBatchDetector, detectChunk, detectRules, EventDetector } from '../../streams/index.js';
 import type { ChunkResult, DetectRules, DetectSettings, RuleInputs } from '../../streams/index.js';
-import { ensureBuilt, FIXTURES, ROOT } from '../e2e/harness.js';
+import { ensureBuilt, FIXTURES, ROOT, tempDir } from '../e2e/harness.js';
 import { evalInput } from './eval-input.js';
 
 const encoder = new TextEncoder();
@@ -244,6 +244,38 @@ describe('chunk workers', () => {
       expect(broken.offer(bytes, 0)).toBeUndefined();
     } finally {
       await Promise.all([pool.close(), broken.close()]);
+    }
+  }, 60_000);
+
+  it("build from main's cache entry without the rule texts, and from the texts when the entry does not build", async () => {
+    // Stored by dist/'s cache module, the worker's: a key covers the engine's code, which differs from source's.
+    const cache = (await import(pathToFileURL(join(ROOT, 'dist/streams/detect/rule-cache.js')).href)) as typeof import('../../streams/detect/rule-cache.js');
+    const { shared } = cache.buildRuleSetCached(inputs, { dir: tempDir('chunk-entry'), store: true });
+    if (shared === undefined) throw new Error('no shared entry');
+    const failures: string[] = [];
+    const fromEntry = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    const fromTexts = startChunkPool(1, { settings: SETTINGS, watchPretty: true }, (_w, error) => failures.push(error), SCRIPT);
+    try {
+      // No texts beside the entry: answering as this thread does shows the worker built from the entry alone.
+      fromEntry.load({ ...inputs, sources: [], shared });
+      // An entry whose head no longer deserialises: the worker asks for the texts and builds from them.
+      fromTexts.load({ ...inputs, shared: { ...shared, head: new Uint8Array(new SharedArrayBuffer(shared.head.length)) } });
+      const bytes = encoder.encode(evalInput(300, { pretty: false }));
+      const inline = detectChunk(createBatchDetector(SETTINGS), rules, bytes, 0, true);
+      expect(inline.detections).toBeGreaterThan(0);
+      for (const pool of [fromEntry, fromTexts]) {
+        const built = async (): Promise<ChunkResult> => {
+          for (;;) {
+            const answer = await pool.offer(bytes, 0)?.catch(() => undefined);
+            if (answer !== undefined) return answer;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        };
+        expect({ ...(await built()), seconds: 0 }).toEqual({ ...inline, seconds: 0 });
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await Promise.all([fromEntry.close(), fromTexts.close()]);
     }
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { buildTimestampFields, DEFAULT_CORRELATION_SETTINGS, type CorrelationDef
 import { errorsByRule, formatSigmaError } from '../sigma/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
-import { buildRuleSetCached, createBatchDetector, detectChunk, detectRules, EventDetector, readRuleCacheEntry } from '../streams/index.js';
+import { buildRuleSetCached, createBatchDetector, detectChunk, detectRules, EventDetector, prefetchNewestEntry, readRuleCacheEntry } from '../streams/index.js';
 import { startChunkPool } from './eval-chunk-pool.js';
 import { evalChunks } from './eval-chunked.js';
 import { fileReader, lineChunks, streamReader } from './eval-chunks.js';
@@ -113,12 +113,14 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
     : undefined;
   try {
     const loadStart = performance.now();
+    // The entry the last run used is read on the thread pool while this thread reads and hashes the rule files.
+    const ahead = cacheDir !== undefined ? prefetchNewestEntry(cacheDir) : undefined;
     const read = await readRuleSources(rulePaths);
     for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
     // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
     const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
     // The cache entry is read first so that workers start from it too (in shared memory) while this thread builds.
-    const entry = cacheDir !== undefined ? readRuleCacheEntry(inputs, cacheDir) : undefined;
+    const entry = cacheDir !== undefined ? await readRuleCacheEntry(inputs, cacheDir, ahead) : undefined;
     const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
     pool?.load(cachedInputs);
     const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines, entry !== undefined ? Buffer.from(entry.key, 'hex') : undefined);

@@ -74,9 +74,18 @@ export function ruleCacheKey(inputs: RuleInputs): Buffer {
 
 const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('hex')}${SUFFIX}`);
 
-/** The entry for `inputs` in `dir`, in shared memory, or undefined (see readCachedRules). */
-export function readRuleCacheEntry(inputs: RuleInputs, dir: string): SharedRules | undefined {
-  return readCachedRules(dir, ruleCacheKey(inputs));
+/**
+ * The entry for `inputs` in `dir`, in shared memory, or undefined (see readCachedRules): the bytes read
+ * ahead when they are this key's file (prefetchNewestEntry), else the file's, which a hit then makes the
+ * newest for the next read-ahead.
+ */
+export async function readRuleCacheEntry(inputs: RuleInputs, dir: string, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
+  const key = ruleCacheKey(inputs);
+  const guessed = ahead !== undefined && ahead.key === key.toString('hex');
+  const bytes = guessed ? await ahead.bytes : undefined;
+  const shared = (bytes !== undefined ? decodeSharedRules(bytes, key) : undefined) ?? readCachedRules(dir, key);
+  if (shared !== undefined && !guessed) touch(fileOf(dir, key));
+  return shared;
 }
 
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */

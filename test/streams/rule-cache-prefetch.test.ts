@@ -1,14 +1,15 @@
 // The compiled-rule cache entry read ahead at start-up (issue 19 §2): the newest entry is read while the
 // rule files are, and used only when it is the one their key names and it checks out; anything else
 // (another key's entry, damaged bytes, no entry) builds as without the read-ahead, never other rules.
-import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+// The daemon's start reads it ahead, and so does `sigmad eval` (readRuleCacheEntry).
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CORRELATION_SETTINGS } from '../../sigma/index.js';
 import type { RuleSet } from '../../sigma/index.js';
-import { buildRuleSetFrom, buildRuleSetStoring, prefetchNewestEntry } from '../../streams/index.js';
+import { buildRuleSetFrom, buildRuleSetStoring, prefetchNewestEntry, readRuleCacheEntry } from '../../streams/index.js';
 import type { PrefetchedEntry, RuleInputs } from '../../streams/index.js';
-import { ruleCacheKey } from '../../streams/detect/rule-cache.js';
+import { buildFromShared, ruleCacheKey } from '../../streams/detect/rule-cache.js';
 import { useTempDirs } from '../state/support/temp-dirs.js';
 
 const rule = (id: string, literal: string): string =>
@@ -80,6 +81,30 @@ describe('reading the cache entry ahead', () => {
     expect([compiled.cache, matches(compiled.ruleSet)]).toEqual(['miss', expected]);
     // The miss stored the entry again.
     expect(readFileSync(file).equals(intact)).toBe(true);
+  });
+
+  it("eval's entry: the bytes read ahead when they are its key's, else its file's, which then becomes the newest; damaged bytes ahead are passed over", async () => {
+    const dir = cacheDir();
+    await storeBoth(dir);
+    const built = async (inputs: RuleInputs, ahead?: PrefetchedEntry) => {
+      const shared = await readRuleCacheEntry(inputs, dir, ahead);
+      return shared === undefined ? undefined : matches(buildFromShared(inputs, shared) as RuleSet);
+    };
+    const fileB = join(dir, `${keyOf(B)}.rules`);
+    const intact = readFileSync(fileB);
+    // B's file gone after the read ahead: the entry comes from the bytes read ahead.
+    const ahead = prefetchNewestEntry(dir);
+    await ahead?.bytes;
+    rmSync(fileB);
+    expect(await built(B, ahead)).toEqual(matches(buildRuleSetFrom(B)));
+    expect(await built(B)).toBeUndefined();
+    writeFileSync(fileB, intact);
+    // A's inputs with B's entry read ahead: A's file is read, and is the newest now.
+    expect(await built(A, prefetchNewestEntry(dir))).toEqual(matches(buildRuleSetFrom(A)));
+    expect(prefetchNewestEntry(dir)?.key).toBe(keyOf(A));
+    const damaged = Buffer.from(intact);
+    damaged.writeUInt8((damaged[damaged.length - 1] ?? 0) ^ 1, damaged.length - 1);
+    expect(await built(B, { key: keyOf(B), bytes: Promise.resolve(damaged) })).toEqual(matches(buildRuleSetFrom(B)));
   });
 
   it('nothing to read ahead without an entry or a directory', () => {

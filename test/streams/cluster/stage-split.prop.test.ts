@@ -25,6 +25,8 @@ const T0 = Date.parse('2024-03-01T00:00:00Z');
 const set = compileCorrelations(
   [
     correlationRule({ id: 'count', type: 'event_count', rules: ['r0'], groupBy: ['host'], condition: { ops: { gte: 3 } } }),
+    correlationRule({ id: 'supp', type: 'event_count', rules: ['r0'], groupBy: ['host'], condition: { ops: { gte: 2 } }, options: { suppress: '45s' } }),
+    correlationRule({ id: 'reset', type: 'event_count', rules: ['r1'], groupBy: [], condition: { ops: { gte: 2 } }, options: { action: 'reset', suppress: '30s' } }),
     correlationRule({ id: 'order', type: 'temporal_ordered', rules: ['r0', 'r1'], groupBy: ['host'] }),
     correlationRule({ id: 'both', type: 'temporal', rules: ['r0', 'r1'], groupBy: ['host'], timespanMs: 30_000 }),
     correlationRule({ id: 'tumble', type: 'event_count', rules: ['r1'], groupBy: ['host'], condition: { ops: { gte: 2 } }, options: { window: 'tumbling' } }),

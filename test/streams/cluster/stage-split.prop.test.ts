@@ -1,8 +1,9 @@
 // Cluster mode's two stages against one node (issue 21): the shared input consumer spreads messages
 // over the nodes' waiting pulls (nats-server hands them out in turn, so a node's batch is every third
 // message), a node may die after publishing part of a batch's hits, and its batch is then delivered
-// again to another node after later batches. The partition owners, applying the hits in input order,
-// must emit exactly what one correlation runtime fed the events in input order emits, out-of-order
+// again to another node after later batches, and a partition may change owners midway (a snapshot
+// handed back, the next owner reading on from it). The partition owners, applying the hits in input
+// order, must emit exactly what one correlation runtime fed the events in input order emits, out-of-order
 // event times included: lateness and window edges follow the newest event before each one.
 import type { JsMsg } from '@nats-io/jetstream';
 import fc from 'fast-check';
@@ -106,51 +107,74 @@ function stageOne(events: readonly LaneEvent[], d: Delivery): Hit[] {
   return published;
 }
 
-/** What the partition owners emit once every input message is acknowledged. */
-async function stageTwo(hits: readonly Hit[], lastInput: number): Promise<string[]> {
-  const out: string[] = [];
+/**
+ * What the partition owners emit once every input message is acknowledged. With `cuts`, each partition's
+ * first owner sees only the first `cut` of its hits, with the input floor as far as they reach (every
+ * hit of input at or below it is among them, as the shared consumer's acknowledgements guarantee), then
+ * hands the partition back (a snapshot) to a second owner that reads on from it: results by id, since a
+ * sink drops a result id it already has.
+ */
+async function stageTwo(hits: readonly Hit[], lastInput: number, cuts: readonly number[] = []): Promise<string[]> {
+  const out = new Map<string, string>();
   for (let partition = 0; partition < PARTITIONS; partition++) {
-    const clock = new SimulatedClock();
-    const mine = hits.filter((h) => h.partition === partition).map((h, i) => ({ seq: i + 1, json: () => JSON.parse(h.body) as HitBody }) as unknown as JsMsg);
-    const bus = {
-      loadSnapshot: () => Promise.resolve(null),
-      saveSnapshot: () => Promise.resolve(),
-      hitFeed: () =>
-        Promise.resolve({
-          fetch: async (_max: number, expiresMs: number) => {
-            if (mine.length === 0) await sleep(clock, expiresMs);
-            return { msgs: mine.splice(0), pending: 0, drained: true };
-          },
-          close: () => Promise.resolve(),
-        }),
-    } as unknown as ClusterBus;
-    const owner = new PartitionOwner({
-      partition,
-      partitions: PARTITIONS,
-      consumer: `n-${partition}`,
-      bus,
-      defs: set.correlations,
-      options: {},
-      deliver: (results) => {
-        for (const r of results) {
-          const { result_id: _id, ...rest } = JSON.parse(r.text) as Record<string, unknown>;
-          out.push(JSON.stringify(rest));
-        }
-        return Promise.resolve(out.length - 1);
-      },
-      delivered: () => true,
-      inputFloor: () => Promise.resolve(lastInput),
-      leased: () => true,
-      snapshotIntervalMs: 3_600_000,
-      ctx: testContext(clock),
-    });
-    expect(await owner.start()).toBe(true);
-    await clock.advance(2_500);
-    const stopped = owner.stop(false, 0);
-    await clock.advance(1_100);
-    await stopped;
+    const mine = hits.filter((h) => h.partition === partition).map((h, i) => ({ seq: i + 1, body: JSON.parse(h.body) as HitBody }));
+    const cut = Math.min(mine.length, cuts[partition % Math.max(1, cuts.length)] ?? mine.length);
+    let snapshot: Uint8Array | null = null;
+    const own = async (visible: number, floor: number, consumer: string): Promise<void> => {
+      const clock = new SimulatedClock();
+      const bus = {
+        loadSnapshot: () => Promise.resolve(snapshot),
+        saveSnapshot: (_p: number, data: Uint8Array) => {
+          snapshot = data;
+          return Promise.resolve();
+        },
+        hitFeed: (_p: number, afterSeq: number) => {
+          let next = afterSeq;
+          return Promise.resolve({
+            fetch: async (max: number, expiresMs: number) => {
+              const msgs = mine.slice(next, Math.min(visible, next + max)).map((m) => ({ seq: m.seq, json: () => m.body }) as unknown as JsMsg);
+              next += msgs.length;
+              if (msgs.length === 0) await sleep(clock, expiresMs);
+              return { msgs, pending: visible - next, drained: next >= visible };
+            },
+            close: () => Promise.resolve(),
+          });
+        },
+      } as unknown as ClusterBus;
+      const owner = new PartitionOwner({
+        partition,
+        partitions: PARTITIONS,
+        consumer,
+        bus,
+        defs: set.correlations,
+        options: {},
+        deliver: (results) => {
+          for (const r of results) {
+            const { result_id: id, ...rest } = JSON.parse(r.text) as Record<string, unknown>;
+            const text = JSON.stringify(rest);
+            expect(out.get(String(id)) ?? text, 'a result id emitted again is the same result').toBe(text);
+            out.set(String(id), text);
+          }
+          return Promise.resolve(out.size - 1);
+        },
+        delivered: () => true,
+        inputFloor: () => Promise.resolve(floor),
+        leased: () => true,
+        snapshotIntervalMs: 3_600_000,
+        ctx: testContext(clock),
+      });
+      expect(await owner.start()).toBe(true);
+      await clock.advance(2_500);
+      const stopped = owner.stop(true, 1_000);
+      await clock.advance(1_100);
+      await stopped;
+    };
+    // The floor the first owner may see: below the input sequence of every hit it cannot see yet.
+    const unseen = mine.slice(cut).filter((m) => m.body.s >= 0).map((m) => m.body.s);
+    await own(cut, Math.min(lastInput, (unseen.length > 0 ? Math.min(...unseen) : lastInput + 1) - 1), `first-${partition}`);
+    if (cut < mine.length) await own(mine.length, lastInput, `second-${partition}`);
   }
-  return out;
+  return [...out.values()];
 }
 
 const laneArb = fc.array(fc.record({ host: fc.nat(2), rule: fc.nat(1), behindS: fc.constantFrom(0, 0, 0, 0, 40, 90) }), { minLength: 1, maxLength: 60 });
@@ -164,15 +188,15 @@ const deliveryArb = fc.record({
 const fired = new Set<string>();
 
 describe('cluster stages against one node', () => {
-  it('partition owners emit what one runtime emits, with batches on several nodes, delivered late and again after a node dies', async () => {
+  it('partition owners emit what one runtime emits, with batches on several nodes, delivered late and again after a node dies, and partitions handed over midway', async () => {
     await fc.assert(
-      fc.asyncProperty(laneArb, deliveryArb, async (events, delivery) => {
-        const got = await stageTwo(stageOne(events, delivery), events.length);
+      fc.asyncProperty(laneArb, deliveryArb, fc.array(fc.nat(40), { minLength: 1, maxLength: PARTITIONS }), async (events, delivery, cuts) => {
+        const got = await stageTwo(stageOne(events, delivery), events.length, cuts);
         const want = single(events);
         for (const w of want) fired.add((JSON.parse(w) as { rule_id: string }).rule_id);
         expect(got.sort()).toEqual(want.sort());
       }),
-      { numRuns: 150 },
+      { numRuns: 400 },
     );
     // The lanes made every correlation fire somewhere.
     expect([...fired].sort()).toEqual(set.correlations.map((c) => c.rule.id).sort());

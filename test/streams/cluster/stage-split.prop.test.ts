@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CorrelationRuntime } from '../../../actors/correlation/index.js';
 import { compileCorrelations } from '../../../sigma/correlation/index.js';
 import type { ClusterBus, Hit } from '../../../streams/cluster/cluster-bus.js';
-import { HitRouter } from '../../../streams/cluster/hit-router.js';
+import { HitRouter, readSteps } from '../../../streams/cluster/hit-router.js';
 import type { HitBody } from '../../../streams/cluster/hit-router.js';
 import { PartitionOwner } from '../../../streams/cluster/partition-owner.js';
 import type { CorrelationInput } from '../../../streams/detect/detect-batch.js';
@@ -110,7 +110,7 @@ function stageOne(events: readonly LaneEvent[], d: Delivery): Hit[] {
 /**
  * What the partition owners emit once every input message is acknowledged. With `cuts`, each partition's
  * first owner sees only the first `cut` of its hits, with the input floor as far as they reach (every
- * hit of input at or below it is among them, as the shared consumer's acknowledgements guarantee), then
+ * hit and tick for input at or below it is among them, as the shared consumer's acknowledgements guarantee), then
  * hands the partition back (a snapshot) to a second owner that reads on from it: results by id, since a
  * sink drops a result id it already has.
  */
@@ -169,8 +169,9 @@ async function stageTwo(hits: readonly Hit[], lastInput: number, cuts: readonly 
       await clock.advance(1_100);
       await stopped;
     };
-    // The floor the first owner may see: below the input sequence of every hit it cannot see yet.
-    const unseen = mine.slice(cut).filter((m) => m.body.s >= 0).map((m) => m.body.s);
+    // The floor the first owner may see: below every input sequence a hit it cannot see yet speaks for (a
+    // tick's steps included: the tick is published before any input of its batch is acknowledged).
+    const unseen = mine.slice(cut).flatMap((m) => [m.body.s, ...readSteps(m.body.p ?? []).map(([seq]) => seq)]).filter((seq) => seq >= 0);
     await own(cut, Math.min(lastInput, (unseen.length > 0 ? Math.min(...unseen) : lastInput + 1) - 1), `first-${partition}`);
     if (cut < mine.length) await own(mine.length, lastInput, `second-${partition}`);
   }

@@ -293,12 +293,16 @@ export class BatchProcessor {
     this.tick(active.runtime);
     const records = deps.journal.drafts.splice(0);
     deps.crash('after-eval');
-    // An acknowledging source's position once every unit of this batch is in: each unit's is asked in
-    // order and the last answer stored, since a source may record each unit's own share (the NATS input
-    // adds the unit's stream sequences; asking only the last unit left the others out, so after a crash
-    // before their acknowledgements they were taken again).
-    let position: { readonly source: string; readonly value: unknown } | undefined;
-    for (const u of units) if (u.position !== undefined) position = { source: u.position.source, value: u.position.at(u.lines.length) };
+    // An acknowledging source's position once every unit of this batch is in: each unit is told its share
+    // in order (the NATS input records the unit's stream sequences; telling only the last unit left the
+    // others out, so after a crash before their acknowledgements they were taken again), then the last
+    // one's position is stored, made once.
+    let last: InputUnit['position'];
+    for (const u of units) {
+      u.position?.commit(u.lines.length);
+      if (u.position !== undefined) last = u.position;
+    }
+    const position = last === undefined ? undefined : { source: last.source, value: last.value() };
     const commit = deps.store.commitBatch({
         records,
         outbox,

@@ -30,10 +30,12 @@ interface UnitPosition {
   /** Key of the stored position (`StateStore.inputPosition`). */
   readonly source: string;
   /**
-   * The position once the unit's first `lines` lines are committed. A committing batch asks every unit
-   * it holds, in order, and stores the last answer, so a source may record each unit's own share here.
+   * Notes that the unit's first `lines` lines are being committed: a committing batch tells every unit
+   * it holds, in order (a source may record each unit's own share, as the NATS input its sequences).
    */
-  at(lines: number): unknown;
+  commit(lines: number): void;
+  /** The position to store once every unit of the batch has been told its share. */
+  value(): unknown;
 }
 
 export type UnitOutcome =

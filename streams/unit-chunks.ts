@@ -48,7 +48,7 @@ export class UnitChunks {
       rejected: first ? this.unit.rejected : [],
       settle: (outcome) => this.settled(outcome),
       // Each chunk commits where the source stands after its own lines.
-      ...(position !== undefined ? { position: { source: position.source, at: (n: number) => position.at(start + n) } } : {}),
+      ...(position !== undefined ? { position: { source: position.source, commit: (n: number) => position.commit(start + n), value: () => position.value() } } : {}),
     };
   }
 

@@ -187,10 +187,10 @@ export function fetchUnits(consumer: Consumer, ackFloor: () => Promise<number>, 
         ...(config.stream_ids ? { sequences: seqs } : {}),
         position: {
           source: positionKey,
-          at: (n) => {
+          commit: (n) => {
             for (let i = 0; i < n; i++) committed.add(seqs[i] as number);
-            return { ranges: toRanges(committed) } satisfies Position;
           },
+          value: () => ({ ranges: toRanges(committed) }) satisfies Position,
         },
         settle: (outcome: UnitOutcome) => {
           for (const m of msgs) {

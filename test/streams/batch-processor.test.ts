@@ -41,10 +41,10 @@ describe('batch processor', () => {
       settle: () => undefined,
       position: {
         source: 'nats:test',
-        at: (n) => {
+        commit: (n) => {
           for (const s of seqs.slice(0, n)) recorded.add(s);
-          return [...recorded].sort((a, b) => a - b);
         },
+        value: () => [...recorded].sort((a, b) => a - b),
       },
     });
     await h.processor.process([unit([1, 2]), unit([3, 4]), unit([5])], h.ctx.clock.now());

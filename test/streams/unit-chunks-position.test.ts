@@ -9,10 +9,11 @@ describe('UnitChunks positions', () => {
   it('gives each chunk the position after its own last line', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 40 }), (size, rooms) => {
+        let told = -1;
         const unit: InputUnit = {
           lines: Array.from({ length: size }, (_, i) => `l${i}`),
           rejected: [],
-          position: { source: 'nats:s:c', at: (n) => n },
+          position: { source: 'nats:s:c', commit: (n) => void (told = n), value: () => told },
         };
         const chunks = new UnitChunks(unit);
         let start = 0;
@@ -20,7 +21,10 @@ describe('UnitChunks positions', () => {
           if (chunks.remaining === 0) break;
           const chunk = chunks.next(room);
           expect(chunk.position?.source).toBe('nats:s:c');
-          for (let k = 0; k <= chunk.lines.length; k++) expect(chunk.position?.at(k)).toBe(start + k);
+          for (let k = 0; k <= chunk.lines.length; k++) {
+            chunk.position?.commit(k);
+            expect(chunk.position?.value()).toBe(start + k);
+          }
           start += chunk.lines.length;
         }
       }),

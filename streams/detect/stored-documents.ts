@@ -100,8 +100,23 @@ function restorer(bodies: Uint8Array): (stored: StoredDocument) => SigmaDocument
     }
     return known;
   };
+  // One constructor per key order of this restorer, with Object.prototype: its objects start from a map of
+  // their own, so they follow one transition chain whose accessors are this restorer's. Built from `{}`, a
+  // second restore in a thread (every reload from an entry) met the first restorer's accessors on the shared
+  // transitions, and V8 made each of its documents a dictionary (restore about twice as slow, every read a
+  // hash lookup).
+  const shapes = new Map<readonly string[], new () => Record<string, unknown>>();
+  const shape = (keys: readonly string[]): new () => Record<string, unknown> => {
+    let known = shapes.get(keys);
+    if (known === undefined) {
+      known = function Document() {} as unknown as new () => Record<string, unknown>;
+      known.prototype = Object.prototype;
+      shapes.set(keys, known);
+    }
+    return known;
+  };
   return (stored) => {
-    const out: Record<string, unknown> = {};
+    const out = new (shape(stored.keys))();
     sources.set(out, stored);
     for (const k of stored.keys) {
       if (Object.hasOwn(stored.eager, k)) out[k] = stored.eager[k];

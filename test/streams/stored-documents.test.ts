@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { restoreDocuments, storeDocuments } from '../../streams/detect/stored-documents.js';
 import type { PreparedRules } from '../../sigma/index.js';
 
-type Doc = PreparedRules['documents'][number];
+type Doc = PreparedRules['detections'][number];
 
 const doc = (i: number, extra: Record<string, unknown> = {}): Doc =>
   ({

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Compile from 'typebox/compile';
 import YAML from 'yaml';
 import { parseListenAddress } from '../http/index.js';
-import { DaemonConfig } from '../protocol/index.js';
+import { compileOnUse, DaemonConfig } from '../protocol/index.js';
 import { parseDuration } from '../protocol/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
 import { checkApiSecurity } from './api-security-config.js';
@@ -214,7 +213,7 @@ interface Layer {
   readonly origin: (key: string) => string;
 }
 
-const validator = Compile(DaemonConfig);
+const validator = compileOnUse(DaemonConfig);
 
 /** Load, merge and validate the daemon config. Throws ConfigError. */
 export function loadDaemonConfig(inputs: ConfigInputs): LoadedConfig {

@@ -4,9 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import Compile from 'typebox/compile';
 import YAML from 'yaml';
-import { parseDuration, SourceEntrySchema, SourceFileSchema } from '../protocol/index.js';
+import { compileOnUse, parseDuration, SourceEntrySchema, SourceFileSchema } from '../protocol/index.js';
 import type { ExtractSpec, SourceEntry } from '../protocol/index.js';
 import { DEFAULT_SOURCE_TIMEOUT_MS, MAX_SOURCE_BYTES } from '../streams/index.js';
 import type { ExtractCompiler, Extractor, SourceFormat, SourceSpec, SourceTarget } from '../streams/index.js';
@@ -26,7 +25,7 @@ export interface SourceLoadOptions {
 /** Refresh intervals below this are raised to it with a warning (§11.1). */
 const MIN_REFRESH_MS = 1_000;
 
-const fileChecker = Compile(SourceFileSchema);
+const fileChecker = compileOnUse(SourceFileSchema);
 
 /** Keys each type takes beside the common ones. */
 const TYPE_KEYS: Readonly<Record<SourceTarget['type'], readonly string[]>> = {

@@ -3,9 +3,8 @@
 // file, the entry id and the key, and the daemon exits 3.
 import { readFile } from 'node:fs/promises';
 import { rootCertificates } from 'node:tls';
-import Compile from 'typebox/compile';
 import YAML from 'yaml';
-import { parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protocol/index.js';
+import { compileOnUse, parseDuration, WebhookEntrySchema, WebhookFileSchema } from '../protocol/index.js';
 import type { EgressPolicy, WebhookEntry } from '../protocol/index.js';
 import { compileEntryParts, createEgressAgent, decodeSecret, signingHeaderNames } from '../streams/index.js';
 import type { ResolvedWebhook, SigningScheme } from '../streams/index.js';
@@ -28,7 +27,7 @@ export interface LoadedWebhook {
   readonly delivery: WebhookDelivery;
 }
 
-const fileChecker = Compile(WebhookFileSchema);
+const fileChecker = compileOnUse(WebhookFileSchema);
 
 /** Milliseconds of a duration key, or a config error naming it. */
 function durationMs(text: string | undefined, fallbackMs: number, fail: (key: string, why: string) => never, key: string): number {

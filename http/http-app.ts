@@ -1,10 +1,10 @@
-import Compile from 'typebox/compile';
 import type { DaemonFacade } from './facade.js';
 import { AUDITED_ROUTES, runAudited } from './audited-request.js';
 import type { HttpApp, Req, Res } from './handler.js';
 import { compilePathMatcher } from './path-matcher.js';
 import { sendError } from './respond.js';
 import type { Route, RouteSchema, ValidReq } from './route.js';
+import { compileOnUse } from '../protocol/index.js';
 
 /**
  * Turns a route table into the app adapters serve: validators compiled once; per request match,
@@ -103,9 +103,9 @@ function compileRoute(route: Route): CompiledRoute {
   const { params, query, body } = route.schema;
   return {
     route,
-    ...(params !== undefined ? { params: Compile(params) as Validator } : {}),
-    ...(query !== undefined ? { query: Compile(query) as Validator } : {}),
-    ...(body !== undefined ? { body: Compile(body) as Validator } : {}),
+    ...(params !== undefined ? { params: compileOnUse(params) as Validator } : {}),
+    ...(query !== undefined ? { query: compileOnUse(query) as Validator } : {}),
+    ...(body !== undefined ? { body: compileOnUse(body) as Validator } : {}),
   };
 }
 

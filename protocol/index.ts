@@ -46,3 +46,5 @@ export {  SchemaConfigFile, SchemaRouting, SchemaSignature, SignaturePredicate }
 export { FIELD_ORIGINS, FieldsReport, FieldsReset, KeyShape, MissingField, MissingFieldPage, SchemaReport, SchemaSuggestions, SchemasReset, SignatureCandidate, UnknownField, UnknownFieldPage } from './observer-records.js';
 export { ClusterResponse } from './cluster.js';
 export type { ClusterRecord } from './cluster.js';
+export { compileOnUse } from './compile-on-use.js';
+export type { OnUseValidator } from './compile-on-use.js';

@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { Packr } from 'msgpackr';
-import Compile from 'typebox/compile';
 import type { Static, TSchema } from 'typebox';
+import { compileOnUse } from '../protocol/index.js';
 
 // Plain msgpack maps (no msgpackr record extension), so any msgpack tool can read what they hold.
 const packr = new Packr({ useRecords: false, mapsAsObjects: true });
@@ -26,7 +26,7 @@ export interface StoredCodec<T> {
 }
 
 export function storedCodec<S extends TSchema>(schema: S): StoredCodec<Static<S>> {
-  const check = Compile(schema);
+  const check = compileOnUse(schema);
   return {
     decode(bytes) {
       let value: unknown;

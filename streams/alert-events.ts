@@ -1,7 +1,7 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import type { AlertDecision, AlertResult, Silence } from '../actors/index.js';
 import type { AlertPipelineFile } from '../protocol/index.js';
+import { compileOnUse } from '../protocol/index.js';
 
 const Pair = Type.Tuple([Type.String(), Type.String()]);
 
@@ -43,7 +43,7 @@ export type AlertEvent =
   | { readonly t: 'silence'; readonly silence: Silence }
   | { readonly t: 'unsilence'; readonly id: string };
 
-export const alertEventSchema = Compile(AlertEventSchema);
+export const alertEventSchema = compileOnUse(AlertEventSchema);
 
 type Loose = Record<string, unknown>;
 

@@ -1,5 +1,4 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import {
   compareGroups,
   CORRELATION_CODEC_VERSION,
@@ -21,6 +20,7 @@ import { DEFINITIONS_KIND } from '../state/index.js';
 import type { AnyJournaledKind, DefinitionHashes, JournaledKind, JournalDraft, ReplayOutcome, SnapshotCodec } from '../state/index.js';
 import { ForeignGroups } from './foreign-groups.js';
 import type { DroppedCorrelationState } from './foreign-groups.js';
+import { compileOnUse } from '../protocol/index.js';
 
 /** Journal `kind` of correlation group records (`corr:<correlation>:<group key>` actors). */
 export const CORRELATION_KIND = 'corr';
@@ -30,8 +30,8 @@ export const CORRELATION_KIND = 'corr';
  */
 export const CORRELATION_TICK_KIND = 'corr-tick';
 
-const isCorrelationEvent = Compile(CorrelationEventSchema);
-const isEncodedGroup = Compile(EncodedGroupSchema);
+const isCorrelationEvent = compileOnUse(CorrelationEventSchema);
+const isEncodedGroup = compileOnUse(EncodedGroupSchema);
 
 function groupOfKey(actorKey: string): string {
   const second = actorKey.indexOf(':', CORRELATION_KIND.length + 1);
@@ -41,12 +41,12 @@ function groupOfKey(actorKey: string): string {
 /** A `corr-tick` record's event: the correlation groups were ticked to event time `now`. */
 const CorrelationTickSchema = Type.Object({ now: Type.Number() });
 type CorrelationTick = Type.Static<typeof CorrelationTickSchema>;
-const isCorrelationTick = Compile(CorrelationTickSchema);
+const isCorrelationTick = compileOnUse(CorrelationTickSchema);
 
 /** The `corr-tick` snapshot entry: the last tick and the stream's time (see `CorrelationRuntime.streamTime`). */
 const TickStateSchema = Type.Object({ tickedAt: Type.Number(), time: Type.Number() }, { additionalProperties: false });
 type TickState = Type.Static<typeof TickStateSchema>;
-const isTickState = Compile(TickStateSchema);
+const isTickState = compileOnUse(TickStateSchema);
 
 /** Where the tick frontier lives between batches (the daemon's `JournalBuffer`). */
 export interface TickFrontier {

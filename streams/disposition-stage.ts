@@ -1,10 +1,10 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import { checkDisposition, DispositionStore } from '../actors/index.js';
 import type { Disposition, DispositionConfig, DispositionStatePiece } from '../actors/index.js';
 import type { DispositionSummary, MetricHandles } from '../protocol/index.js';
 import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { JournalBuffer } from './batch-processor.js';
+import { compileOnUse } from '../protocol/index.js';
 
 /** Journal and snapshot `kind` of the disposition store (issue 14). */
 const DISPOSITION_KIND = 'dispositions';
@@ -19,7 +19,7 @@ const DispositionEventSchema = Type.Union([
   Type.Object({ t: Type.Literal('prune'), now: Type.Integer() }),
 ]);
 type DispositionEvent = { readonly t: 'accept'; readonly now: number; readonly d: readonly Disposition[] } | { readonly t: 'prune'; readonly now: number };
-const isDispositionEvent = Compile(DispositionEventSchema);
+const isDispositionEvent = compileOnUse(DispositionEventSchema);
 
 /**
  * The triage loop's store (daemon-semantics §10) as a journaled kind: an ingest journals what it

@@ -1,5 +1,4 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import { annotatedResult, quietRiskObserver, RiskLayer } from '../actors/index.js';
 import type { AlertResult, Contribution, RiskAnnotation, RiskObserver, RiskOutcome, RiskStatePiece } from '../actors/index.js';
 import type { MetricHandles, RiskFile } from '../protocol/index.js';
@@ -8,6 +7,7 @@ import type { JournaledKind, ReplayOutcome } from '../state/index.js';
 import type { CommittedResult, JournalBuffer } from './batch-processor.js';
 import { JournaledStage } from './journaled-stage.js';
 import { withEnrichments } from './result-value.js';
+import { compileOnUse } from '../protocol/index.js';
 
 /** Journal and snapshot `kind` of the risk layer (issue 14). */
 const RISK_KIND = 'risk';
@@ -31,7 +31,7 @@ type RiskEvent =
   | { readonly t: 'config'; readonly file: RiskFile | null }
   | { readonly t: 'add'; readonly now: number; readonly seed: string; readonly objects: readonly { type: string; value: string }[]; readonly c: Contribution }
   | { readonly t: 'tick'; readonly now: number };
-const isRiskEvent = Compile(RiskEventSchema);
+const isRiskEvent = compileOnUse(RiskEventSchema);
 
 /** The §8.7 counters over the metric handles. */
 export function riskMetricsObserver(m: MetricHandles): RiskObserver {

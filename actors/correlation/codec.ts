@@ -1,11 +1,11 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import { compareGroupIds, groupIdOf } from '../../sigma/index.js';
 import { HitValueSchema, KeptEventSchema } from './events.js';
 import type { GroupState } from './state.js';
 import { entriesOf, keepsRules, keepsValues, listsOf } from './entries.js';
 import { groupState, markOf, NO_KEPT, partsOf } from './state.js';
+import { compileOnUse } from '../../protocol/index.js';
 
 /** Layout version of the encoded snapshot; an unknown version means starting fresh. */
 export const CORRELATION_CODEC_VERSION = 1;
@@ -42,8 +42,8 @@ const EncodedSnapshotSchema = Type.Object(
 );
 export type EncodedSnapshot = Type.Static<typeof EncodedSnapshotSchema>;
 
-const checkSnapshot = Compile(EncodedSnapshotSchema);
-const checkGroup = Compile(EncodedGroupSchema);
+const checkSnapshot = compileOnUse(EncodedSnapshotSchema);
+const checkGroup = compileOnUse(EncodedGroupSchema);
 
 export interface DecodedSnapshot {
   readonly groups: readonly GroupState[];

@@ -3,8 +3,8 @@
 // §17.3). The byte-level readers (`logs-wire.ts`, `logs-json.ts`) write the same texts faster and
 // come here for what they leave to objects.
 import Type from 'typebox';
-import { Compile } from 'typebox/compile';
 import { nanosToRfc3339 } from './otlp-time.js';
+import { compileOnUse } from '../compile-on-use.js';
 
 const Int64 = Type.Union([Type.String(), Type.Number()]);
 const KeyValue = Type.Object({ key: Type.String(), value: Type.Optional(Type.Unknown()) });
@@ -38,10 +38,10 @@ export type OtlpLogRecord = Type.Static<typeof LogRecord>;
 export type OtlpResource = Type.Static<typeof Resource>;
 export type OtlpScope = Type.Static<typeof Scope>;
 
-export const checkRequest = Compile(OtlpLogsRequest);
-export const checkLogRecord = Compile(LogRecord);
-export const checkResource = Compile(Resource);
-export const checkScope = Compile(Scope);
+export const checkRequest = compileOnUse(OtlpLogsRequest);
+export const checkLogRecord = compileOnUse(LogRecord);
+export const checkResource = compileOnUse(Resource);
+export const checkScope = compileOnUse(Scope);
 
 /** How the ids and `bytesValue`s of a decoded request are spelled. */
 export type IdEncoding = 'hex' | 'base64';

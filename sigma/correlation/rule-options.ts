@@ -1,8 +1,7 @@
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import type { SigmaWarning } from '../errors.js';
 import { SigmaError } from '../errors.js';
-import { parseDuration } from '../../protocol/index.js';
+import { compileOnUse, parseDuration } from '../../protocol/index.js';
 import type { WindowMode } from './window.js';
 
 /** Durations of extension keys use the daemon's duration syntax (`30s`, `5m`, `1h30m`). */
@@ -40,7 +39,7 @@ export const CorrelationRuleOptionsSchema = Type.Object(
 );
 type CorrelationRuleOptions = Type.Static<typeof CorrelationRuleOptionsSchema>;
 
-const checkOptions = Compile(CorrelationRuleOptionsSchema);
+const checkOptions = compileOnUse(CorrelationRuleOptionsSchema);
 const KNOWN = new Set(Object.keys(CorrelationRuleOptionsSchema.properties));
 
 /** Engine-wide settings (CLI flags / config); a correlation's own options override them. */

@@ -2,15 +2,15 @@
 // `svc.<key>` custom attributes; the `correlation:` section wins. They are collected as written: the
 // correlation engine owns their schema and resolves them. Checking that schema here reports a bad value
 // where it was written.
-import Compile from 'typebox/compile';
 import { CorrelationRuleOptionsSchema } from '../correlation/index.js';
 import type { DocumentContext } from './document-context.js';
 import { setOwn } from './plain-data.js';
 import type { PlainObject } from './plain-data.js';
 import { schemaProblems } from './schema-problems.js';
 import type { KeyPath } from './source-positions.js';
+import { compileOnUse } from '../../protocol/index.js';
 
-const checkOptions = Compile(CorrelationRuleOptionsSchema);
+const checkOptions = compileOnUse(CorrelationRuleOptionsSchema);
 export const CORRELATION_OPTION_KEYS: readonly string[] = Object.keys(CorrelationRuleOptionsSchema.properties);
 const CUSTOM_ATTRIBUTE_PREFIX = 'svc.';
 

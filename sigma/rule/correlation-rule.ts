@@ -1,8 +1,7 @@
 // Correlation documents (sigma-semantics §6.1–6.6): shape checked by schema, then per-type rules.
 import Type from 'typebox';
-import { literalUnion } from '../../protocol/index.js';
+import { compileOnUse, literalUnion } from '../../protocol/index.js';
 import { CORRELATION_TYPES } from '../../protocol/index.js';
-import Compile from 'typebox/compile';
 import type { ConditionOp, CorrelationRule, CorrelationType } from '../ast.js';
 import { parseBooleanish } from './booleanish.js';
 import { CORRELATION_OPTION_KEYS, collectCorrelationOptions } from './correlation-options.js';
@@ -47,7 +46,7 @@ const CorrelationSectionSchema = Type.Object({
 type CorrelationSection = Type.Static<typeof CorrelationSectionSchema>;
 type ConditionMap = Type.Static<typeof CorrelationConditionSchema>;
 
-const checkSection = Compile(CorrelationSectionSchema);
+const checkSection = compileOnUse(CorrelationSectionSchema);
 const SECTION_KEYS = new Set([...Object.keys(CorrelationSectionSchema.properties), ...CORRELATION_OPTION_KEYS]);
 const TEMPORAL: ReadonlySet<CorrelationType> = new Set(['temporal', 'temporal_ordered']);
 const DEFAULT_PERCENTILE = 50;

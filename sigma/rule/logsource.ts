@@ -1,11 +1,11 @@
 // `logsource` (sigma-semantics §1.5): the three evaluated keys, free-text definition, custom keys kept.
 import Type from 'typebox';
-import Compile from 'typebox/compile';
 import type { Logsource } from '../ast.js';
 import type { DocumentContext } from './document-context.js';
 import { setOwn } from './plain-data.js';
 import type { PlainObject } from './plain-data.js';
 import { schemaProblems } from './schema-problems.js';
+import { compileOnUse } from '../../protocol/index.js';
 
 const LogsourceSchema = Type.Object({
   category: Type.Optional(Type.String()),
@@ -14,7 +14,7 @@ const LogsourceSchema = Type.Object({
   definition: Type.Optional(Type.String()),
 });
 
-const checkLogsource = Compile(LogsourceSchema);
+const checkLogsource = compileOnUse(LogsourceSchema);
 const STANDARD = new Set(Object.keys(LogsourceSchema.properties));
 
 export function parseLogsource(value: unknown, ctx: DocumentContext): Logsource | undefined {

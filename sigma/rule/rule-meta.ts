@@ -1,8 +1,7 @@
 // Attributes every document kind shares (sigma-semantics §1.2–1.4): validated, normalised, and the
 // non-standard keys collected as custom attributes.
 import Type from 'typebox';
-import { literalUnion } from '../../protocol/index.js';
-import Compile from 'typebox/compile';
+import { compileOnUse, literalUnion } from '../../protocol/index.js';
 import type { Level, RuleMeta } from '../ast.js';
 import type { DocumentContext } from './document-context.js';
 import type { PlainObject } from './plain-data.js';
@@ -40,7 +39,7 @@ const RuleAttributesSchema = Type.Object({
 });
 type RuleAttributes = Type.Static<typeof RuleAttributesSchema>;
 
-const checkAttributes = Compile(RuleAttributesSchema);
+const checkAttributes = compileOnUse(RuleAttributesSchema);
 
 /** Top-level keys that are standard for every kind; the rest (minus the kind's own keys) are custom. */
 const STANDARD_KEYS: ReadonlySet<string> = new Set(Object.keys(RuleAttributesSchema.properties));

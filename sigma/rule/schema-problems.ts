@@ -8,7 +8,7 @@ export interface SchemaProblem {
   readonly message: string;
 }
 
-export function schemaProblems(validator: Validator, value: unknown): SchemaProblem[] {
+export function schemaProblems(validator: Pick<Validator, 'Check' | 'Errors'>, value: unknown): SchemaProblem[] {
   if (validator.Check(value)) return [];
   const unions = new Map<string, TLocalizedValidationError[]>();
   const problems: SchemaProblem[] = [];

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceResponseType } from '../protocol/index.js';
+import { decodeJsonLogs, decodeProtobufLogs, exportLogsResponseType } from '../protocol/index.js';
 import type { IngestSummary } from '../protocol/index.js';
 import { IngestClosedError } from './facade.js';
 import type { Res } from './handler.js';
@@ -78,6 +78,6 @@ function answer(res: Res, encoding: Encoding, summary: IngestSummary): void {
   const partialSuccess = { rejectedLogRecords: rejected, errorMessage: rejected > 0 ? `${rejected} log record(s) failed to parse` : '' };
   if (encoding === 'json') return sendJson(res, 200, { partialSuccess });
   if (res.closed) return;
-  const message = ExportLogsServiceResponseType.fromObject(rejected > 0 ? { partialSuccess } : {});
-  res.status(200).header('content-type', PROTOBUF_CONTENT_TYPE).end(ExportLogsServiceResponseType.encode(message).finish());
+  const message = exportLogsResponseType().fromObject(rejected > 0 ? { partialSuccess } : {});
+  res.status(200).header('content-type', PROTOBUF_CONTENT_TYPE).end(exportLogsResponseType().encode(message).finish());
 }

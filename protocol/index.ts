@@ -36,7 +36,7 @@ export type { AlertPipelineFile } from './alert-pipeline.js';
 export type { SilenceSpec } from './alert-pipeline.js';
 export type { AlertMatcher } from './alert-pipeline.js';
 export { AlertPipelineFileSchema } from './alert-pipeline.js';
-export { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from './otlp/logs-proto.js';
+export { exportLogsRequestType, exportLogsResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from './otlp/logs-proto.js';
 export { decodeJsonLogs, decodeProtobufjsLogs, decodeProtobufLogs } from './otlp/logs-request.js';
 export { nanosToRfc3339 } from './otlp/otlp-time.js';
 export { resultsExportRequest } from './otlp/result-records.js';

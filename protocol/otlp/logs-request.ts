@@ -2,7 +2,7 @@
 // daemon-semantics §17.3, or the message of its 400 answer.
 import type { UnitLines } from '../decode/index.js';
 import { flattenJsonLogs } from './logs-json.js';
-import { ExportLogsServiceRequestType } from './logs-proto.js';
+import { exportLogsRequestType } from './logs-proto.js';
 import { checkRequest, flattenLogs } from './logs-object.js';
 import type { OtlpLogsRequest } from './logs-object.js';
 import { flattenProtobufLogs } from './logs-wire.js';
@@ -36,9 +36,9 @@ function fastOr(fast: (body: Uint8Array) => UnitLines, general: (body: Uint8Arra
 export function decodeProtobufjsLogs(body: Uint8Array): OtlpDecoded {
   let request: OtlpLogsRequest;
   try {
-    const message = ExportLogsServiceRequestType.decode(body);
+    const message = exportLogsRequestType().decode(body);
     // Strings keep 64-bit nanoseconds exact; bytes come out base64, as OTLP/JSON spells bytesValue.
-    request = ExportLogsServiceRequestType.toObject(message, { longs: String, bytes: String, oneofs: false }) as OtlpLogsRequest;
+    request = exportLogsRequestType().toObject(message, { longs: String, bytes: String, oneofs: false }) as OtlpLogsRequest;
   } catch (error) {
     return { ok: false, error: `protobuf decode error: ${messageOf(error)}` };
   }

@@ -1,5 +1,5 @@
 // Results as OTLP log records for the OTLP sinks (daemon-semantics §4.2): one record per result line.
-import { ExportLogsServiceRequestType } from './logs-proto.js';
+import { exportLogsRequestType } from './logs-proto.js';
 
 const SEVERITIES: Readonly<Record<string, readonly [number, string]>> = {
   critical: [21, 'FATAL'],
@@ -52,5 +52,5 @@ export function resultsExportRequest(lines: readonly string[], nowNanos: bigint,
   const request = {
     resourceLogs: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] }, scopeLogs: [{ scope: { name: 'svc', version }, logRecords }] }],
   };
-  return ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish();
+  return exportLogsRequestType().encode(exportLogsRequestType().fromObject(request)).finish();
 }

@@ -21,7 +21,7 @@ import { isMain, median, printRows } from './bench-row.js';
 import type { BenchRow } from './bench-row.js';
 import { engineRate } from './engine.js';
 import { processCreationLane } from './lanes.js';
-import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceRequestType } from '../../protocol/index.js';
+import { decodeJsonLogs, decodeProtobufLogs, exportLogsRequestType } from '../../protocol/index.js';
 
 // Runs from dist/scripts/bench: the package root holds package.json.
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), existsSync(resolve(dirname(fileURLToPath(import.meta.url)), '../../package.json')) ? '../..' : '../../..');
@@ -283,7 +283,7 @@ export function otlpBodies(lines: readonly string[]): { readonly protobuf: Uint8
     return { resourceLogs: [{ scopeLogs: [{ logRecords }] }] };
   });
   return {
-    protobuf: requests.map((r) => ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(r)).finish()),
+    protobuf: requests.map((r) => exportLogsRequestType().encode(exportLogsRequestType().fromObject(r)).finish()),
     json: requests.map((r) => JSON.stringify(r)),
   };
 }

@@ -14,7 +14,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, SimpleLogRecordProcessor } from '@opentelemetry/sdk-logs';
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH } from '../../protocol/index.js';
+import { exportLogsRequestType, exportLogsResponseType, LOGS_EXPORT_PATH } from '../../protocol/index.js';
 import { ensureBuilt, FIXTURES, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -115,14 +115,14 @@ describe('OTLP log ingest', () => {
   });
 
   it('answers gzip exports after commit, in the request encoding, counting records that failed to parse as rejected', async () => {
-    const request = ExportLogsServiceRequestType.fromObject({
+    const request = exportLogsRequestType().fromObject({
       resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { kvlistValue: { values: [{ key: 'CommandLine', value: { stringValue: 'whoami' } }] } } }] }] }],
     });
-    const body = gzipSync(ExportLogsServiceRequestType.encode(request).finish());
+    const body = gzipSync(exportLogsRequestType().encode(request).finish());
     const res = await daemon.request({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' }, body });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/x-protobuf');
-    expect(ExportLogsServiceResponseType.toObject(ExportLogsServiceResponseType.decode(Buffer.from(res.text, 'latin1')))).toEqual({});
+    expect(exportLogsResponseType().toObject(exportLogsResponseType().decode(Buffer.from(res.text, 'latin1')))).toEqual({});
     // The JSON answer of a request whose one record is fine.
     const jsonBody = JSON.stringify({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'x', value: { intValue: '9007199254740993' } }] }] }] }] });
     const ok = await daemon.json({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/json' }, body: jsonBody });
@@ -134,8 +134,8 @@ describe('OTLP log ingest', () => {
     const post = (headers: Record<string, string>, body: string | Uint8Array) => daemon.json({ method: 'POST', url: '/v1/logs', headers, body });
     const wrongType = await post({ 'content-type': 'text/plain' }, 'hello');
     expect(wrongType).toEqual({ status: 415, body: { error: 'unsupported content-type: text/plain (expected application/x-protobuf or application/json)' } });
-    const whole = ExportLogsServiceRequestType.encode(
-      ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ severityText: 'INFO', body: { stringValue: 'x'.repeat(50) } }] }] }] }),
+    const whole = exportLogsRequestType().encode(
+      exportLogsRequestType().fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ severityText: 'INFO', body: { stringValue: 'x'.repeat(50) } }] }] }] }),
     ).finish();
     const truncated = await post({ 'content-type': 'application/x-protobuf' }, whole.subarray(0, whole.length - 10));
     expect(truncated.status).toBe(400);
@@ -161,7 +161,7 @@ describe('OTLP log ingest', () => {
     const records = (tag: string) =>
       Array.from({ length: 600 }, (_, i) => ({ body: { stringValue: `${tag} ${i}` }, attributes: [{ key: 'CommandLine', value: { stringValue: i === 0 ? 'whoami /fqdn' : `run ${tag} ${i} ${'x'.repeat(40)}` } }] }));
     const request = (tag: string) => ({ resourceLogs: [{ scopeLogs: [{ logRecords: records(tag) }] }] });
-    const protobuf = ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request('large-proto'))).finish();
+    const protobuf = exportLogsRequestType().encode(exportLogsRequestType().fromObject(request('large-proto'))).finish();
     const json = JSON.stringify(request('large-json'));
     const records0 = await metric('svc_otlp_log_records_total');
     const decodeErrors0 = await metric('svc_otlp_errors_total{transport="http",reason="decode"}');
@@ -171,7 +171,7 @@ describe('OTLP log ingest', () => {
       daemon.json({ method: 'POST', url: '/v1/logs', headers: { 'content-type': 'application/x-protobuf' }, body: protobuf.subarray(0, protobuf.length - 3) }),
     ]);
     expect(proto.status).toBe(200);
-    expect(ExportLogsServiceResponseType.toObject(ExportLogsServiceResponseType.decode(Buffer.from(proto.text, 'latin1')))).toEqual({});
+    expect(exportLogsResponseType().toObject(exportLogsResponseType().decode(Buffer.from(proto.text, 'latin1')))).toEqual({});
     expect(asJson).toEqual({ status: 200, body: { partialSuccess: { rejectedLogRecords: 0, errorMessage: '' } } });
     expect(truncated.status).toBe(400);
     expect(truncated.body['error']).toMatch(/^protobuf decode error: /);
@@ -214,8 +214,8 @@ describe('OTLP/gRPC with bearer tokens and bad messages', () => {
   };
 
   it('checks the bearer token of the call metadata, then decodes and caps the message', async () => {
-    const request = ExportLogsServiceRequestType.encode(
-      ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'hello' } }] }] }] }),
+    const request = exportLogsRequestType().encode(
+      exportLogsRequestType().fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ body: { stringValue: 'hello' } }] }] }] }),
     ).finish();
     expect(await call(request)).toEqual({ code: status.UNAUTHENTICATED, details: 'missing or invalid bearer token' });
     expect(await call(request, 'dash-secret')).toMatchObject({ code: status.PERMISSION_DENIED });

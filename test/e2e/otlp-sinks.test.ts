@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogs, lineTexts, ExportLogsServiceResponseType, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
+import { decodeProtobufLogs, lineTexts, exportLogsResponseType, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
 import { ensureBuilt, FIXTURES, ndjson, startDaemon, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
 
@@ -40,7 +40,7 @@ describe('OTLP sinks', () => {
       Export: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
         const decoded = decodeProtobufLogs(call.request);
         if (decoded.ok) grpcRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
-        done(null, Buffer.from(ExportLogsServiceResponseType.encode(ExportLogsServiceResponseType.fromObject({})).finish()));
+        done(null, Buffer.from(exportLogsResponseType().encode(exportLogsResponseType().fromObject({})).finish()));
       },
     },
   );

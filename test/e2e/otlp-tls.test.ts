@@ -7,7 +7,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import { join } from 'node:path';
 import { Client, credentials, Metadata, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtobufLogs, lineTexts, ExportLogsServiceRequestType, ExportLogsServiceResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
+import { decodeProtobufLogs, lineTexts, exportLogsRequestType, exportLogsResponseType, LOGS_EXPORT_PATH, LOGS_SERVICE_DEFINITION } from '../../protocol/index.js';
 import { makeCa, makeLeaf, type Pem } from './certificates.js';
 import { ensureBuilt, FIXTURES, ndjson, readNdjson, startDaemon, tempDir, waitFor } from './harness.js';
 import type { RunningDaemon } from './harness.js';
@@ -62,8 +62,8 @@ describe('OTLP/gRPC on the TLS listener', () => {
   };
 
   it('checks the bearer token of the call metadata and commits the records of an authorised call', async () => {
-    const request = ExportLogsServiceRequestType.encode(
-      ExportLogsServiceRequestType.fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'CommandLine', value: { stringValue: 'whoami /priv' } }] }] }] }] }),
+    const request = exportLogsRequestType().encode(
+      exportLogsRequestType().fromObject({ resourceLogs: [{ scopeLogs: [{ logRecords: [{ attributes: [{ key: 'CommandLine', value: { stringValue: 'whoami /priv' } }] }] }] }] }),
     ).finish();
     expect(await call(request)).toEqual({ code: status.UNAUTHENTICATED, details: 'missing or invalid bearer token' });
     expect(await call(request, 'wrong')).toMatchObject({ code: status.UNAUTHENTICATED });
@@ -108,7 +108,7 @@ describe('OTLP TLS sinks', () => {
       Export: (c: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
         const decoded = decodeProtobufLogs(c.request);
         if (decoded.ok) grpcRecords.push(...lineTexts(decoded.events).map((e) => JSON.parse(e) as Record<string, unknown>));
-        done(null, Buffer.from(ExportLogsServiceResponseType.encode(ExportLogsServiceResponseType.fromObject({})).finish()));
+        done(null, Buffer.from(exportLogsResponseType().encode(exportLogsResponseType().fromObject({})).finish()));
       },
     });
     const creds = ServerCredentials.createSsl(readFileSync(clientCa.cert), [{ cert_chain: readFileSync(server.cert), private_key: readFileSync(server.key) }], true);

@@ -2,7 +2,7 @@
 // of the same requests, against a small reference mapping.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeJsonLogs, decodeProtobufLogs, ExportLogsServiceRequestType, lineText, lineTexts, nanosToRfc3339 } from '../../protocol/index.js';
+import { decodeJsonLogs, decodeProtobufLogs, exportLogsRequestType, lineText, lineTexts, nanosToRfc3339 } from '../../protocol/index.js';
 
 const key = fc.string({ minLength: 1, maxLength: 6 });
 /** A scalar AnyValue and the JSON value §17.3 maps it to. */
@@ -46,7 +46,7 @@ describe('OTLP logs request flattening', () => {
     fc.assert(
       fc.property(fc.array(record, { maxLength: 4 }), (records) => {
         const request = requestOf(records);
-        const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
+        const proto = decodeProtobufLogs(exportLogsRequestType().encode(exportLogsRequestType().fromObject(request)).finish());
         const json = decodeJsonLogs(new TextEncoder().encode(JSON.stringify(request)));
         const want = records.map(expected);
         expect(proto.ok && lineTexts(proto.events).map((e) => JSON.parse(e))).toEqual(want);
@@ -58,7 +58,7 @@ describe('OTLP logs request flattening', () => {
   it('writes a record with no key of its own as its resource and scope keys alone (no comma before the first)', () => {
     // Found by CI (seed -749207584): an empty record under a scope wrote `{,"scope.version":…}`.
     const request = { resourceLogs: [{ scopeLogs: [{ scope: { version: '\u0000' }, logRecords: [{}] }] }] };
-    const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
+    const proto = decodeProtobufLogs(exportLogsRequestType().encode(exportLogsRequestType().fromObject(request)).finish());
     const json = decodeJsonLogs(new TextEncoder().encode(JSON.stringify(request)));
     for (const decoded of [proto, json]) expect(decoded.ok && lineTexts(decoded.events)).toEqual(['{"scope.version":"\\u0000"}']);
   });
@@ -77,7 +77,7 @@ describe('OTLP logs request flattening', () => {
         ],
       }] }] }],
     };
-    const proto = decodeProtobufLogs(ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(request)).finish());
+    const proto = decodeProtobufLogs(exportLogsRequestType().encode(exportLogsRequestType().fromObject(request)).finish());
     expect(proto.ok && JSON.parse(lineText(proto.events, 0))).toEqual({
       timestamp: '2024-05-01T10:00:00.123456789Z',
       Image: 'a.exe',

@@ -3,11 +3,11 @@
 // answers (the same event texts, or the same error), and collectors' usual requests take the fast path.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeProtobufjsLogs, decodeProtobufLogs, ExportLogsServiceRequestType } from '../../protocol/index.js';
+import { decodeProtobufjsLogs, decodeProtobufLogs, exportLogsRequestType } from '../../protocol/index.js';
 import { flattenProtobufLogs } from '../../protocol/otlp/logs-wire.js';
 import { asTexts, damage, damaged, onFastPath, request } from './otlp-arbitraries.js';
 
-const encode = (r: unknown): Uint8Array => ExportLogsServiceRequestType.encode(ExportLogsServiceRequestType.fromObject(r as Record<string, unknown>)).finish();
+const encode = (r: unknown): Uint8Array => exportLogsRequestType().encode(exportLogsRequestType().fromObject(r as Record<string, unknown>)).finish();
 
 describe('protobuf OTLP logs read from the wire', () => {
   it('answers exactly as protobufjs on any request, most of them read on the fast path', () => {

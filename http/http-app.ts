@@ -7,8 +7,9 @@ import type { Route, RouteSchema, ValidReq } from './route.js';
 import { compileOnUse } from '../protocol/index.js';
 
 /**
- * Turns a route table into the app adapters serve: validators compiled once; per request match,
- * feature check, validation, then the handler; 404/405/400/500 answered from the catalogue.
+ * Turns a route table into the app adapters serve: validators compiled once, on their route's first
+ * request; per request match, feature check, validation, then the handler; 404/405/400/500 answered
+ * from the catalogue.
  */
 
 export interface HttpAppOptions {

@@ -500,8 +500,8 @@ interface EnginePass {
  * The single-thread engine over the lane in this process, the §4 reference. It is warmed with as many events
  * as a daemon is before it is measured (WARMUP_EVENTS: the engine's caches, item memos, dense rows and optimised
  * code keep gaining for tens of thousands of events, so a reference warmed on a few thousand was slower than the
- * daemon's workers it was compared with), then measured one pass right before each daemon run, so that each
- * ratio compares two figures of the same minutes of a machine whose speed drifts.
+ * daemon's workers it was compared with), then measured one pass at the start of each round of daemon runs,
+ * so that each ratio compares two figures of the same minutes of a machine whose speed drifts.
  */
 async function engineReference(lines: readonly string[]): Promise<() => EnginePass> {
   const single = (await loadCorpus([builtin('sysmon')])).ruleSet;

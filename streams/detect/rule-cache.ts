@@ -81,11 +81,24 @@ const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('
  */
 export async function readRuleCacheEntry(inputs: RuleInputs, dir: string, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
   const key = ruleCacheKey(inputs);
-  const guessed = ahead !== undefined && ahead.key === key.toString('hex');
-  const bytes = guessed ? await ahead.bytes : undefined;
-  const shared = (bytes !== undefined ? decodeSharedRules(bytes, key) : undefined) ?? readCachedRules(dir, key);
-  if (shared !== undefined && !guessed) touch(fileOf(dir, key));
-  return shared;
+  return entryUnder(dir, key, await bytesAheadFor(key, ahead), true);
+}
+
+/** The bytes read ahead when they are `key`'s file, once they are in. */
+async function bytesAheadFor(key: Buffer, ahead: PrefetchedEntry | undefined): Promise<Buffer | undefined> {
+  return ahead !== undefined && ahead.key === key.toString('hex') ? ahead.bytes : undefined;
+}
+
+/**
+ * The entry under `key`: the bytes read ahead for it when they check, else its file's, which a hit makes the
+ * newest when `touchHit` (a storing thread: the next start reads it ahead, and it is the last one dropped).
+ */
+function entryUnder(dir: string, key: Buffer, ahead: Buffer | undefined, touchHit: boolean): SharedRules | undefined {
+  const read = ahead !== undefined ? decodeSharedRules(ahead, key) : undefined;
+  if (read !== undefined) return read;
+  const stored = readCachedRules(dir, key);
+  if (stored !== undefined && touchHit) touch(fileOf(dir, key));
+  return stored;
 }
 
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */
@@ -407,17 +420,15 @@ export interface CachedBuild {
 }
 
 /**
- * The cache entry for `inputs`: the one a worker was given for these very inputs, else the file's (the
- * bytes read ahead when they are that file's). A storing thread's hit makes the file the newest, for the
- * next start's read-ahead and so that the entry in use is the last one dropped.
+ * The cache entry for `inputs`: the one a worker was given for these very inputs, else the one stored
+ * under their key (entryUnder).
  */
 function lookUp(inputs: RuleInputs, cache: RuleCacheUse, started = performance.now(), key = ruleCacheKey(inputs), ahead?: Buffer): { key: Buffer; found?: CachedBuild; entryMs: number } {
   const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
-  const shared = given ?? (ahead !== undefined ? decodeSharedRules(ahead, key) : undefined) ?? readCachedRules(cache.dir, key);
+  const shared = given ?? entryUnder(cache.dir, key, ahead, cache.store);
   const entryMs = performance.now() - started;
   const ruleSet = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
   if (ruleSet === undefined || shared === undefined) return { key, entryMs };
-  if (given === undefined && cache.store) touch(fileOf(cache.dir, key));
   return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs } };
 }
 
@@ -450,8 +461,7 @@ export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUs
   if (cache === undefined || !cache.store) return buildRuleSetCached(inputs, cache, pipelines);
   const started = performance.now();
   const wanted = ruleCacheKey(inputs);
-  const bytes = ahead !== undefined && ahead.key === wanted.toString('hex') ? await ahead.bytes : undefined;
-  const { key, found, entryMs } = lookUp(inputs, cache, started, wanted, bytes);
+  const { key, found, entryMs } = lookUp(inputs, cache, started, wanted, await bytesAheadFor(wanted, ahead));
   if (found !== undefined) return found;
   const reply = await compileEntryOffThread(inputs, cache.dir);
   const stored = reply?.entry !== undefined ? shareEntry(Buffer.from(reply.entry.buffer, reply.entry.byteOffset, reply.entry.byteLength), key) : undefined;

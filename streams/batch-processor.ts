@@ -299,8 +299,9 @@ export class BatchProcessor {
     // one's position is stored, made once.
     let last: InputUnit['position'];
     for (const u of units) {
-      u.position?.commit(u.lines.length);
-      if (u.position !== undefined) last = u.position;
+      if (u.position === undefined) continue;
+      u.position.commit(u.lines.length);
+      last = u.position;
     }
     const position = last === undefined ? undefined : { source: last.source, value: last.value() };
     const commit = deps.store.commitBatch({

@@ -514,23 +514,27 @@ async function engineReference(lines: readonly string[]): Promise<() => EnginePa
   };
 }
 
-/** The engine rows and a daemon's §4 ratios against the engine passes of its rounds: medians of the per-round ratios. */
-function againstEngine(passes: readonly EnginePass[], runs: readonly ModeResult[]): { readonly engine: BenchRow[]; readonly throughput: number; readonly cpu: number } {
+/** The engine's rows: its passes' medians (`lane`: the lane's name, for the row names). */
+function engineRows(lane: string, passes: readonly EnginePass[]): BenchRow[] {
+  return [
+    { name: `${lane}: single-thread engine in process (parse + evaluate), one pass opening each round`, value: Math.round(median(passes.map((p) => p.rate))), unit: `events/s (passes ${passes.map((p) => Math.round(p.rate)).join('/')})` },
+    // CPU per event is the steadier comparison on a machine others load: wall-clock rates move with the load.
+    { name: `${lane}: engine CPU per event`, value: Number(median(passes.map((p) => p.cpuMicrosPerEvent)).toFixed(1)), unit: 'µs' },
+  ];
+}
+
+/** A daemon's §4 ratios against the engine pass of each of its rounds: medians of the per-round ratios. */
+function againstEngine(passes: readonly EnginePass[], runs: readonly ModeResult[]): { readonly throughput: number; readonly cpu: number } {
   const perRound = (pick: (run: ModeResult, pass: EnginePass) => number): number => Number(median(runs.map((run, i) => pick(run, passes[i] as EnginePass))).toFixed(2));
   return {
-    engine: [
-      { name: 'single-thread engine in process (parse + evaluate), one pass before each daemon run', value: Math.round(median(passes.map((p) => p.rate))), unit: `events/s (passes ${passes.map((p) => Math.round(p.rate)).join('/')})` },
-      // CPU per event is the steadier comparison on a machine others load: wall-clock rates move with the load.
-      { name: 'engine CPU per event', value: Number(median(passes.map((p) => p.cpuMicrosPerEvent)).toFixed(1)), unit: 'µs' },
-    ],
     throughput: perRound((run, pass) => run.eventsPerSecond / pass.rate),
     cpu: perRound((run, pass) => run.cpuMicrosPerEvent / pass.cpuMicrosPerEvent),
   };
 }
 
 /**
- * `SIGMAD_BENCH_ONLY=lmdb`: the §4 figures alone, quickly: `--state-db` runs (interleaved with a baseline
- * build's when `SIGMAD_BENCH_BASELINE` names one), then the single-thread engine, with each thread's load.
+ * `SIGMAD_BENCH_ONLY=lmdb`: the §4 figures alone, quickly: rounds of an engine pass and a `--state-db` run
+ * (and a baseline build's when `SIGMAD_BENCH_BASELINE` names one), with each thread's load.
  */
 export async function runLmdbBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const lane = processCreationLane(20_000);
@@ -557,7 +561,7 @@ export async function runLmdbBench(baseline = process.env['SIGMAD_BENCH_BASELINE
     ];
   };
   return [
-    ...againstEngine(passes, lmdb).engine.map((row) => ({ ...row, name: `${lane.name}: ${row.name}` })),
+    ...engineRows(lane.name, passes),
     ...against('this build', lmdb),
     ...(baseMain === undefined ? [] : [...against('baseline', baseLmdb), ...baselineRows(lmdb, baseLmdb)]),
   ];
@@ -596,7 +600,7 @@ export async function runDaemonBench(baseline = process.env['SIGMAD_BENCH_BASELI
   const vs = againstEngine(passes, lmdb);
   const memoryVs = againstEngine(passes, memory);
   return [
-    ...vs.engine.map((row) => ({ ...row, name: `${lane.name}: ${row.name}` })),
+    ...engineRows(lane.name, passes),
     { name: `daemon over HTTP, ${POSTERS} posters × ${BATCH_LINES}-line batches, memory state`, value: rate(memory), unit: 'events/s' },
     { name: 'daemon CPU per event, memory state', value: cpu(memory), unit: 'µs' },
     { name: '  of which the main thread', value: main(memory), unit: 'µs' },

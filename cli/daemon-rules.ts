@@ -14,6 +14,7 @@ import type { RuleSet } from '../sigma/index.js';
 import { parseTimespan } from '../sigma/index.js';
 import { buildRuleSetStoring, prefetchNewestEntry, resolvePipelines } from '../streams/index.js';
 import type { CachedBuild, PipelineInput, PrefetchedEntry, RuleInputs } from '../streams/index.js';
+import { ruleCacheIn } from './bundled-rule-cache.js';
 import { readPipelines } from './load-pipelines.js';
 import { readRuleSources } from './rule-files.js';
 
@@ -80,11 +81,11 @@ export type RuleTexts =
 /**
  * Read the rule files and pipelines once; a pipeline that does not load fails the read. With `readAhead`
  * (the cache directory, at start-up), the newest cache entry is read on the thread pool meanwhile: the
- * entry a restart with unchanged rules needs. Not on a reload, whose rules changed more often than not.
+ * entry a restart with unchanged rules needs (on a first start, the build's). Not on a reload, whose rules changed more often than not.
  */
 export async function readDaemonRules(config: DaemonConfig, rulesPath: string, sources?: SourceValues, readAhead?: string): Promise<RuleTexts> {
   const started = performance.now();
-  const ahead = readAhead !== undefined ? prefetchNewestEntry(readAhead) : undefined;
+  const ahead = readAhead !== undefined ? prefetchNewestEntry(ruleCacheIn(readAhead)) : undefined;
   let pipelineInputs: PipelineInput[];
   let pipelines: Pipeline[];
   try {
@@ -114,7 +115,7 @@ export async function readDaemonRules(config: DaemonConfig, rulesPath: string, s
 export async function buildDaemonRules(texts: RuleTexts, cacheDir?: string): Promise<LoadedRules> {
   if (!texts.ok) return { ok: false, failure: 'pipeline', reason: texts.reason, problems: [] };
   const started = performance.now();
-  const built = await buildRuleSetStoring(texts.inputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, texts.pipelines, texts.ahead);
+  const built = await buildRuleSetStoring(texts.inputs, cacheDir !== undefined ? ruleCacheIn(cacheDir) : undefined, texts.pipelines, texts.ahead);
   const { ruleSet } = built;
   const build: RuleBuild = {
     cache: built.cache,

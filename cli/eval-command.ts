@@ -10,6 +10,7 @@ import { errorsByRule, formatSigmaError } from '../sigma/index.js';
 import { parseLogsourcePairs } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
 import { buildRuleSetCached, createBatchDetector, detectChunk, detectRules, EventDetector, prefetchNewestEntry, readRuleCacheEntry } from '../streams/index.js';
+import { ruleCacheIn } from './bundled-rule-cache.js';
 import { startChunkPool } from './eval-chunk-pool.js';
 import { evalChunks } from './eval-chunked.js';
 import { fileReader, lineChunks, streamReader } from './eval-chunks.js';
@@ -105,6 +106,7 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   const workers = chunked ? evalWorkerCount(flags.detectWorkers?.toString(), input) : 0;
   const batchSettings = { format, syslogTzMinutes: 0, includeEvent: flags.includeEvent === true };
   const cacheDir = evalRuleCacheDir(flags.ruleCache === undefined ? undefined : String(flags.ruleCache));
+  const cache = cacheDir !== undefined ? ruleCacheIn(cacheDir) : undefined;
   const watchPretty = isJsonish(format);
   // Started first: a worker loads its code while this thread reads the rules, then builds its own beside this thread's build.
   const pool = workers > 0
@@ -114,16 +116,16 @@ async function runEval(eventsPath: string | undefined, flags: EvalFlags): Promis
   try {
     const loadStart = performance.now();
     // The entry the last run used is read on the thread pool while this thread reads and hashes the rule files.
-    const ahead = cacheDir !== undefined ? prefetchNewestEntry(cacheDir) : undefined;
+    const ahead = cache !== undefined ? prefetchNewestEntry(cache) : undefined;
     const read = await readRuleSources(rulePaths);
     for (const e of read.errors) process.stderr.write(`warning: ${e}\n`);
     // Workers build their rules while this thread builds its own (it keeps correlation and the counts).
     const inputs = { sources: read.sources, pipelines: pipelineInputs, correlation: defaults, emitReferenced: flags.emitReferenced === true };
     // The cache entry is read first so that workers start from it too (in shared memory) while this thread builds.
-    const entry = cacheDir !== undefined ? await readRuleCacheEntry(inputs, cacheDir, ahead) : undefined;
+    const entry = cache !== undefined ? await readRuleCacheEntry(inputs, cache, ahead) : undefined;
     const cachedInputs = entry !== undefined ? { ...inputs, shared: entry } : inputs;
     pool?.load(cachedInputs);
-    const built = buildRuleSetCached(cachedInputs, cacheDir !== undefined ? { dir: cacheDir, store: true } : undefined, pipelines, entry !== undefined ? Buffer.from(entry.key, 'hex') : undefined);
+    const built = buildRuleSetCached(cachedInputs, cache, pipelines, entry !== undefined ? Buffer.from(entry.key, 'hex') : undefined);
     if (built.storeError !== undefined) process.stderr.write(`warning: compiled-rule cache not written (${built.storeError}); the next run compiles again\n`);
     const ruleSet: RuleSet = built.ruleSet;
     const loadMs = performance.now() - loadStart;

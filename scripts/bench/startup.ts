@@ -2,8 +2,11 @@
 // pipeline, `--state-db`, default detection workers) from spawn to `/readyz` 200 and its RSS then, and
 // to the moment its detection workers have built their rules (main evaluates until then) and its RSS
 // then, against a node process that reads and hashes the same rule files. Each from a fresh process,
-// read-and-hash and daemon alternating, medians. Every run starts on one state directory first cold (the
-// compiled-rule cache is empty), then WARM times warm (reading it).
+// read-and-hash and daemon alternating, medians. Every run makes three kinds of start: first (the profile
+// on an empty state directory, as after `npm ci`: it reads the compiled-rule entry the build made for it,
+// scripts/build/bundled-rule-entry.ts), cold (the same rules named by their absolute path, a key no entry
+// holds: it compiles and stores, as after editing a rule) and then WARM times warm on the first start's
+// state directory (every later start of the profile).
 // A breakdown of the path to ready comes from the daemon's own log lines (their `time` against the spawn
 // instant): module loading and config (spawn → reading the rule files), reading the rule files, finding and
 // checking the compiled-rule cache entry, building the rule set from it (or compiling), and the moment
@@ -92,12 +95,16 @@ function phasesOf(log: string, spawned: number): Phases {
   return { modulesMs: builtAt - ms - readMs, readMs, entryMs, buildMs: ms - entryMs, evaluateMs: num(line('detection ready')['time']) - spawned, readyLogMs: num(line('daemon ready')['time']) - spawned };
 }
 
-/** `npm start`'s profile of the build in `root`, state in `dir`, from spawn to ready and to its workers loaded. */
-async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
+/**
+ * `npm start`'s profile of the build in `root`, state in `dir`, from spawn to ready and to its workers loaded;
+ * `cold`: its rules named by their absolute path, which no compiled-rule entry is stored under.
+ */
+async function daemonStartup(dir: string, root = ROOT, cold = false): Promise<Startup> {
   const started = performance.now();
   const spawned = Date.now();
   const main = cliOf(root);
-  const child = spawn(process.execPath, [main, 'daemon', '--config', 'config/bundled.yaml', '--api-addr', '127.0.0.1:0', '--state-db', dir], {
+  const rules = cold ? ['--rules', join(root, 'rules')] : [];
+  const child = spawn(process.execPath, [main, 'daemon', '--config', 'config/bundled.yaml', ...rules, '--api-addr', '127.0.0.1:0', '--state-db', dir], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -151,12 +158,13 @@ async function daemonStartup(dir: string, root = ROOT): Promise<Startup> {
   }
 }
 
-/** A fresh state directory for `fn` (removed after it). */
-async function inStateDir<T>(fn: (state: string) => Promise<T>): Promise<T> {
+/** Fresh state directories for `fn`, as many as it asks for (removed after it). */
+async function inStateDirs<T>(fn: (fresh: () => string) => Promise<T>): Promise<T> {
   // No dot in the name: LMDB takes a path with an extension for a file.
   const dir = mkdtempSync(join(tmpdir(), 'sigmad-startup-'));
+  let n = 0;
   try {
-    return await fn(join(dir, 'state'));
+    return await fn(() => join(dir, `state${String(n++)}`));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -193,38 +201,39 @@ function breakdownRows(prefix: string, runs: readonly Startup[]): BenchRow[] {
 
 export async function runStartupBench(baseline = process.env['SIGMAD_BENCH_BASELINE']): Promise<BenchRow[]> {
   const hashes: Run[] = [];
-  const cold: Startup[] = [];
-  const warm: Startup[] = [];
-  const beforeCold: Startup[] = [];
-  const beforeWarm: Startup[] = [];
-  // Each run: a cold start of each build on a fresh state directory, then WARM warm starts of each on it,
-  // the builds alternating and a read-and-hash before each pair (so that all three see the same load).
+  const starts = { first: [] as Startup[], cold: [] as Startup[], warm: [] as Startup[] };
+  const before = { first: [] as Startup[], cold: [] as Startup[], warm: [] as Startup[] };
+  const hashed = async (): Promise<void> => void hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
+  // Each run: a first and a cold start of each build on fresh state directories, then WARM warm starts of
+  // each on its first start's, the builds alternating and a read-and-hash before each pair (so that all three
+  // see the same load).
   for (let r = 0; r < RUNS; r++) {
-    await inStateDir((mine) =>
-      inStateDir(async (theirs) => {
-        hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
-        cold.push(await daemonStartup(mine));
-        if (baseline !== undefined) beforeCold.push(await daemonStartup(theirs, baseline));
-        for (let w = 0; w < WARM; w++) {
-          if (w > 0) hashes.push(await timed(['-e', READ_AND_HASH, join(ROOT, 'rules')]));
-          warm.push(await daemonStartup(mine));
-          if (baseline !== undefined) beforeWarm.push(await daemonStartup(theirs, baseline));
-        }
-      }),
-    );
+    await inStateDirs(async (fresh) => {
+      const [mine, theirs] = [fresh(), fresh()];
+      await hashed();
+      starts.first.push(await daemonStartup(mine));
+      if (baseline !== undefined) before.first.push(await daemonStartup(theirs, baseline));
+      await hashed();
+      starts.cold.push(await daemonStartup(fresh(), ROOT, true));
+      if (baseline !== undefined) before.cold.push(await daemonStartup(fresh(), baseline, true));
+      for (let w = 0; w < WARM; w++) {
+        await hashed();
+        starts.warm.push(await daemonStartup(mine));
+        if (baseline !== undefined) before.warm.push(await daemonStartup(theirs, baseline));
+      }
+    });
   }
   const hash = median(hashes.map((h) => h.wallMs));
   const hashCpu = median(hashes.map((h) => h.cpuMs));
+  const kinds = ['first', 'cold', 'warm'] as const;
   return [
     { name: 'startup_read_and_hash_rules_node', value: Math.round(hash), unit: 'ms' },
     { name: 'startup_cpu_read_and_hash_rules_node', value: Math.round(hashCpu), unit: 'ms CPU' },
-    ...startupRows('startup_cold_', cold, hash, hashCpu),
-    ...startupRows('startup_warm_', warm, hash, hashCpu),
-    ...(beforeCold.length > 0 ? startupRows('startup_baseline_cold_', beforeCold, hash, hashCpu) : []),
-    ...(beforeWarm.length > 0 ? startupRows('startup_baseline_warm_', beforeWarm, hash, hashCpu) : []),
+    ...kinds.flatMap((k) => startupRows(`startup_${k}_`, starts[k], hash, hashCpu)),
+    ...kinds.flatMap((k) => (before[k].length > 0 ? startupRows(`startup_baseline_${k}_`, before[k], hash, hashCpu) : [])),
   ];
 }
 
-export const STARTUP_TITLE = `Start-up (npm start's profile, fresh processes, medians of ${String(RUNS)} cold and ${String(RUNS * WARM)} warm starts)`;
+export const STARTUP_TITLE = `Start-up (npm start's profile, fresh processes, medians of ${String(RUNS)} first, ${String(RUNS)} cold and ${String(RUNS * WARM)} warm starts)`;
 
 if (isMain(import.meta.url)) printRows(STARTUP_TITLE, await runStartupBench());

@@ -8,12 +8,14 @@
 // The bundle is CommonJS (`X.cjs`), so that it can run through `vm.Script` with V8's code cache, which
 // Node 20 offers for no ES module: each `X.js` the code and `package.json` name is a launcher that runs
 // `X.cjs` with cli/bundle-loader.ts (copied in as bundle-loader.js). The caches (`X.cjs.cache`) are made
-// last, by running the bundle (train-code-cache.ts).
+// by running the bundle (train-code-cache.ts), and last the bundled profile's compiled-rule cache entry
+// (bundled-rule-entry.ts).
 // Run after tsc: `node dist/scripts/build/bundle.js` (the last step of `npm run build`).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 import { BUILD_DIGEST_FILE, digestOfTree, isBundleCode } from '../../streams/detect/code-digest.js';
+import { makeBundledRuleEntry } from './bundled-rule-entry.js';
 import { trainCodeCache } from './train-code-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -89,3 +91,4 @@ writeLaunchers();
 // The compiled-rule cache keys entries by this digest of the code (streams/detect/code-digest.ts).
 writeFileSync(join(BUNDLE_DIR, BUILD_DIGEST_FILE), digestOfTree(BUNDLE_DIR, isBundleCode));
 await trainCodeCache(ROOT);
+await makeBundledRuleEntry(ROOT);

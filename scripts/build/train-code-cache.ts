@@ -6,16 +6,15 @@
 // these runs compiled (V8 compiles a function when it first runs; a cache made after loading alone would
 // hold little more than the top levels). A sample of the bundled corpus keeps this to seconds.
 // Called by bundle.ts after the bundle is written; fails the build when a run fails (the bundle is broken).
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { runSigmad } from './run-sigmad.js';
 
 /** Every STRIDE-th rule file of the corpus (sorted), so every kind of rule and modifier is likely in. */
 const STRIDE = 20;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
-const RUN_TIMEOUT_MS = 120_000;
 
 const EVENTS = [
   { EventID: 1, Image: 'C:\\Windows\\System32\\cmd.exe', CommandLine: 'cmd.exe /c whoami /all', ParentImage: 'C:\\Windows\\explorer.exe', User: 'CORP\\alice', Computer: 'ws1' },
@@ -43,30 +42,9 @@ function sampleRules(root: string, into: string): void {
   cpSync(examples, join(into, 'examples'), { recursive: true });
 }
 
-/** Runs `sigmad args` writing the caches; resolves with its stderr once it exited 0. */
+/** Runs `sigmad args` writing the caches. */
 function sigmad(root: string, args: readonly string[], onLog?: (log: string, stop: () => void) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'dist/bin/sigmad.js'), ...args], {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, SIGMAD_CODE_CACHE: 'write' },
-    });
-    let log = '';
-    const stop = (): void => void child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`code-cache training: sigmad ${args[0] ?? ''} did not finish in ${String(RUN_TIMEOUT_MS)} ms:\n${log.slice(-2000)}`));
-    }, RUN_TIMEOUT_MS);
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      log += chunk;
-      onLog?.(log, stop);
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(log);
-      else reject(new Error(`code-cache training: sigmad ${args[0] ?? ''} exited ${String(code)}:\n${log.slice(-2000)}`));
-    });
-  });
+  return runSigmad(root, args, { step: 'code-cache training', env: { SIGMAD_CODE_CACHE: 'write' }, ...(onLog !== undefined ? { onLog } : {}) });
 }
 
 function post(port: number, path: string, body: string): Promise<number> {

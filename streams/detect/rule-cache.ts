@@ -75,30 +75,41 @@ export function ruleCacheKey(inputs: RuleInputs): Buffer {
 const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('hex')}${SUFFIX}`);
 
 /**
- * The entry for `inputs` in `dir`, in shared memory, or undefined (see readCachedRules): the bytes read
- * ahead when they are this key's file (prefetchNewestEntry), else the file's, which a hit then makes the
- * newest for the next read-ahead.
+ * The entry for `inputs` in `cache`, in shared memory, or undefined (see readCachedRules): the bytes read
+ * ahead when they are this key's file (prefetchNewestEntry), else the file's, which a hit in `cache.dir` then
+ * makes the newest for the next read-ahead.
  */
-export async function readRuleCacheEntry(inputs: RuleInputs, dir: string, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
+export async function readRuleCacheEntry(inputs: RuleInputs, cache: Pick<RuleCacheUse, 'dir' | 'bundled'>, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
   const key = ruleCacheKey(inputs);
-  return entryUnder(dir, key, await bytesAheadFor(key, ahead), true);
+  return entryUnder(cache, key, await aheadFor(key, ahead), true)?.shared;
 }
 
-/** The bytes read ahead when they are `key`'s file, once they are in. */
-async function bytesAheadFor(key: Buffer, ahead: PrefetchedEntry | undefined): Promise<Buffer | undefined> {
-  return ahead !== undefined && ahead.key === key.toString('hex') ? ahead.bytes : undefined;
+/** The bytes read ahead for a key (undefined when the read failed), and whether they are the build's file. */
+interface AheadBytes {
+  readonly bytes: Buffer | undefined;
+  readonly bundled: boolean;
+}
+
+/** What was read ahead, once it is in, when it is `key`'s file. */
+async function aheadFor(key: Buffer, ahead: PrefetchedEntry | undefined): Promise<AheadBytes | undefined> {
+  return ahead !== undefined && ahead.key === key.toString('hex') ? { bytes: await ahead.bytes, bundled: ahead.bundled } : undefined;
 }
 
 /**
- * The entry under `key`: the bytes read ahead for it when they check, else its file's, which a hit makes the
- * newest when `touchHit` (a storing thread: the next start reads it ahead, and it is the last one dropped).
+ * The entry under `key` and whether it is the build's (`cache.bundled`): the bytes read ahead for it when they
+ * check, else the file in `cache.dir`, which a hit makes the newest when `touchHit` (a storing thread: the
+ * next start reads it ahead, and it is the last one dropped), else the build's file.
  */
-function entryUnder(dir: string, key: Buffer, ahead: Buffer | undefined, touchHit: boolean): SharedRules | undefined {
-  const read = ahead !== undefined ? decodeSharedRules(ahead, key) : undefined;
-  if (read !== undefined) return read;
-  const stored = readCachedRules(dir, key);
-  if (stored !== undefined && touchHit) touch(fileOf(dir, key));
-  return stored;
+function entryUnder(cache: Pick<RuleCacheUse, 'dir' | 'bundled'>, key: Buffer, ahead: AheadBytes | undefined, touchHit: boolean): { readonly shared: SharedRules; readonly bundled: boolean } | undefined {
+  const read = ahead?.bytes !== undefined ? decodeSharedRules(ahead.bytes, key) : undefined;
+  if (read !== undefined) return { shared: read, bundled: ahead?.bundled === true };
+  const stored = readCachedRules(cache.dir, key);
+  if (stored !== undefined) {
+    if (touchHit) touch(fileOf(cache.dir, key));
+    return { shared: stored, bundled: false };
+  }
+  const built = cache.bundled !== undefined ? readCachedRules(cache.bundled, key) : undefined;
+  return built !== undefined ? { shared: built, bundled: true } : undefined;
 }
 
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */
@@ -112,19 +123,26 @@ export function readCachedRules(dir: string, key: Buffer): SharedRules | undefin
   return decodeSharedRules(bytes, key);
 }
 
-/** An entry read ahead of its key (prefetchNewestEntry): its file's key (hex) and its bytes, when they arrive. */
+/** An entry read ahead of its key (prefetchNewestEntry): its file's key (hex), its bytes when they arrive, and whether it is the build's. */
 export interface PrefetchedEntry {
   readonly key: string;
   readonly bytes: Promise<Buffer | undefined>;
+  readonly bundled: boolean;
 }
 
 /**
- * Start reading the newest entry of `dir` (the one the last start or reload served: a hit makes its file the
- * newest) into shared memory on the thread pool, so that the read overlaps reading and hashing the rule
- * files, which the key needs. Only a guess: the caller uses the bytes when the file's name is the key it
- * computes, and they are then checked as any entry is (decodeSharedRules). Undefined when there is none.
+ * Start reading the newest entry of `cache.dir` (the one the last start or reload served: a hit makes its file
+ * the newest), or with none there the build's (`cache.bundled`: a first start), into shared memory on the thread
+ * pool, so that the read overlaps reading and hashing the rule files, which the key needs. Only a guess: the
+ * caller uses the bytes when the file's name is the key it computes, and they are then checked as any entry is
+ * (decodeSharedRules). Undefined when there is none.
  */
-export function prefetchNewestEntry(dir: string): PrefetchedEntry | undefined {
+export function prefetchNewestEntry(cache: Pick<RuleCacheUse, 'dir' | 'bundled'>): PrefetchedEntry | undefined {
+  const own = newestEntryOf(cache.dir, false);
+  return own !== undefined || cache.bundled === undefined ? own : newestEntryOf(cache.bundled, true);
+}
+
+function newestEntryOf(dir: string, bundled: boolean): PrefetchedEntry | undefined {
   let newest: { name: string; mtime: number } | undefined;
   let fd: number;
   try {
@@ -152,7 +170,7 @@ export function prefetchNewestEntry(dir: string): PrefetchedEntry | undefined {
       resolve(undefined);
     }
   });
-  return { key: newest.name.slice(0, -SUFFIX.length), bytes };
+  return { key: newest.name.slice(0, -SUFFIX.length), bytes, bundled };
 }
 
 /** A file's bytes read straight into a SharedArrayBuffer: the entry's sections are then views of it, not copies. */
@@ -402,15 +420,21 @@ export function writeCachedRules(dir: string, key: Buffer, entry: Buffer): void 
 export interface RuleCacheUse {
   readonly dir: string;
   readonly store: boolean;
+  /**
+   * The entries the build made (scripts/build/bundled-rule-entry.ts: `npm start`'s profile), read when `dir`
+   * has none for a key and never written or touched, so a first start need not compile the bundled corpus.
+   */
+  readonly bundled?: string;
 }
 
 export interface CachedBuild {
   readonly ruleSet: RuleSet;
   /**
-   * `hit`: built from the stored entry; `shared`: from the entry the main thread passed along in shared
-   * memory (`RuleInputs.shared`); `miss`: compiled from the texts; `off`: no cache.
+   * `hit`: built from the stored entry; `bundled`: from the build's (`RuleCacheUse.bundled`); `shared`: from
+   * the entry the main thread passed along in shared memory (`RuleInputs.shared`); `miss`: compiled from the
+   * texts; `off`: no cache.
    */
-  readonly cache: 'hit' | 'shared' | 'miss' | 'off';
+  readonly cache: 'hit' | 'bundled' | 'shared' | 'miss' | 'off';
   /** The entry in shared memory (read, or just stored), for the detection workers (`RuleInputs.shared`). */
   readonly shared?: SharedRules;
   /** Why a miss could not be stored (the build itself is fine). */
@@ -423,13 +447,13 @@ export interface CachedBuild {
  * The cache entry for `inputs`: the one a worker was given for these very inputs, else the one stored
  * under their key (entryUnder).
  */
-function lookUp(inputs: RuleInputs, cache: RuleCacheUse, started = performance.now(), key = ruleCacheKey(inputs), ahead?: Buffer): { key: Buffer; found?: CachedBuild; entryMs: number } {
+function lookUp(inputs: RuleInputs, cache: RuleCacheUse, started = performance.now(), key = ruleCacheKey(inputs), ahead?: AheadBytes): { key: Buffer; found?: CachedBuild; entryMs: number } {
   const given = inputs.shared !== undefined && inputs.shared.key === key.toString('hex') ? inputs.shared : undefined;
-  const shared = given ?? entryUnder(cache.dir, key, ahead, cache.store);
+  const entry = given !== undefined ? { shared: given, bundled: false } : entryUnder(cache, key, ahead, cache.store);
   const entryMs = performance.now() - started;
-  const ruleSet = shared !== undefined ? buildFromShared(inputs, shared) : undefined;
-  if (ruleSet === undefined || shared === undefined) return { key, entryMs };
-  return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : 'hit', shared, entryMs } };
+  const ruleSet = entry !== undefined ? buildFromShared(inputs, entry.shared) : undefined;
+  if (ruleSet === undefined || entry === undefined) return { key, entryMs };
+  return { key, entryMs, found: { ruleSet, cache: given !== undefined ? 'shared' : entry.bundled ? 'bundled' : 'hit', shared: entry.shared, entryMs } };
 }
 
 function touch(path: string): void {
@@ -461,7 +485,7 @@ export async function buildRuleSetStoring(inputs: RuleInputs, cache: RuleCacheUs
   if (cache === undefined || !cache.store) return buildRuleSetCached(inputs, cache, pipelines);
   const started = performance.now();
   const wanted = ruleCacheKey(inputs);
-  const { key, found, entryMs } = lookUp(inputs, cache, started, wanted, await bytesAheadFor(wanted, ahead));
+  const { key, found, entryMs } = lookUp(inputs, cache, started, wanted, await aheadFor(wanted, ahead));
   if (found !== undefined) return found;
   const reply = await compileEntryOffThread(inputs, cache.dir);
   const stored = reply?.entry !== undefined ? shareEntry(Buffer.from(reply.entry.buffer, reply.entry.byteOffset, reply.entry.byteLength), key) : undefined;

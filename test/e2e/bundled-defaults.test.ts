@@ -1,5 +1,7 @@
 // What a new user meets with `npm start`: the bundled SigmaHQ rules with the sysmon pipeline, the example
-// correlations, Windows logsource routing, HTTP ingest and the detection tail.
+// correlations, Windows logsource routing, HTTP ingest and the detection tail, ready on the first start from
+// the compiled-rule entry the build made for this profile.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ndjson, startDaemon, tempDir, waitFor } from './harness.js';
@@ -11,6 +13,9 @@ describe('bundled defaults', () => {
     const dir = tempDir('bundled');
     const daemon = await startDaemon(['--api-addr', '127.0.0.1:0', '--state-db', join(dir, 'data')], { bundled: true });
     try {
+      // An empty state directory: the main thread built from the build's entry (scripts/build/bundled-rule-entry.ts), stored nothing.
+      expect(daemon.logs.find((l) => l.includes('"msg":"rules built"'))).toContain('"ruleCache":"bundled"');
+      expect(existsSync(join(dir, 'data', 'rule-cache'))).toBe(false);
       const rules = (await daemon.json({ method: 'GET', url: '/api/v1/rules' })).body;
       expect(rules['detection_rules']).toBeGreaterThan(3000);
       expect(rules['correlation_rules']).toBeGreaterThanOrEqual(3);

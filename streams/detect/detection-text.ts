@@ -40,6 +40,12 @@ interface RuleParts {
   readonly custom: string;
   /** `svc.include_event` asks for the event whatever `--include-event` says. */
   readonly embedsEvent: boolean;
+  /**
+   * The rule's last match and its text without the event (`body`, and `closed` as the whole text): a rule
+   * matching the same values again (a host's images and command lines recur) gets the same text, whose
+   * serialisation is most of building it.
+   */
+  last?: { readonly match: Match; readonly body: string; readonly closed: string };
 }
 
 function partsOf(rule: CompiledRule): RuleParts {
@@ -49,6 +55,18 @@ function partsOf(rule: CompiledRule): RuleParts {
     custom: Object.keys(custom).length > 0 ? `,"custom_attributes":${JSON.stringify(custom)}` : '',
     embedsEvent: custom['svc.include_event'] === true || custom['svc.include_event'] === 'true',
   };
+}
+
+/** Whether two matches of one rule give the same text: the same selections, and fields with the same name, value and matcher. */
+function sameText(a: Match, b: Match): boolean {
+  const [sa, sb, fa, fb] = [a.matchedSelections, b.matchedSelections, a.matchedFields, b.matchedFields];
+  if (sa.length !== sb.length || fa.length !== fb.length) return false;
+  for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return false;
+  for (let i = 0; i < fa.length; i++) {
+    const [f, g] = [fa[i] as MatchedField, fb[i] as MatchedField];
+    if (f.field !== g.field || f.value !== g.value || f.matcher !== g.matcher) return false;
+  }
+  return true;
 }
 
 export class DetectionText {
@@ -63,7 +81,11 @@ export class DetectionText {
       p = partsOf(match.rule);
       this.parts.set(match.rule, p);
     }
-    const text = `${p.head}${JSON.stringify(match.matchedSelections)},"matched_fields":${reportedFields(match)}${p.custom}`;
-    return this.includeEvent || p.embedsEvent ? `${text},"event":${JSON.stringify(event)}}` : `${text}}`;
+    let last = p.last;
+    if (last === undefined || !sameText(last.match, match)) {
+      const body = `${p.head}${JSON.stringify(match.matchedSelections)},"matched_fields":${reportedFields(match)}${p.custom}`;
+      last = p.last = { match, body, closed: `${body}}` };
+    }
+    return this.includeEvent || p.embedsEvent ? `${last.body},"event":${JSON.stringify(event)}}` : last.closed;
   }
 }

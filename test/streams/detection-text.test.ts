@@ -86,4 +86,29 @@ describe('detection text', () => {
     );
     expect(titles.size).toBe(3);
   });
+
+  it('gives each match its own text while a rule keeps its last one: equal values, other values, a number for a string', () => {
+    // One instance over a sequence: a rule's last text is reused only for the same selections and pairs.
+    const text = new DetectionText(false);
+    const value = fc.constantFrom<unknown>('whoami', 'whoami /all', 'x\\whoami', 7, '7');
+    const events = fc.array(fc.record({ CommandLine: value, User: fc.constantFrom<unknown>('admin', 'ADMIN', 3) }), { minLength: 1, maxLength: 30 });
+    let repeats = 0;
+    fc.assert(
+      fc.property(events, (es) => {
+        let previous = '';
+        for (const e of es) {
+          // A copy of each string, so that equal values are distinct string objects as from two parses.
+          const parsed = JSON.parse(JSON.stringify(e)) as Record<string, unknown>;
+          for (const m of ruleSet.engine.evaluate(parsed)) {
+            const t = text.of(m, parsed);
+            if (t === previous) repeats++;
+            previous = t;
+            expect(t).toBe(JSON.stringify(toDetectionResult(m, parsed, false)));
+          }
+        }
+      }),
+      { numRuns: 200 },
+    );
+    expect(repeats).toBeGreaterThan(0);
+  });
 });

@@ -31,9 +31,12 @@ export const CACHE_SUFFIX = '.cache';
  * External packages the bundle requires at its top level but uses only later, if at all: each is loaded on
  * the first read of one of its exports (the bundle reads them as `pkg.name` where it uses them). re2-wasm
  * (≈ 20 ms of CPU in every thread: its WebAssembly compiles on load) runs only the few regexes with a
- * catastrophic shape; lmdb (≈ 10 ms beyond msgpackr) only with `--state-db`.
+ * catastrophic shape; lmdb (≈ 10 ms beyond msgpackr) only with `--state-db`; @parcel/watcher (≈ 25 ms: its
+ * native binding) only once the daemon is ready, to watch the rules; node's http2 (≈ 20 ms, tls with it) only
+ * for an OTLP/gRPC connection, https (prom-client's pushgateway requires it, which sigmad never uses), tls,
+ * child_process and dns only with TLS, webhooks and other egress, or programs run.
  */
-export const DEFERRED_PACKAGES: ReadonlySet<string> = new Set(['re2-wasm', 'lmdb']);
+export const DEFERRED_PACKAGES: ReadonlySet<string> = new Set(['re2-wasm', 'lmdb', '@parcel/watcher', 'node:http2', 'node:tls', 'node:https', 'https', 'node:child_process', 'node:dns']);
 
 /** A stand-in for the module `load` returns, loading it on the first question asked of it. */
 function deferred(load: () => object): object {

@@ -5,7 +5,7 @@
 // the same app as `POST /v1/logs` (auth guard on the `authorization` metadata, start-up gate,
 // decoding, commit), its HTTP answer mapped to a gRPC status, so both transports behave alike.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import { createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { gunzip } from 'node:zlib';
 import type { Chunk, HttpApp, Res } from './handler.js';
@@ -206,12 +206,18 @@ export function otlpGrpcFront(
 ): NodeServerFactory {
   return (handler) => {
     const destination = http1(handler);
-    const h2c = createHttp2Server(withOtlpGrpc(app, maxMessageBytes, handler));
     const sessions = new Set<Http2Session>();
-    h2c.on('session', (session: Http2Session) => {
-      sessions.add(session);
-      session.once('close', () => sessions.delete(session));
-    });
+    // Made for the first h2c connection: node's http2 (and tls with it) loads then, not on the way to ready (cli/bundle-loader.ts).
+    let h2c: Http2Server | undefined;
+    const http2 = (): Http2Server => {
+      if (h2c !== undefined) return h2c;
+      h2c = createHttp2Server(withOtlpGrpc(app, maxMessageBytes, handler));
+      h2c.on('session', (session: Http2Session) => {
+        sessions.add(session);
+        session.once('close', () => sessions.delete(session));
+      });
+      return h2c;
+    };
     /** Connections still being sniffed: once handed on, their server or pipe owns them. */
     const sniffing = new Set<Socket>();
     const front = createNetServer({ noDelay: true }, (socket) => {
@@ -239,7 +245,7 @@ export function otlpGrpcFront(
         // The owner's own timeouts (node:http's keep-alive one) must not reach this handler.
         socket.setTimeout(0);
         socket.off('timeout', silent);
-        if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) h2c.emit('connection', socket);
+        if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) http2().emit('connection', socket);
         else destination.take(socket);
       };
       socket.once('readable', sniff);

@@ -109,4 +109,27 @@ process.stdout.write(JSON.stringify(new BundleLoader(${JSON.stringify(dir)}, 'of
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
     expect(JSON.parse(out)).toEqual({ atStart: [], match: true, afterUse: ['re2-wasm'], open: 'function' });
   });
+
+  it("defers node's http2, tls and https and @parcel/watcher the same way: none is loaded until used", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sigmad-bundle-loader-'));
+    const loaded = "() => [...process.moduleLoadList.filter((m) => /^NativeModule (http2|tls|https)$/.test(m)).map((m) => m.slice(13)), ...(Object.keys(require.cache).some((f) => f.includes('@parcel')) ? ['@parcel/watcher'] : [])].sort()";
+    writeFileSync(
+      join(dir, 'main.cjs'),
+      `const http2 = require('node:http2');\nconst https = require('https');\nconst watcher = require('@parcel/watcher');\nconst loaded = ${loaded};\n` +
+        'exports.atStart = loaded();\nexports.server = typeof http2.createServer;\nexports.afterHttp2 = loaded();\nexports.subscribe = typeof watcher.subscribe;\nexports.request = typeof https.request;\nexports.afterAll = loaded();\n',
+    );
+    const loaderUrl = pathToFileURL(join(ROOT, 'dist/cli/bundle-loader.js')).href;
+    const script = `import { BundleLoader } from ${JSON.stringify(loaderUrl)};
+process.stdout.write(JSON.stringify(new BundleLoader(${JSON.stringify(dir)}, 'off').run(${JSON.stringify(join(dir, 'main.cjs'))})));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_PATH: join(ROOT, 'node_modules') } });
+    expect(JSON.parse(out)).toEqual({
+      atStart: [],
+      server: 'function',
+      // http2 loads tls.
+      afterHttp2: ['http2', 'tls'],
+      subscribe: 'function',
+      request: 'function',
+      afterAll: ['@parcel/watcher', 'http2', 'https', 'tls'],
+    });
+  });
 });

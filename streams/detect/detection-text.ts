@@ -59,11 +59,15 @@ function partsOf(rule: CompiledRule): RuleParts {
 
 /** Whether two matches of one rule give the same text: the same selections, and fields with the same name, value and matcher. */
 function sameText(a: Match, b: Match): boolean {
-  const [sa, sb, fa, fb] = [a.matchedSelections, b.matchedSelections, a.matchedFields, b.matchedFields];
+  const sa = a.matchedSelections;
+  const sb = b.matchedSelections;
+  const fa = a.matchedFields;
+  const fb = b.matchedFields;
   if (sa.length !== sb.length || fa.length !== fb.length) return false;
   for (let i = 0; i < sa.length; i++) if (sa[i] !== sb[i]) return false;
   for (let i = 0; i < fa.length; i++) {
-    const [f, g] = [fa[i] as MatchedField, fb[i] as MatchedField];
+    const f = fa[i] as MatchedField;
+    const g = fb[i] as MatchedField;
     if (f.field !== g.field || f.value !== g.value || f.matcher !== g.matcher) return false;
   }
   return true;

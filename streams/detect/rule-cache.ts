@@ -108,8 +108,8 @@ function entryUnder(cache: Pick<RuleCacheUse, 'dir' | 'bundled'>, key: Buffer, a
     if (touchHit) touch(fileOf(cache.dir, key));
     return { shared: stored, bundled: false };
   }
-  const built = cache.bundled !== undefined ? readCachedRules(cache.bundled, key) : undefined;
-  return built !== undefined ? { shared: built, bundled: true } : undefined;
+  const fromBuild = cache.bundled !== undefined ? readCachedRules(cache.bundled, key) : undefined;
+  return fromBuild !== undefined ? { shared: fromBuild, bundled: true } : undefined;
 }
 
 /** What the cache holds under `key`, or undefined (absent, damaged, another format or key). Never throws. */

@@ -78,6 +78,6 @@ function answer(res: Res, encoding: Encoding, summary: IngestSummary): void {
   const partialSuccess = { rejectedLogRecords: rejected, errorMessage: rejected > 0 ? `${rejected} log record(s) failed to parse` : '' };
   if (encoding === 'json') return sendJson(res, 200, { partialSuccess });
   if (res.closed) return;
-  const message = exportLogsResponseType().fromObject(rejected > 0 ? { partialSuccess } : {});
-  res.status(200).header('content-type', PROTOBUF_CONTENT_TYPE).end(exportLogsResponseType().encode(message).finish());
+  const type = exportLogsResponseType();
+  res.status(200).header('content-type', PROTOBUF_CONTENT_TYPE).end(type.encode(type.fromObject(rejected > 0 ? { partialSuccess } : {})).finish());
 }

@@ -79,7 +79,7 @@ const fileOf = (dir: string, key: Buffer): string => join(dir, `${key.toString('
  * ahead when they are this key's file (prefetchNewestEntry), else the file's, which a hit in `cache.dir` then
  * makes the newest for the next read-ahead.
  */
-export async function readRuleCacheEntry(inputs: RuleInputs, cache: Pick<RuleCacheUse, 'dir' | 'bundled'>, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
+export async function readRuleCacheEntry(inputs: RuleInputs, cache: CacheFiles, ahead?: PrefetchedEntry): Promise<SharedRules | undefined> {
   const key = ruleCacheKey(inputs);
   return entryUnder(cache, key, await aheadFor(key, ahead), true)?.shared;
 }
@@ -100,7 +100,7 @@ async function aheadFor(key: Buffer, ahead: PrefetchedEntry | undefined): Promis
  * check, else the file in `cache.dir`, which a hit makes the newest when `touchHit` (a storing thread: the
  * next start reads it ahead, and it is the last one dropped), else the build's file.
  */
-function entryUnder(cache: Pick<RuleCacheUse, 'dir' | 'bundled'>, key: Buffer, ahead: AheadBytes | undefined, touchHit: boolean): { readonly shared: SharedRules; readonly bundled: boolean } | undefined {
+function entryUnder(cache: CacheFiles, key: Buffer, ahead: AheadBytes | undefined, touchHit: boolean): { readonly shared: SharedRules; readonly bundled: boolean } | undefined {
   const read = ahead?.bytes !== undefined ? decodeSharedRules(ahead.bytes, key) : undefined;
   if (read !== undefined) return { shared: read, bundled: ahead?.bundled === true };
   const stored = readCachedRules(cache.dir, key);
@@ -137,7 +137,7 @@ export interface PrefetchedEntry {
  * caller uses the bytes when the file's name is the key it computes, and they are then checked as any entry is
  * (decodeSharedRules). Undefined when there is none.
  */
-export function prefetchNewestEntry(cache: Pick<RuleCacheUse, 'dir' | 'bundled'>): PrefetchedEntry | undefined {
+export function prefetchNewestEntry(cache: CacheFiles): PrefetchedEntry | undefined {
   const own = newestEntryOf(cache.dir, false);
   return own !== undefined || cache.bundled === undefined ? own : newestEntryOf(cache.bundled, true);
 }
@@ -426,6 +426,9 @@ export interface RuleCacheUse {
    */
   readonly bundled?: string;
 }
+
+/** Where a cache's entries are read from. */
+type CacheFiles = Pick<RuleCacheUse, 'dir' | 'bundled'>;
 
 export interface CachedBuild {
   readonly ruleSet: RuleSet;

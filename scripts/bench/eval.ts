@@ -30,11 +30,11 @@ export interface Run {
   readonly busiestOtherCpuMs: number;
 }
 
-/** `node args…` from spawn to exit, its stdout discarded. */
-export function timed(args: readonly string[]): Promise<Run> {
+/** `node args…` from spawn to exit, its stdout discarded; `env`: the child's environment (this process's by default). */
+export function timed(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
     const pid = child.pid as number;
     let cpu = 0;
     let main = 0;

@@ -7,11 +7,13 @@
 // holds never changes: the reducer stays pure for any caller that keeps old states. A window that is
 // not at the log's end (an older state used again), an entry that lands before the newest one, and a
 // session's anchored drop copy the window into a fresh log instead: O(n), as every hit cost before.
+// What only a window at the log's end can use (temporal_ordered's chains) is kept for the log's end;
+// what any window can use (percentile's sorted values) follows the window last asked, moving by the
+// entries between the two.
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import { orderedPrefixBy, percentileBy, popcount } from '../../sigma/index.js';
 import type { HitValue } from './events.js';
-import type { SortedValues } from './sorted-values.js';
-import { insert, remove, select, sizeOf } from './sorted-values.js';
+import { SortedValues } from './sorted-values.js';
 
 /** Which per-entry data a correlation type needs. */
 export function keepsRules(def: CompiledCorrelation): boolean {
@@ -54,6 +56,56 @@ interface Log {
   /** distinct: the next entry with the same value (-1 until one is appended), and each value's last. */
   readonly next: number[];
   readonly lastOf: Map<string, number>;
+  /** ordered: the chains of the whole log (null for other types). */
+  readonly chains: Chains | null;
+  /** percentile: built on first use. */
+  sorted: SortedRange | null;
+}
+
+/** The numeric values of the log's entries [head, end), sorted. */
+interface SortedRange {
+  readonly values: SortedValues;
+  head: number;
+  end: number;
+}
+
+/**
+ * For rule j of a temporal_ordered correlation, the latest start (lowest position among its entries)
+ * of a chain of entries matching rules 0..j with non-decreasing times: a window [head, end) at the
+ * log's end holds such a chain exactly when `latest[j] >= head`, so its aggregate costs O(rules).
+ * Entries of equal time may serve the rules in any order, so a new entry combines the chains that end
+ * before its time (`earlier`) with the newest time's entries (`tied`).
+ */
+interface Chains {
+  readonly latest: number[];
+  readonly earlier: number[];
+  /** Per rule, the last entry at time `at` that matched it (-1: none). */
+  readonly tied: number[];
+  at: number;
+}
+
+function newChains(rules: number): Chains {
+  return { latest: new Array<number>(rules).fill(-1), earlier: new Array<number>(rules).fill(-1), tied: new Array<number>(rules).fill(-1), at: -Infinity };
+}
+
+/** Entry `i` at time `at` (not before any entry so far) matched the rules of `mask`. */
+function chainEntry(c: Chains, i: number, at: number, mask: number): void {
+  const { latest, earlier, tied } = c;
+  if (at !== c.at) {
+    for (let j = 0; j < latest.length; j++) {
+      earlier[j] = latest[j] as number;
+      tied[j] = -1;
+    }
+    c.at = at;
+  }
+  let prefix = Infinity;
+  for (let j = 0; j < latest.length; j++) {
+    if ((mask >>> j) & 1) tied[j] = i;
+    // A chain ends with rule j either before this time, or at it after any chain of rules 0..j-1.
+    const start = Math.max(earlier[j] as number, Math.min(prefix, tied[j] as number));
+    latest[j] = start;
+    prefix = start;
+  }
 }
 
 /** The entries of one window: a range of a log plus the aggregate state that is not a prefix sum. */
@@ -63,11 +115,9 @@ export interface Entries {
   readonly end: number;
   /** distinct: the number of different values in the window. */
   readonly distinct: number;
-  /** percentile: the window's numeric values, sorted. */
-  readonly sorted: SortedValues | null;
 }
 
-export const NO_ENTRIES: Entries = Object.freeze({ log: null, head: 0, end: 0, distinct: 0, sorted: null });
+export const NO_ENTRIES: Entries = Object.freeze({ log: null, head: 0, end: 0, distinct: 0 });
 
 function newLog(def: CompiledCorrelation): Log {
   const sums = def.aggregate === 'sum' || def.aggregate === 'avg';
@@ -82,6 +132,8 @@ function newLog(def: CompiledCorrelation): Log {
     absTotal: 0,
     next: def.aggregate === 'distinct' ? [] : NONE,
     lastOf: def.aggregate === 'distinct' ? new Map() : NO_VALUES,
+    chains: def.aggregate === 'ordered' ? newChains(def.refs.length) : null,
+    sorted: null,
   };
 }
 
@@ -103,6 +155,8 @@ function exactSize(w: Entries): Entries {
     absTotal: log.absTotal,
     next: copy(log.next),
     lastOf: log.lastOf,
+    chains: log.chains,
+    sorted: null,
   };
   return { ...w, log: exact };
 }
@@ -144,14 +198,39 @@ function lowerBound(ts: readonly number[], lo: number, hi: number, t: number): n
   return lo;
 }
 
-/** First position (from `lo`, below `hi`) whose time is > t: a new entry goes there, after its ties. */
-function upperBound(ts: readonly number[], lo: number, hi: number, t: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((ts[mid] as number) <= t) lo = mid + 1;
-    else hi = mid;
+// A window's trim looks for its first entry still inside it, and a new entry usually goes after the
+// newest: the two searches below gallop from the end they start at, so they cost O(log k) in the k
+// entries they pass, not O(log n) in the window.
+
+/** `lowerBound`, galloping from `lo`. */
+function lowerBoundFromLow(ts: readonly number[], lo: number, hi: number, t: number): number {
+  if (lo >= hi || (ts[lo] as number) >= t) return lo;
+  let below = lo;
+  let step = 1;
+  while (below + step < hi && (ts[below + step] as number) < t) {
+    below += step;
+    step *= 2;
   }
-  return lo;
+  return lowerBound(ts, below + 1, Math.min(below + step, hi), t);
+}
+
+/** First position (from `lo`, below `hi`) whose time is > t (a new entry goes there, after its ties), galloping from `hi`. */
+function upperBoundFromHigh(ts: readonly number[], lo: number, hi: number, t: number): number {
+  if (lo >= hi || (ts[hi - 1] as number) <= t) return hi;
+  let above = hi - 1;
+  let step = 1;
+  while (above - step >= lo && (ts[above - step] as number) > t) {
+    above -= step;
+    step *= 2;
+  }
+  let from = Math.max(lo, above - step + 1);
+  let to = above;
+  while (from < to) {
+    const mid = (from + to) >>> 1;
+    if ((ts[mid] as number) <= t) from = mid + 1;
+    else to = mid;
+  }
+  return from;
 }
 
 /** First item of an ascending index list that is >= i. */
@@ -168,16 +247,16 @@ function firstAtLeast(list: readonly number[], i: number): number {
 
 /** Window position of a new entry at time t (0 = oldest). */
 export function insertionPoint(w: Entries, t: number): number {
-  return w.log === null ? 0 : upperBound(w.log.ts, w.head, w.end, t) - w.head;
+  return w.log === null ? 0 : upperBoundFromHigh(w.log.ts, w.head, w.end, t) - w.head;
 }
 
 /** Window position of the first entry at or after time t. */
 export function firstAtOrAfter(w: Entries, t: number): number {
-  return w.log === null ? 0 : lowerBound(w.log.ts, w.head, w.end, t) - w.head;
+  return w.log === null ? 0 : lowerBoundFromLow(w.log.ts, w.head, w.end, t) - w.head;
 }
 
-function withRange(w: Entries, log: Log, head: number, end: number, distinct: number, sorted: SortedValues | null): Entries {
-  return head === end ? NO_ENTRIES : { log, head, end, distinct, sorted };
+function withRange(log: Log, head: number, end: number, distinct: number): Entries {
+  return head === end ? NO_ENTRIES : { log, head, end, distinct };
 }
 
 /** The window without its `count` oldest entries. */
@@ -185,29 +264,25 @@ export function dropOldest(def: CompiledCorrelation, w: Entries, count: number):
   if (count <= 0 || w.log === null) return w;
   const log = w.log;
   const head = Math.min(w.end, w.head + count);
-  let { distinct, sorted } = w;
+  let { distinct } = w;
   if (def.aggregate === 'distinct') {
     for (let i = w.head; i < head; i++) {
       const nx = log.next[i] as number;
       // The value leaves with its last occurrence inside the window.
       if (typeof log.values[i] === 'string' && (nx < 0 || nx >= w.end)) distinct--;
     }
-  } else if (def.aggregate === 'percentile') {
-    for (let i = w.head; i < head; i++) {
-      const v = log.values[i];
-      if (typeof v === 'number') sorted = remove(sorted, v);
-    }
   }
-  return withRange(w, log, head, w.end, distinct, sorted);
+  return withRange(log, head, w.end, distinct);
 }
 
 function pushEntry(def: CompiledCorrelation, log: Log, w: Entries, at: number, rules: number, value: HitValue): Entries {
   const i = log.ts.length;
   log.ts.push(at);
-  let { distinct, sorted } = w;
+  let { distinct } = w;
   if (keepsRules(def)) {
     log.rules.push(rules);
     for (let bit = 0; bit < log.byRule.length; bit++) if ((rules >>> bit) & 1) (log.byRule[bit] as number[]).push(i);
+    if (log.chains !== null) chainEntry(log.chains, i, at, rules);
   }
   if (keepsValues(def)) log.values.push(value);
   switch (def.aggregate) {
@@ -230,13 +305,10 @@ function pushEntry(def: CompiledCorrelation, log: Log, w: Entries, at: number, r
         log.lastOf.set(value, i);
       }
       break;
-    case 'percentile':
-      if (typeof value === 'number') sorted = insert(sorted, value);
-      break;
     default:
       break;
   }
-  return { log, head: w.log === null ? i : w.head, end: i + 1, distinct, sorted };
+  return { log, head: w.log === null ? i : w.head, end: i + 1, distinct };
 }
 
 /** A fresh log holding the given entries, in order. */
@@ -260,7 +332,14 @@ export function append(def: CompiledCorrelation, w: Entries, at: number, rules: 
   lists.ts.push(at);
   if (keepsRules(def)) lists.rules.push(rules);
   if (keepsValues(def)) lists.values.push(value);
-  return entriesOf(def, lists.ts, lists.rules, lists.values);
+  const fresh = entriesOf(def, lists.ts, lists.rules, lists.values);
+  // The sorted values move along when they lie within the window, so a compaction does not sort again.
+  const sorted = log.sorted;
+  if (sorted !== null && sorted.head >= w.head && sorted.end <= w.end) {
+    (fresh.log as Log).sorted = { values: sorted.values, head: sorted.head - w.head, end: sorted.end - w.head };
+    log.sorted = null;
+  }
+  return fresh;
 }
 
 /** The window with an entry inserted at position `pos` and `drop` entries removed at position `anchor`. */
@@ -303,7 +382,7 @@ export function aggregateOf(def: CompiledCorrelation, w: Entries): { value: numb
       return { value: popcount(fired), fired };
     }
     case 'ordered': {
-      const n = log === null ? 0 : orderedPrefixBy(def.refs.length, (rule, t) => earliestMatch(log, w, rule, t));
+      const n = log === null ? 0 : orderedPrefixOf(def, log, w);
       return { value: n, fired: n >= 31 ? -1 : (1 << n) - 1 };
     }
     case 'sum':
@@ -313,13 +392,68 @@ export function aggregateOf(def: CompiledCorrelation, w: Entries): { value: numb
       return { value: count === 0 ? undefined : sumOf(log as Log, w) / count, fired: 0 };
     }
     case 'percentile': {
-      const sorted = w.sorted;
-      return { value: sorted === null ? undefined : percentileBy(sizeOf(sorted), (i) => select(sorted, i), def.percentile), fired: 0 };
+      if (log === null) return { value: undefined, fired: 0 };
+      const sorted = sortedOf(log, w);
+      return { value: percentileBy(sorted.size, (i) => sorted.select(i), def.percentile), fired: 0 };
     }
     default: {
       const never: never = def.aggregate;
       return never;
     }
+  }
+}
+
+function orderedPrefixOf(def: CompiledCorrelation, log: Log, w: Entries): number {
+  const chains = log.chains as Chains;
+  if (w.end !== log.ts.length) return orderedPrefixBy(def.refs.length, (rule, t) => earliestMatch(log, w, rule, t));
+  let n = 0;
+  while (n < chains.latest.length && (chains.latest[n] as number) >= w.head) n++;
+  return n;
+}
+
+/**
+ * The log's sorted values moved to the window's entries: by the entries between the two ranges, or
+ * rebuilt when that is more than the window holds.
+ */
+function sortedOf(log: Log, w: Entries): SortedValues {
+  const { head, end } = w;
+  const was = log.sorted;
+  if (was !== null && was.head === head && was.end === end) return was.values;
+  let sorted: SortedValues;
+  if (was === null || Math.abs(head - was.head) + Math.abs(end - was.end) > end - head) {
+    const nums: number[] = [];
+    for (let i = head; i < end; i++) {
+      const v = log.values[i];
+      if (typeof v === 'number') nums.push(v);
+    }
+    sorted = SortedValues.of(nums.sort((a, b) => a - b));
+  } else {
+    // The two ranges overlap or touch (otherwise the sum above exceeds the window), so this is their
+    // difference.
+    sorted = was.values;
+    addValues(sorted, log.values, was.end, end);
+    removeValues(sorted, log.values, end, was.end);
+    removeValues(sorted, log.values, was.head, head);
+    addValues(sorted, log.values, head, was.head);
+  }
+  if (sorted === was?.values) {
+    was.head = head;
+    was.end = end;
+  } else log.sorted = { values: sorted, head, end };
+  return sorted;
+}
+
+function addValues(sorted: SortedValues, values: readonly HitValue[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const v = values[i];
+    if (typeof v === 'number') sorted.insert(v);
+  }
+}
+
+function removeValues(sorted: SortedValues, values: readonly HitValue[], from: number, to: number): void {
+  for (let i = from; i < to; i++) {
+    const v = values[i];
+    if (typeof v === 'number') sorted.remove(v);
   }
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Entries, EntryLists } from '../../../actors/correlation/entries.js';
-import { aggregateOf, append, dropOldest, listsOf, NO_ENTRIES, sizeOfEntries, spliced } from '../../../actors/correlation/entries.js';
+import { aggregateOf, append, dropOldest, firstAtOrAfter, insertionPoint, listsOf, NO_ENTRIES, sizeOfEntries, spliced } from '../../../actors/correlation/entries.js';
 import type { HitValue } from '../../../actors/correlation/index.js';
 import type { CompiledCorrelation } from '../../../sigma/correlation/index.js';
 import { orderedPrefix, percentileOf, popcount } from '../../../sigma/correlation/index.js';
@@ -100,8 +100,35 @@ describe('window entries', () => {
           history.push({ w, lists: JSON.stringify(lists) });
         }
         for (const h of history) expect(JSON.stringify(listsOf(h.w))).toBe(h.lists);
+        // Asked again newest first, older windows move what a log keeps for the window last asked backwards.
+        for (const h of [...history].reverse()) expect(aggregateOf(def, h.w).value).toBe(naive(def, listsOf(h.w)));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('find a time’s first entry and a new entry’s place as a scan of the window does', () => {
+    const arb = fc.record({
+      gaps: fc.array(fc.constantFrom(0, 0, 1, 2, 7), { minLength: 1, maxLength: 400 }),
+      drop: fc.nat(400),
+      probes: fc.array(fc.integer({ min: -5, max: 1_500 }), { maxLength: 20 }),
+    });
+    fc.assert(
+      fc.property(arbScenario('event_count'), arb, (scenario, { gaps, drop, probes }) => {
+        const { def } = buildScenario({ ...scenario, steps: [] }, 'event_count');
+        let w: Entries = NO_ENTRIES;
+        let t = 0;
+        for (const gap of gaps) w = append(def, w, (t += gap), 0, null);
+        w = dropOldest(def, w, Math.min(drop, gaps.length - 1));
+        const { ts } = listsOf(w);
+        for (const p of [...probes, ts[0] as number, ts[ts.length - 1] as number]) {
+          const first = ts.findIndex((x) => x >= p);
+          const after = ts.findIndex((x) => x > p);
+          expect(firstAtOrAfter(w, p)).toBe(first < 0 ? ts.length : first);
+          expect(insertionPoint(w, p)).toBe(after < 0 ? ts.length : after);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

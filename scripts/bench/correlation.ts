@@ -109,7 +109,8 @@ function filledGroup(type: CorrelationType, extra: Partial<CorrelationRule>, fil
   const rt = runtime(rule(type, { ...extra, timespanMs: fill - 1 }));
   const users = 500;
   const event = (i: number) => ({ t: T0 + i, host: 'h', User: `u${(i * 7919) % users}`, bytes: (i * 7919) % 100_000 });
-  const matches = (i: number) => ORDERED_MATCHES[i % 3] ?? R0;
+  // Every event a hit of the correlation, so the window holds `fill` entries: one-rule types match r0 each time.
+  const matches = (extra.rules?.length ?? 1) > 1 ? (i: number) => ORDERED_MATCHES[i % 3] ?? R0 : () => R0;
   let i = 0;
   for (; i < fill; i++) rt.onEvent(matches(i), event(i), 0);
   return () => {

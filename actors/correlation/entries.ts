@@ -13,6 +13,7 @@
 import type { CompiledCorrelation } from '../../sigma/index.js';
 import { orderedPrefixBy, percentileBy, popcount } from '../../sigma/index.js';
 import type { HitValue } from './events.js';
+import { lowerBound, lowerBoundFromLow, upperBoundFromHigh } from './search.js';
 import { SortedValues } from './sorted-values.js';
 
 /** Which per-entry data a correlation type needs. */
@@ -34,6 +35,14 @@ const NONE: never[] = [];
  */
 const COMPACT_AFTER = 16;
 
+/**
+ * Whether prefix sums stay exact with `value` added, `absTotal` counting it: integers whose absolute
+ * values add up to at most 2^53 − 1, so every partial sum of them, in any order, is exact.
+ */
+function staysExact(value: HitValue, absTotal: number): boolean {
+  return (typeof value !== 'number' || Number.isInteger(value)) && absTotal <= Number.MAX_SAFE_INTEGER;
+}
+
 /** Storage shared by the successive windows of one group; only ever appended to. */
 interface Log {
   readonly ts: number[];
@@ -46,10 +55,7 @@ interface Log {
   /** Prefix sums of the numeric values and their count (sum/avg): entry i's prefix is at i. */
   readonly sums: number[];
   readonly counts: number[];
-  /**
-   * How many entries from the log's start have exact prefix sums: integers whose absolute values add
-   * up to at most 2^53 − 1, so every partial sum of them, in any order, is exact.
-   */
+  /** How many entries from the log's start have exact prefix sums (see `staysExact`). */
   exactUpTo: number;
   absTotal: number;
   /**
@@ -141,7 +147,7 @@ function firstEntry(def: CompiledCorrelation, at: number, rules: number, value: 
     // Added to the empty prefix as `pushEntry` adds, so a first value of -0 sums to 0 there too.
     sums: sums ? [0, 0 + (num ? value : 0)] : NONE,
     counts: sums ? [0, num ? 1 : 0] : NONE,
-    exactUpTo: sums && (!num || Number.isInteger(value)) && absTotal <= Number.MAX_SAFE_INTEGER ? 1 : 0,
+    exactUpTo: sums && staysExact(value, absTotal) ? 1 : 0,
     absTotal,
     next: def.aggregate === 'distinct' ? [-1] : NONE,
     lastOf: null,
@@ -192,63 +198,6 @@ export function listsOf(w: Entries): EntryLists {
   return { ts: part(log.ts), rules: part(log.rules), values: part(log.values) };
 }
 
-/** First position (from `lo`, below `hi`) whose time is >= t. */
-function lowerBound(ts: readonly number[], lo: number, hi: number, t: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((ts[mid] as number) < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-// A window's trim looks for its first entry still inside it, and a new entry usually goes after the
-// newest: the two searches below gallop from the end they start at, so they cost O(log k) in the k
-// entries they pass, not O(log n) in the window.
-
-/** `lowerBound`, galloping from `lo`. */
-function lowerBoundFromLow(ts: readonly number[], lo: number, hi: number, t: number): number {
-  if (lo >= hi || (ts[lo] as number) >= t) return lo;
-  let below = lo;
-  let step = 1;
-  while (below + step < hi && (ts[below + step] as number) < t) {
-    below += step;
-    step *= 2;
-  }
-  return lowerBound(ts, below + 1, Math.min(below + step, hi), t);
-}
-
-/** First position (from `lo`, below `hi`) whose time is > t (a new entry goes there, after its ties), galloping from `hi`. */
-function upperBoundFromHigh(ts: readonly number[], lo: number, hi: number, t: number): number {
-  if (lo >= hi || (ts[hi - 1] as number) <= t) return hi;
-  let above = hi - 1;
-  let step = 1;
-  while (above - step >= lo && (ts[above - step] as number) > t) {
-    above -= step;
-    step *= 2;
-  }
-  let from = Math.max(lo, above - step + 1);
-  let to = above;
-  while (from < to) {
-    const mid = (from + to) >>> 1;
-    if ((ts[mid] as number) <= t) from = mid + 1;
-    else to = mid;
-  }
-  return from;
-}
-
-/** First item of an ascending index list that is >= i. */
-function firstAtLeast(list: readonly number[], i: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((list[mid] as number) < i) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** Window position of a new entry at time t (0 = oldest). */
 export function insertionPoint(w: Entries, t: number): number {
   return w.log === null ? 0 : upperBoundFromHigh(w.log.ts, w.head, w.end, t) - w.head;
@@ -297,7 +246,7 @@ function pushEntry(def: CompiledCorrelation, log: Log, w: Entries, at: number, r
       log.sums.push(sum);
       log.counts.push((log.counts[i] as number) + (num ? 1 : 0));
       if (num) log.absTotal += Math.abs(value);
-      if (log.exactUpTo === i && (!num || Number.isInteger(value)) && log.absTotal <= Number.MAX_SAFE_INTEGER) log.exactUpTo = i + 1;
+      if (log.exactUpTo === i && staysExact(value, log.absTotal)) log.exactUpTo = i + 1;
       break;
     }
     case 'distinct':
@@ -370,7 +319,7 @@ export function spliced(def: CompiledCorrelation, w: Entries, pos: number, at: n
 function lastBelow(list: readonly number[], end: number): number {
   const n = list.length;
   if (n > 0 && (list[n - 1] as number) < end) return list[n - 1] as number;
-  const k = firstAtLeast(list, end);
+  const k = lowerBound(list, 0, n, end);
   return k > 0 ? (list[k - 1] as number) : -1;
 }
 
@@ -455,42 +404,34 @@ function sortSmall(values: readonly HitValue[], head: number, end: number): numb
 function sortedOf(log: Log, w: Entries): SortedValues {
   const { head, end } = w;
   const was = log.sorted;
-  if (was !== null && was.head === head && was.end === end) return was.values;
-  let sorted: SortedValues;
   if (was === null || Math.abs(head - was.head) + Math.abs(end - was.end) > end - head) {
     const nums: number[] = [];
     for (let i = head; i < end; i++) {
       const v = log.values[i];
       if (typeof v === 'number') nums.push(v);
     }
-    sorted = SortedValues.of(nums.sort((a, b) => a - b));
-  } else {
-    // The two ranges overlap or touch (otherwise the sum above exceeds the window), so this is their
-    // difference.
-    sorted = was.values;
-    addValues(sorted, log.values, was.end, end);
-    removeValues(sorted, log.values, end, was.end);
-    removeValues(sorted, log.values, was.head, head);
-    addValues(sorted, log.values, head, was.head);
+    log.sorted = { values: SortedValues.of(nums.sort((a, b) => a - b)), head, end };
+    return log.sorted.values;
   }
-  if (sorted === was?.values) {
-    was.head = head;
-    was.end = end;
-  } else log.sorted = { values: sorted, head, end };
+  // The two ranges overlap or touch (otherwise the sum above exceeds the window), so this is their
+  // difference.
+  const sorted = was.values;
+  changeValues(sorted, log.values, was.end, end, true);
+  changeValues(sorted, log.values, end, was.end, false);
+  changeValues(sorted, log.values, was.head, head, false);
+  changeValues(sorted, log.values, head, was.head, true);
+  was.head = head;
+  was.end = end;
   return sorted;
 }
 
-function addValues(sorted: SortedValues, values: readonly HitValue[], from: number, to: number): void {
+/** Adds (or removes) the numeric values of entries [from, to). */
+function changeValues(sorted: SortedValues, values: readonly HitValue[], from: number, to: number, add: boolean): void {
   for (let i = from; i < to; i++) {
     const v = values[i];
-    if (typeof v === 'number') sorted.insert(v);
-  }
-}
-
-function removeValues(sorted: SortedValues, values: readonly HitValue[], from: number, to: number): void {
-  for (let i = from; i < to; i++) {
-    const v = values[i];
-    if (typeof v === 'number') sorted.remove(v);
+    if (typeof v !== 'number') continue;
+    if (add) sorted.insert(v);
+    else sorted.remove(v);
   }
 }
 
@@ -498,7 +439,7 @@ function removeValues(sorted: SortedValues, values: readonly HitValue[], from: n
 function earliestMatch(log: Log, w: Entries, rule: number, t: number): number | undefined {
   const from = lowerBound(log.ts, w.head, w.end, t);
   const list = log.byRule[rule] as number[];
-  const i = list[firstAtLeast(list, from)];
+  const i = list[lowerBound(list, 0, list.length, from)];
   return i !== undefined && i < w.end ? (log.ts[i] as number) : undefined;
 }
 

@@ -3,6 +3,7 @@
 // rank lookup walks from the block of the previous lookup. A window's percentile asks for nearly the
 // same rank after each hit, so that walk is a step or none, whatever the window's size; a persistent
 // tree before this allocated O(log n) nodes per hit and chased as many pointers per lookup.
+import { lowerBound } from './search.js';
 
 /** Values per block at most (2 KB): a change moves part of one block, and 100k values make ≈ 600 blocks. */
 const BLOCK = 256;
@@ -48,15 +49,7 @@ export class SortedValues {
 
   /** The first block whose largest value is >= v (the last block when none is). */
   private blockFor(v: number): number {
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    const lasts = this.lasts;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((lasts[mid] as number) < v) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.lasts, 0, this.blocks.length - 1, v);
   }
 
   insert(v: number): void {
@@ -162,7 +155,10 @@ function grown(block: Float64Array, capacity: number): Float64Array {
   return next;
 }
 
-/** First position below `len` whose value is > v (`after`) or >= v (otherwise). */
+/**
+ * First position below `len` whose value is > v (`after`) or >= v (otherwise). Not `search.ts`'s: a
+ * typed array passed where plain arrays go would make those searches' reads polymorphic.
+ */
 function bound(block: Float64Array, len: number, v: number, after: boolean): number {
   let lo = 0;
   let hi = len;

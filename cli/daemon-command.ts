@@ -7,7 +7,7 @@ import type { CAC } from 'cac';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
-import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES } from '../http/index.js';
+import { createHttpApp, createStartupApp, formatListenAddress, listenHttp, parseListenAddress, ROUTES, sendBufferSizing } from '../http/index.js';
 import type { HttpApp } from '../http/index.js';
 import type { DaemonConfig } from '../protocol/index.js';
 import { createMetrics } from '../protocol/index.js';
@@ -136,7 +136,7 @@ async function runDaemonCommand(options: Readonly<Record<string, unknown>>): Pro
   }
   // `addr` stays last before `msg`: the bench and tests read the bound port from this line.
   const scheme = security.tls === undefined ? 'http' : security.tls.settings.clientCa !== undefined ? 'https+mtls' : 'https';
-  log.info({ component: 'http', adapter: server.adapter, scheme, auth: security.policy !== undefined, addr: formatListenAddress(server.address) }, 'listening');
+  log.info({ component: 'http', adapter: server.adapter, scheme, auth: security.policy !== undefined, send_buffers: sendBufferSizing(), addr: formatListenAddress(server.address) }, 'listening');
   const tlsListener = server.tls;
   const building = buildDaemon(config, {
     log,

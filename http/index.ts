@@ -14,6 +14,7 @@ export { inject } from './inject.js';
 ;
 ;
 export { listenHttp,  type ListenTls } from './listen.js';
+export { sendBufferSizing } from './send-buffer.js';
 export { guardApp } from './auth-guard.js';
 export type { ApiToken, AuthPolicy } from './bearer-auth.js';
 export { BUILTIN_ROLES, parsePermission, type Permission } from './permissions.js';

@@ -10,6 +10,7 @@ import { createServer as createNetServer, type Socket } from 'node:net';
 import { gunzip } from 'node:zlib';
 import type { Chunk, HttpApp, Res } from './handler.js';
 import { HEADERS_TIMEOUT_MS, plainHttpServer, type NodeServerFactory } from './node-server.js';
+import { governSendBuffer } from './send-buffer.js';
 
 const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n');
 /** Bytes that tell the preface from any HTTP/1.1 request line (no method starts with `PRI`). */
@@ -246,7 +247,11 @@ export function otlpGrpcFront(
         socket.setTimeout(0);
         socket.off('timeout', silent);
         if (head.subarray(0, SNIFF_BYTES).equals(HTTP2_PREFACE.subarray(0, SNIFF_BYTES))) http2().emit('connection', socket);
-        else destination.take(socket);
+        else {
+          // HTTP/2 writes bypass the socket's JS side, so no 'drain' would ever grow its buffer: only HTTP/1.1 is governed.
+          governSendBuffer(socket);
+          destination.take(socket);
+        }
       };
       socket.once('readable', sniff);
     });

@@ -5,6 +5,7 @@ import type { HttpServer } from './http-server.js';
 import type { ListenAddress } from './listen-address.js';
 import { listenNode } from './node-server.js';
 import { withOtlpGrpc } from './otlp-grpc.js';
+import { governSendBuffer } from './send-buffer.js';
 import type { TlsMaterial } from './tls-material.js';
 
 export interface TlsHooks {
@@ -36,6 +37,8 @@ export async function listenTls(app: HttpApp, address: ListenAddress, material: 
       withOtlpGrpc(app, maxGrpcMessageBytes, handler),
     );
     h2.on('secureConnection', (socket: TLSSocket) => {
+      // As in the plaintext front, HTTP/2 (ALPN h2) is left to the kernel's sizing.
+      if (socket.alpnProtocol !== 'h2') governSendBuffer(socket);
       sockets.add(socket);
       hooks.onConnections(1);
       socket.once('close', () => {

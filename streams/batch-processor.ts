@@ -1,6 +1,6 @@
 import type { Counter } from 'prom-client';
 import type { CorrelationRuntime } from '../actors/index.js';
-import { joinLines, lineText, lineTexts } from '../protocol/index.js';
+import { joinLines, lineText } from '../protocol/index.js';
 import type { UnitLines } from '../protocol/index.js';
 import type { CompiledRule } from '../sigma/index.js';
 import type { RuleSet } from '../sigma/index.js';
@@ -79,7 +79,7 @@ export interface BatchProcessorDeps {
    * Sees each batch's input lines once detection is done (the event tap) while `active`; must not wait.
    * Lines kept as bytes become strings only then.
    */
-  readonly observe?: { readonly active: boolean; publish(lines: readonly string[]): void };
+  readonly observe?: { readonly active: boolean; publish(lines: UnitLines): void };
   /** Takes each batch's observations for the field and schema observers (when detection made them); must not wait. */
   readonly observed?: (batch: ObservedBatch) => void;
   /** The alert pipeline stage (§6: after correlation, before the tail and the outbox); it journals into `journal`. */
@@ -230,7 +230,7 @@ export class BatchProcessor {
       for (const u of units) u.settle?.({ ok: false, error: failure });
       throw failure;
     }
-    if (deps.observe?.active === true) deps.observe.publish(lineTexts(texts));
+    if (deps.observe?.active === true) deps.observe.publish(texts);
     if (detected.observed !== undefined) deps.observed?.(detected.observed);
     // From here to commitBatch nothing awaits but enrichment and cluster publishing: ordinals and journal order belong to this batch.
     const active = deps.rules();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
-import type { JsonEvent, LiveSink, LiveStream, TapRequest } from '../protocol/index.js';
+import { ByteLines } from '../protocol/index.js';
+import type { JsonEvent, LiveSink, LiveStream, TapRequest, UnitLines } from '../protocol/index.js';
 import type { StageContext } from './stage-context.js';
 import { createTokenizer, pathUnion, redactedText, redactorWith, renderRedacted } from './tap-redaction.js';
 import type { RedactedText } from './tap-redaction.js';
@@ -30,9 +31,12 @@ export interface TapDeps {
 }
 
 export interface TapFanout extends LiveStream<TapRequest> {
-  /** Offer a batch's input lines to every session (never waits; full sessions drop and count). */
-  publish(lines: readonly string[]): void;
-  /** A session is open: only then are a batch's lines worth making strings of for `publish`. */
+  /**
+   * Offer a batch's input lines to every session (never waits; full sessions drop and count). Lines kept as
+   * bytes stay bytes until a session builds them.
+   */
+  publish(lines: UnitLines): void;
+  /** A session is open: only then is a batch worth offering. */
   readonly active: boolean;
   /** End every session (shutdown). */
   closeAll(): void;
@@ -49,11 +53,16 @@ function isBlank(line: string): boolean {
 
 /**
  * One batch as the sessions see it: its non-blank lines (blank lines are not events: no session sees
- * or drops them), each decoded, parsed or serialised at most once for all the sessions that need it,
- * and only when one of them builds it.
+ * or drops them), each made a string, decoded, parsed or serialised at most once for all the sessions
+ * that need it, and only when one of them builds it. Lines that came as bytes (an HTTP body's) are kept
+ * as those bytes: a batch queued behind stalled clients holds no string of its own (its strings, promoted
+ * while they waited, were most of what stalled sessions cost the collector), and a batch no session has
+ * room for is never decoded at all.
  */
 class TapBatch {
-  readonly lines: string[] = [];
+  /** Its lines as bytes (never blank), or as strings with the blank ones left out. */
+  private readonly source: ByteLines | string[];
+  private readonly textAt: (string | undefined)[];
   private readonly decodedAt: (JsonEvent | null | undefined)[];
   private readonly decodedTextAt: (string | null | undefined)[];
   private readonly parsedAt: unknown[];
@@ -61,16 +70,27 @@ class TapBatch {
   private readonly redactedAt = new Map<string, (RedactedText | null | undefined)[]>();
 
   constructor(
-    lines: readonly string[],
+    lines: UnitLines,
     private readonly deps: TapDeps,
   ) {
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as string;
-      if (!isBlank(line)) this.lines.push(line);
-    }
-    this.decodedAt = new Array<JsonEvent | null | undefined>(this.lines.length);
-    this.decodedTextAt = new Array<string | null | undefined>(this.lines.length);
-    this.parsedAt = new Array<unknown>(this.lines.length);
+    this.source = lines instanceof ByteLines ? lines : lines.filter((line) => !isBlank(line));
+    this.textAt = new Array<string | undefined>(this.length);
+    this.decodedAt = new Array<JsonEvent | null | undefined>(this.length);
+    this.decodedTextAt = new Array<string | null | undefined>(this.length);
+    this.parsedAt = new Array<unknown>(this.length);
+  }
+
+  get length(): number {
+    return this.source.length;
+  }
+
+  /** Line `i` as received. */
+  line(i: number): string {
+    const source = this.source;
+    if (!(source instanceof ByteLines)) return source[i] as string;
+    let text = this.textAt[i];
+    if (text === undefined) text = this.textAt[i] = source.text(i);
+    return text;
   }
 
   /** The line as the engine decodes it; undefined when it does not decode. */
@@ -79,7 +99,7 @@ class TapBatch {
     if (event === undefined) {
       const parsed = this.deps.decodeJson === undefined ? UNPARSEABLE : this.parsed(i);
       const fromParsed = parsed === UNPARSEABLE ? undefined : this.deps.decodeJson?.(parsed);
-      event = this.decodedAt[i] = fromParsed ?? this.deps.decode(this.lines[i] as string) ?? null;
+      event = this.decodedAt[i] = fromParsed ?? this.deps.decode(this.line(i)) ?? null;
     }
     return event ?? undefined;
   }
@@ -91,7 +111,7 @@ class TapBatch {
   redacted(i: number, source: unknown, paths: readonly string[], pathsKey: string): RedactedText | undefined {
     const key = (source === this.parsedAt[i] ? 'p' : 'd') + pathsKey;
     let texts = this.redactedAt.get(key);
-    if (texts === undefined) this.redactedAt.set(key, (texts = new Array<RedactedText | null | undefined>(this.lines.length)));
+    if (texts === undefined) this.redactedAt.set(key, (texts = new Array<RedactedText | null | undefined>(this.length)));
     let text = texts[i];
     if (text === undefined) text = texts[i] = redactedText(paths, source) ?? null;
     return text ?? undefined;
@@ -112,7 +132,7 @@ class TapBatch {
     let parsed = this.parsedAt[i];
     if (parsed === undefined) {
       try {
-        parsed = JSON.parse(this.lines[i] as string) as unknown;
+        parsed = JSON.parse(this.line(i)) as unknown;
       } catch {
         parsed = UNPARSEABLE;
       }
@@ -148,8 +168,8 @@ interface TapSession {
  * lines are built (decoded, redacted, serialised) only when their session writes them to the client.
  * Each line is parsed, decoded and serialised unredacted at most once for all sessions, and redacted
  * and serialised once for all the sessions redacting the same paths (each then puts its own salted
- * tokens in), so a client that reads nothing while the kernel's socket buffers fill (a few MB on
- * loopback, not visible to either adapter) costs the engine one line's serialisation per line.
+ * tokens in), so a client that reads nothing costs the engine one line's serialisation per line its
+ * socket's kernel buffers take (kept small until the client reads: http/send-buffer.ts).
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<TapSession>();
@@ -213,7 +233,7 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       /** Line `i` of `batch` as this session sends it; undefined: nothing to send (dropped when counted). */
       const lineOf = (batch: TapBatch, i: number): string | undefined => {
         if (request.stage === 'raw') {
-          if (redaction === undefined) return batch.lines[i];
+          if (redaction === undefined) return batch.line(i);
           const parsed = batch.parsed(i);
           if (parsed !== UNPARSEABLE) return redaction.line(batch, i, parsed);
           dropped++;
@@ -240,7 +260,7 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
       };
       const session: TapSession = {
         offer(batch: TapBatch): void {
-          const offered = batch.lines.length;
+          const offered = batch.length;
           if (offered === 0) return;
           dropped += offered - sink.pushLines(offered, (take) => build(batch, take));
         },

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRedactor, createTapFanout, redactionToken } from '../../streams/index.js';
 import type { TapConfig } from '../../streams/index.js';
+import { ByteLines } from '../../protocol/index.js';
 import type { JsonEvent, LiveSink, TapRequest } from '../../protocol/index.js';
 import { liveSink } from './live-sink.js';
 import { metricValue, SimulatedClock, testContext } from './support.js';
@@ -24,6 +25,26 @@ function tap(clock = new SimulatedClock(), decodes: { n: number } = { n: 0 }) {
 }
 
 const request = (r: Partial<TapRequest>): TapRequest => ({ durationMs: 30_000, stage: 'decoded', redact: [], ...r });
+
+/** Lines as an HTTP body's batch keeps them: their UTF-8 bytes in one buffer (ByteLines never holds a blank line); counts the lines made strings. */
+class CountedByteLines extends ByteLines {
+  made = 0;
+  static of(lines: readonly string[]): CountedByteLines {
+    const parts = lines.map((l) => Buffer.from(l));
+    const bounds = new Int32Array(2 * lines.length);
+    let at = 0;
+    parts.forEach((p, i) => {
+      bounds[2 * i] = at;
+      bounds[2 * i + 1] = at + p.length;
+      at += p.length + 1;
+    });
+    return new CountedByteLines(Buffer.concat(parts.flatMap((p) => [p, Buffer.from('\n')])), bounds);
+  }
+  override text(i: number): string {
+    this.made++;
+    return super.text(i);
+  }
+}
 
 describe('event tap', () => {
   it('streams decoded events (undecodable lines skipped) and raw lines verbatim, blanks aside', () => {
@@ -137,6 +158,43 @@ describe('event tap', () => {
     expect(stalled.summary).toMatchObject({ captured: 0, dropped: 2 });
     t.publish(['{"a":3}']);
     expect(decodes.n).toBe(0);
+  });
+
+  it('lines that came as bytes give every session what the same lines as strings give, each made a string once and only when built (property)', () => {
+    const line = fc.oneof(
+      fc.dictionary(fc.constantFrom('a', 'b', 'ü'), fc.oneof(fc.string({ unit: 'grapheme', maxLength: 4 }), fc.integer()), { maxKeys: 3 }).map((e) => JSON.stringify(e)),
+      fc.constantFrom('not json', 'a=1 b=ä', '{"a": 1,  "b" : [ "x" ]}'),
+    );
+    const session = fc.record({ stage: fc.constantFrom('decoded' as const, 'raw' as const), redact: fc.constantFrom([], ['a'], ['a', 'b'], ['ü']), room: fc.integer({ min: 0, max: 6 }) });
+    fc.assert(
+      fc.property(fc.array(session, { minLength: 1, maxLength: 3 }), fc.array(fc.array(line, { minLength: 1, maxLength: 4 }), { maxLength: 3 }), (sessions, batches) => {
+        const run = (publish: (t: ReturnType<typeof tap>['tap'], batch: string[]) => void) => {
+          const { tap: t } = tap();
+          const sinks = sessions.map((r) => {
+            const sink = liveSink(r.room);
+            t.open(request(r), sink);
+            return sink;
+          });
+          for (const batch of batches) publish(t, batch);
+          t.closeAll();
+          return sinks.map((k) => ({ lines: k.lines, summary: k.summary }));
+        };
+        const published: CountedByteLines[] = [];
+        const asBytes = run((t, batch) => {
+          const lines = CountedByteLines.of(batch);
+          published.push(lines);
+          t.publish(lines);
+        });
+        expect(asBytes).toEqual(run((t, batch) => t.publish(batch)));
+        // A line is made a string at most once, and only when some session had room for it.
+        let offered = 0;
+        for (const lines of published) {
+          // Every line is non-blank: a session has taken every line offered to it until its room ran out.
+          expect(lines.made).toBeLessThanOrEqual(Math.max(...sessions.map((r) => Math.min(lines.length, Math.max(0, r.room - offered)))));
+          offered += lines.length;
+        }
+      }),
+    );
   });
 
   it('accounts every offered line as captured or dropped, whatever the room and limit', () => {

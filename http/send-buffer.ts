@@ -8,6 +8,7 @@
 // the first connection; where it cannot load or the call fails, sockets keep the kernel's sizing.
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
+import type * as Koffi from 'koffi';
 
 /** The send buffer a connection starts with (Linux doubles what is asked: 128 KB). */
 export const INITIAL_SEND_BUFFER = 64 * 1024;
@@ -50,7 +51,7 @@ function socketOptions(): SocketOptions | null {
   if (options !== undefined) return options;
   try {
     if (process.platform !== 'linux') throw new Error(`${process.platform}: SO_SNDBUF sizing is Linux's`);
-    const koffi = createRequire(import.meta.url)('koffi') as typeof import('koffi');
+    const koffi = createRequire(import.meta.url)('koffi') as typeof Koffi;
     const libc = koffi.load('libc.so.6');
     options = {
       set: libc.func('int setsockopt(int fd, int level, int name, const int *value, uint32_t length)') as SetSockOpt,

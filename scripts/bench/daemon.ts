@@ -133,9 +133,12 @@ export interface EventWindow {
   readonly start?: (port: number) => Promise<() => void>;
 }
 
+/** How often `untilProcessed` reads the daemon's counter (a /metrics scrape). */
+export const POLL_MS = 20;
+
 /** Resolves once the daemon has processed `target` events (polled). */
 export async function untilProcessed(port: number, target: number): Promise<void> {
-  while ((await processed(port)) < target) await new Promise((r) => setTimeout(r, 20));
+  while ((await processed(port)) < target) await new Promise((r) => setTimeout(r, POLL_MS));
 }
 
 /** A daemon of the bench, started and ready (its listener up and its rules loaded). */

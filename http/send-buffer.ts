@@ -17,8 +17,8 @@ export const MAX_SEND_BUFFER = 4 * 1024 * 1024;
 /**
  * Bytes the kernel must have taken from a connection, per byte of send buffer asked, before it is given
  * twice as much. A client that reads nothing absorbs the buffer the kernel keeps (twice what was asked) and
- * its own receive buffer (128 KB by default): with 8, the first growth needs 512 KB taken, twice what such
- * a client holds.
+ * its own receive buffer (128 KB by default): with 8, the first growth needs 1 MB taken, four times what
+ * such a client holds.
  */
 const EVIDENCE_PER_BYTE = 8;
 
@@ -46,7 +46,7 @@ const SO_SNDBUF = 7;
 let options: SocketOptions | null | undefined;
 let unavailable: string | undefined;
 
-/** setsockopt/getsockopt of the C library, or null (and why in `sendBufferUnavailable`) where they cannot be bound. */
+/** setsockopt/getsockopt of the C library, or null (and why in `sendBufferSizing`) where they cannot be bound. */
 function socketOptions(): SocketOptions | null {
   if (options !== undefined) return options;
   try {

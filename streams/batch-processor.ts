@@ -77,7 +77,7 @@ export interface BatchProcessorDeps {
   readonly committed: (results: readonly CommittedResult[], firstOseq: number, encoded: Utf8Lines) => void;
   /**
    * Sees each batch's input lines once detection is done (the event tap) while `active`; must not wait.
-   * Lines kept as bytes become strings only then.
+   * Lines kept as bytes are passed as they are (the tap makes a string of a line only to send it).
    */
   readonly observe?: { readonly active: boolean; publish(lines: UnitLines): void };
   /** Takes each batch's observations for the field and schema observers (when detection made them); must not wait. */

@@ -55,9 +55,8 @@ function isBlank(line: string): boolean {
  * One batch as the sessions see it: its non-blank lines (blank lines are not events: no session sees
  * or drops them), each made a string, decoded, parsed or serialised at most once for all the sessions
  * that need it, and only when one of them builds it. Lines that came as bytes (an HTTP body's) are kept
- * as those bytes: a batch queued behind stalled clients holds no string of its own (its strings, promoted
- * while they waited, were most of what stalled sessions cost the collector), and a batch no session has
- * room for is never decoded at all.
+ * as those bytes: a batch queued behind stalled clients holds no string of its own for the collector to
+ * promote while it waits, and a batch no session has room for is never decoded at all.
  */
 class TapBatch {
   /** Its lines as bytes (never blank), or as strings with the blank ones left out. */

@@ -43,6 +43,9 @@ interface SocketOptions {
 const SOL_SOCKET = 1;
 const SO_SNDBUF = 7;
 
+/** Why sizing is the kernel's on another platform. */
+const NOT_LINUX = `${process.platform}: SO_SNDBUF sizing is Linux's`;
+
 let options: SocketOptions | null | undefined;
 let unavailable: string | undefined;
 
@@ -50,7 +53,7 @@ let unavailable: string | undefined;
 function socketOptions(): SocketOptions | null {
   if (options !== undefined) return options;
   try {
-    if (process.platform !== 'linux') throw new Error(`${process.platform}: SO_SNDBUF sizing is Linux's`);
+    if (process.platform !== 'linux') throw new Error(NOT_LINUX);
     const koffi = createRequire(import.meta.url)('koffi') as typeof Koffi;
     const libc = koffi.load('libc.so.6');
     options = {
@@ -71,7 +74,7 @@ function socketOptions(): SocketOptions | null {
  */
 export function sendBufferSizing(): { readonly sizing: 'governed' } | { readonly sizing: 'kernel'; readonly reason: string } {
   if (unavailable !== undefined) return { sizing: 'kernel', reason: unavailable };
-  if (process.platform !== 'linux') return { sizing: 'kernel', reason: `${process.platform}: SO_SNDBUF sizing is Linux's` };
+  if (process.platform !== 'linux') return { sizing: 'kernel', reason: NOT_LINUX };
   try {
     const require = createRequire(import.meta.url);
     require.resolve(`@koromix/koffi-linux-${process.arch}/package.json`, { paths: [require.resolve('koffi')] });

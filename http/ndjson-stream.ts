@@ -12,28 +12,42 @@ export interface NdjsonStreamOptions {
   readonly maxBufferedLines: number;
   /** Teardown when the client goes away before `end`. */
   readonly onClose: () => void;
+  /** Characters of lazy lines built for one write (default `PIECE_CHARS`). */
+  readonly pieceChars?: number;
 }
 
-/** What waits for the transport: one line, or a batch's lines built when written (the summary counts 0). */
+/**
+ * What one write of a batch's lines builds: the transport holds at most this beyond what the kernel
+ * took when a client stops reading, so at most this much of a batch is built for nothing.
+ */
+export const PIECE_CHARS = 32_768;
+
+/** What waits for the transport: one line or the summary (written whole), or a batch's lines built a piece per write. */
 interface Queued {
+  /** Lines it counts in the buffer (the summary counts 0). */
   readonly count: number;
   readonly lines: string | LazyLines;
+  /** Lazy lines: how many of them are built. */
+  at: number;
+  done: boolean;
 }
 
 /**
  * A chunked NDJSON response for live sessions: writes straight through while the transport keeps
  * up, buffers up to `maxBufferedLines` while it is backed up, drops (and counts) beyond that. A
- * batch's lines are one chunk (one write), and its share of the buffer is counted in one step, so a
- * batch costs the same whatever its size. Every chunk is whole lines, and the summary line is written
- * and drained like the others before the response ends, so a slow client gets whole lines and the
- * summary on both adapters. Lazy lines are built when written, so the lines queued for a client that
- * reads nothing are never built.
+ * batch's share of the buffer is counted in one step, so a batch costs the same whatever its size,
+ * and its lines are built as they are written, a piece of about `pieceChars` per write: once the
+ * transport backs up, the rest of the batch waits unbuilt, so a client that reads nothing costs the
+ * lines its socket buffers took plus one piece, and queued lines are never built at all. Every chunk
+ * is whole lines, and the summary line is written and drained like the others before the response
+ * ends, so a slow client gets whole lines and the summary on both adapters.
  */
 export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): NdjsonStream {
   res.status(200).header('content-type', NDJSON_CONTENT_TYPE);
+  const pieceChars = options.pieceChars ?? PIECE_CHARS;
   const pending: Queued[] = [];
   let head = 0;
-  /** Lines in `pending` from `head` on: the buffer's fill, kept as a count. */
+  /** Lines in `pending` from `head` on not built yet: the buffer's fill, kept as a count. */
   let queued = 0;
   let backedUp = false;
   let ending = false;
@@ -42,25 +56,38 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
   let building = false;
   let summaryAfter: string | undefined;
 
-  const build = (item: Queued): string => {
-    if (typeof item.lines === 'string') return item.lines;
+  /** The next chunk of `item` (a text whole, lazy lines a piece); a session ended while building builds no more of it. */
+  const piece = (item: Queued): string => {
+    if (typeof item.lines === 'string') {
+      item.done = true;
+      return item.lines;
+    }
     building = true;
     try {
-      return item.lines(item.count);
+      const built = item.lines(item.at, item.count, pieceChars);
+      item.at = summaryAfter === undefined ? built.end : item.count;
+      item.done = item.at >= item.count;
+      return built.text;
     } finally {
       building = false;
     }
+  };
+
+  const queue = (item: Queued): void => {
+    pending.push(item);
+    queued += item.count - item.at;
   };
 
   const flush = (): void => {
     while (head < pending.length) {
       if (res.closed) return;
       const item = pending[head] as Queued;
-      head += 1;
-      queued -= item.count;
-      const chunk = build(item);
+      const before = item.at;
+      const chunk = piece(item);
+      queued -= typeof item.lines === 'string' ? item.count : item.at - before;
+      if (item.done) head += 1;
       if (summaryAfter !== undefined) {
-        pending.push({ count: 0, lines: summaryAfter + '\n' });
+        queue({ count: 0, lines: summaryAfter + '\n', at: 0, done: false });
         summaryAfter = undefined;
       }
       if (chunk === '') continue;
@@ -75,22 +102,22 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     if (ending && !res.closed) res.end();
   };
 
-  /** Write now, or queue behind what waits for the transport. */
+  /** Write now, a piece at a time, or queue behind what waits for the transport. */
   const send = (item: Queued): void => {
-    if (backedUp) {
-      pending.push(item);
-      queued += item.count;
-      return;
-    }
-    const chunk = build(item);
-    if (chunk !== '' && !res.write(chunk)) {
-      backedUp = true;
-      res.onWritable(flush);
+    if (backedUp) return queue(item);
+    while (!item.done) {
+      const chunk = piece(item);
+      if (chunk !== '' && !res.write(chunk)) {
+        backedUp = true;
+        if (!item.done) queue(item);
+        res.onWritable(flush);
+        break;
+      }
     }
     if (summaryAfter !== undefined) {
       const summary = summaryAfter;
       summaryAfter = undefined;
-      send({ count: 0, lines: summary + '\n' });
+      send({ count: 0, lines: summary + '\n', at: 0, done: false });
       if (!backedUp) res.end();
     }
   };
@@ -103,7 +130,7 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
     if (res.closed || ending) return 0;
     const take = Math.min(count, room());
     dropped += count - take;
-    if (take > 0) send({ count: take, lines });
+    if (take > 0) send({ count: take, lines, at: 0, done: false });
     return take;
   };
 
@@ -134,7 +161,7 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
         summaryAfter = summaryLine;
         return;
       }
-      send({ count: 0, lines: summaryLine + '\n' });
+      send({ count: 0, lines: summaryLine + '\n', at: 0, done: false });
       if (!backedUp) res.end();
     },
   };

@@ -28,7 +28,7 @@ export type { ApiErrorCode } from './errors.js';
 export { IngestClosedError, IngestTooLargeError } from './event-ingest.js';
 export type { EventIngest, OtlpErrorReason, OtlpIngest, OtlpTransport } from './event-ingest.js';
 export { literalUnion } from './literal-union.js';
-export type { LazyLines, LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
+export type { LazyLines, LinesPiece, LiveSink, LiveStream, TailRequest, TapRequest } from './live-session.js';
 export { bindZeroed, createMetrics } from './metrics.js';
 export { HistogramTally } from './histogram-tally.js';
 export type { MetricGroup, MetricHandles, Metrics } from './metrics.js';

@@ -21,20 +21,27 @@ export interface TailRequest {
   readonly rule?: string;
 }
 
+/** Lazy lines built for one write: their text (each line followed by `\n`) and the index after the last of them. */
+export interface LinesPiece {
+  readonly text: string;
+  readonly end: number;
+}
+
 /**
- * Lines built only when they are written to the client: the text of the first `take` of them, each
- * followed by `\n` ('' when none of them is to be written). Lines queued behind a slow client cost
+ * Lines built only when they are written to the client: lines `from` to `to` (exclusive), stopping
+ * early after the line that takes the text to `budget` characters ('' when none of them is to be
+ * written; `end` is `to` once nothing more of them will be). Lines queued behind a slow client cost
  * nothing until then, and nothing at all if they are never sent.
  */
-export type LazyLines = (take: number) => string;
+export type LazyLines = (from: number, to: number, budget: number) => LinesPiece;
 
 /** Where a live session writes: one JSON line per item, then a summary line. */
 export interface LiveSink {
   /** Offer one line (without newline); false when it was dropped (full buffer or closed). */
   push(line: string): boolean;
   /**
-   * Offer `count` lines (a batch's share for this session) to be built and written as one chunk;
-   * returns how many of them it took, the first ones (the rest are dropped: full buffer or closed).
+   * Offer `count` lines (a batch's share for this session) to be built as they are written, a piece at
+   * a time; returns how many of them it took, the first ones (the rest are dropped: full buffer or closed).
    */
   pushLines(count: number, lines: LazyLines): number;
   /** Write the summary line and finish the response. */

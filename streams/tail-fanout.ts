@@ -1,6 +1,6 @@
 import Type from 'typebox';
 import { TAIL_LEVELS } from '../protocol/index.js';
-import type { LiveSink, TailLevel } from '../protocol/index.js';
+import type { LinesPiece, LiveSink, TailLevel } from '../protocol/index.js';
 import type { CommittedResult } from './batch-processor.js';
 import type { ResultHead } from './detect/detect-batch.js';
 import type { StageContext } from './stage-context.js';
@@ -54,17 +54,18 @@ function admits(request: TailRequest, r: ResultHead): boolean {
   return true;
 }
 
-/** The texts of the first `take` results, one per line. */
-function resultLines(results: readonly CommittedResult[], take: number): string {
+/** The texts of results `from` to `to`, one per line, up to `budget` characters. */
+function resultLines(results: readonly CommittedResult[], from: number, to: number, budget: number): LinesPiece {
   let text = '';
-  for (let i = 0; i < take; i++) text += (results[i] as CommittedResult).text + '\n';
-  return text;
+  let i = from;
+  while (i < to && text.length < budget) text += (results[i++] as CommittedResult).text + '\n';
+  return { text, end: i };
 }
 
 /**
  * The live detection tail: each commit's results fan out to the sessions, filtered at capture time.
- * A session gets its share of a commit as one chunk, its buffer counting the share in one step, the
- * chunk joined only when it is written. Lossy by design: a session whose buffer is full drops (and
+ * A session is offered its share of a commit whole, its buffer counting the share in one step, the
+ * lines joined only when they are written. Lossy by design: a session whose buffer is full drops (and
  * counts) the share at once instead of slowing the engine.
  */
 export function create(config: TailConfig, ctx: StageContext): TailFanout {
@@ -94,7 +95,7 @@ export function create(config: TailConfig, ctx: StageContext): TailFanout {
         if (admitted.length === 0) return;
         // Past the limit the session has ended: what follows it is neither streamed nor dropped.
         const wanted = request.limit === undefined ? admitted.length : Math.min(admitted.length, request.limit - streamed);
-        const taken = sink.pushLines(wanted, (take) => resultLines(admitted, take));
+        const taken = sink.pushLines(wanted, (from, to, budget) => resultLines(admitted, from, to, budget));
         streamed += taken;
         if (request.limit !== undefined && streamed >= request.limit) finish();
         else dropped += admitted.length - taken;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Type from 'typebox';
 import { ByteLines } from '../protocol/index.js';
-import type { JsonEvent, LiveSink, LiveStream, TapRequest, UnitLines } from '../protocol/index.js';
+import type { JsonEvent, LinesPiece, LiveSink, LiveStream, TapRequest, UnitLines } from '../protocol/index.js';
 import type { StageContext } from './stage-context.js';
 import { createTokenizer, pathUnion, redactedText, redactorWith, renderRedacted } from './tap-redaction.js';
 import type { RedactedText } from './tap-redaction.js';
@@ -161,14 +161,15 @@ interface TapSession {
 
 /**
  * The live event tap (daemon-semantics §14.1): each batch's input lines (`raw`) or decoded events
- * (`decoded`) fan out to the sessions, redacted per session. Each session gets a batch as one chunk
- * (one write), its buffer counting the batch's lines in one step. Lossy by design: a session whose
+ * (`decoded`) fan out to the sessions, redacted per session. Each session is offered a batch whole,
+ * its buffer counting the batch's lines in one step. Lossy by design: a session whose
  * buffer is full drops (and counts) the batch without a line of it being decoded or serialised, and
  * lines are built (decoded, redacted, serialised) only when their session writes them to the client.
  * Each line is parsed, decoded and serialised unredacted at most once for all sessions, and redacted
  * and serialised once for all the sessions redacting the same paths (each then puts its own salted
  * tokens in), so a client that reads nothing costs the engine one line's serialisation per line its
- * socket's kernel buffers take (kept small until the client reads: http/send-buffer.ts).
+ * socket's buffers take (kept small until the client reads: http/send-buffer.ts), plus one write's
+ * piece (http/ndjson-stream.ts).
  */
 export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): TapFanout {
   const sessions = new Set<TapSession>();
@@ -242,12 +243,13 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
         const event = batch.decoded(i);
         return event === undefined ? undefined : redaction.line(batch, i, event);
       };
-      /** The first `take` lines of `batch`, built when the sink writes them: lines queued behind a stalled client are never built. */
-      const build = (batch: TapBatch, take: number): string => {
+      /** Lines `from` to `to` of `batch` up to `budget` characters, built when the sink writes them: lines queued behind a stalled client are never built. */
+      const build = (batch: TapBatch, from: number, to: number, budget: number): LinesPiece => {
         let text = '';
         let streamed = 0;
-        for (let i = 0; i < take && !finished; i++) {
-          const line = lineOf(batch, i);
+        let i = from;
+        while (i < to && !finished && text.length < budget) {
+          const line = lineOf(batch, i++);
           if (line === undefined) continue;
           text += line + '\n';
           streamed++;
@@ -255,13 +257,13 @@ export function create(config: TapConfig, ctx: StageContext, deps: TapDeps): Tap
           if (request.limit !== undefined && captured >= request.limit) session.finish();
         }
         m.svc_tap_events_streamed_total.inc(streamed);
-        return text;
+        return { text, end: finished ? to : i };
       };
       const session: TapSession = {
         offer(batch: TapBatch): void {
           const offered = batch.length;
           if (offered === 0) return;
-          dropped += offered - sink.pushLines(offered, (take) => build(batch, take));
+          dropped += offered - sink.pushLines(offered, (from, to, budget) => build(batch, from, to, budget));
         },
         finish(): void {
           if (finished) return;

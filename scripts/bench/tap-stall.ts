@@ -140,7 +140,9 @@ function servePass(build: TapBuild, lines: readonly string[]): number {
     decode: (line) => event(protocol.decodeLine(line, 'auto', { now: 0, tzOffsetMinutes: 0 })),
     decodeJson: (value) => event(protocol.decodeEvent(value, 'auto')),
   });
-  const reader = (): LiveSink => ({ closed: false, full: false, push: () => true, pushLines: (count: number, built: LazyLines) => (built(count), count), end: () => undefined });
+  // A build before the lines were built a piece per write takes the count alone (its `LazyLines` has one parameter).
+  const buildAll = (built: LazyLines, count: number): unknown => (built.length === 1 ? (built as unknown as (take: number) => string)(count) : built(0, count, Infinity));
+  const reader = (): LiveSink => ({ closed: false, full: false, push: () => true, pushLines: (count: number, built: LazyLines) => (buildAll(built, count), count), end: () => undefined });
   for (const path of TAP_PATHS) {
     const query = new URLSearchParams(path.split('?')[1]);
     const request: TapRequest = { durationMs: 3_600_000, stage: query.get('stage') === 'raw' ? 'raw' : 'decoded', redact: (query.get('redact') ?? '').split(',') };

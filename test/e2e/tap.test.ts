@@ -171,10 +171,11 @@ describe.each(['uws', 'node'] as const)('the event tap (%s adapter)', (adapter) 
       stalled.destroy();
     }
     await until('svc_tap_active_sessions', 0);
-    // The stalled session's drops are counted when it ends: at least what neither its buffer (taken a body at a
-    // time) nor 1 MB of socket buffers held (the kernel's governed 128 KB, the client's receive buffer and, under
-    // uWS, the unix socket and the front between them).
+    // The stalled session's drops are counted when it ends: at least what neither its buffer nor 768 KB of
+    // transport held (the kernel's governed 128 KB, the client's receive buffer, under uWS the unix socket and
+    // the front between them, and the one piece of a body built past them). Measured: 32 lines (node), 68 (uWS);
+    // with a body built whole per write, 64 and 128.
     const dropped = (await gauge('svc_tap_events_dropped_total')) - droppedBefore;
-    expect(dropped).toBeGreaterThanOrEqual(total - BUFFER - PER_BODY - 128);
+    expect(dropped).toBeGreaterThanOrEqual(total - BUFFER - 96);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeDaemonFacade, FakeLiveStream } from './fake-facade.js';
-import type { TailRequest } from '../../protocol/live-session.js';
+import type { LazyLines, TailRequest } from '../../protocol/live-session.js';
 import type { Chunk, Res } from '../../http/handler.js';
 import { inject } from '../../http/inject.js';
 import { createNdjsonStream } from '../../http/ndjson-stream.js';
@@ -31,10 +31,13 @@ class SlowRes implements Res {
   header() {
     return this;
   }
+  /** A write said the transport is backed up, and it has not drained since. */
+  backedUp = false;
   write(chunk: Chunk) {
     this.written.push(String(chunk));
     this.room -= 1;
-    return this.room > 0;
+    this.backedUp = this.room <= 0;
+    return !this.backedUp;
   }
   end(body?: Chunk) {
     if (body !== undefined) this.written.push(String(body));
@@ -48,6 +51,7 @@ class SlowRes implements Res {
   }
   drain() {
     this.room = this.capacity;
+    this.backedUp = false;
     const cb = this.writable;
     this.writable = undefined;
     cb?.();
@@ -58,38 +62,61 @@ class SlowRes implements Res {
   }
 }
 
+/** Lazy lines over `lines` as a session builds them, recording each line built. */
+function lazyOver(lines: readonly string[], built: string[], onBuild: () => void = () => undefined): LazyLines {
+  return (from, to, budget) => {
+    onBuild();
+    let text = '';
+    let i = from;
+    while (i < to && text.length < budget) {
+      built.push(lines[i] as string);
+      text += `${lines[i++] as string}\n`;
+    }
+    return { text, end: i };
+  };
+}
+
 describe('chunked NDJSON stream', () => {
-  it('buffers while backed up, drops beyond the bound, keeps line order, and writes a batch as one chunk', () => {
+  it('buffers while backed up, drops beyond the bound, keeps line order, and builds a batch a piece per write, never while backed up', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 4 }),
         fc.integer({ min: 0, max: 5 }),
-        // A number is a batch of that many lines (1: a single push).
-        fc.array(fc.oneof(fc.constant('drain' as const), fc.integer({ min: 1, max: 4 })), { maxLength: 60 }),
-        (capacity, bound, ops) => {
+        fc.integer({ min: 1, max: 12 }),
+        // A batch is its lines' lengths (one line: a single push).
+        fc.array(fc.oneof(fc.constant('drain' as const), fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 6 })), { maxLength: 60 }),
+        (capacity, bound, pieceChars, ops) => {
           const res = new SlowRes(capacity);
-          const stream = createNdjsonStream(res, { maxBufferedLines: bound, onClose: () => undefined });
+          const stream = createNdjsonStream(res, { maxBufferedLines: bound, onClose: () => undefined, pieceChars });
           const kept: string[] = [];
-          const chunks: string[] = [];
+          const built: string[] = [];
+          const whole = new Set<string>();
           let n = 0;
           for (const op of ops) {
-            if (op === 'drain') res.drain();
-            else if (op === 1) {
-              const line = String(n++);
-              if (stream.push(line)) (kept.push(line), chunks.push(`${line}\n`));
-            } else {
-              const lines = Array.from({ length: op }, () => String(n++));
-              const taken = stream.pushLines(op, (take) => lines.slice(0, take).map((l) => `${l}\n`).join(''));
-              expect(taken).toBeLessThanOrEqual(op);
-              kept.push(...lines.slice(0, taken));
-              if (taken > 0) chunks.push(lines.slice(0, taken).map((l) => `${l}\n`).join(''));
+            if (op === 'drain') {
+              res.drain();
+              continue;
             }
+            const lines = op.map((length) => `${String(n++)}:${'x'.repeat(length)}`);
+            if (lines.length === 1 && op[0] === 0) {
+              if (stream.push(lines[0] as string)) (kept.push(lines[0] as string), whole.add(`${lines[0] as string}\n`));
+              continue;
+            }
+            const taken = stream.pushLines(lines.length, lazyOver(lines, built, () => expect(res.backedUp).toBe(false)));
+            expect(taken).toBeLessThanOrEqual(lines.length);
+            kept.push(...lines.slice(0, taken));
           }
           stream.end('summary');
-          for (let i = 0; i < 100 && !res.ended; i++) res.drain();
+          for (let i = 0; i < 200 && !res.ended; i++) res.drain();
           expect(res.ended).toBe(true);
-          expect(res.written).toEqual([...chunks, 'summary\n']);
           expect(res.written.join('')).toBe([...kept, 'summary'].map((l) => `${l}\n`).join(''));
+          expect(res.written.at(-1)).toBe('summary\n');
+          // Every line built is written, once; a piece stops at the line that reaches the budget.
+          expect(built).toEqual(kept.filter((l) => !whole.has(`${l}\n`)));
+          for (const chunk of res.written.slice(0, -1)) {
+            expect(chunk.endsWith('\n')).toBe(true);
+            if (!whole.has(chunk)) expect(chunk.slice(0, chunk.slice(0, -1).lastIndexOf('\n') + 1).length).toBeLessThan(pieceChars);
+          }
           expect(stream.dropped).toBe(n - kept.length);
         },
       ),
@@ -113,15 +140,17 @@ describe('chunked NDJSON stream', () => {
     );
   });
 
-  it('writes a batch of lines as one chunk built only when written, takes what fits, and puts a summary ended from inside one after it', () => {
+  it('builds lines only when written, takes what fits, and puts a summary ended from inside a batch after it', () => {
     const res = new SlowRes(1);
     const stream = createNdjsonStream(res, { maxBufferedLines: 4, onClose: () => undefined });
     const takes: number[] = [];
-    const lazy = (text: string, then?: () => void) => (take: number) => {
-      takes.push(take);
-      then?.();
-      return text;
-    };
+    const lazy =
+      (text: string, then?: () => void): LazyLines =>
+      (from, to) => {
+        takes.push(to - from);
+        then?.();
+        return { text, end: to };
+      };
     expect(stream.pushLines(2, lazy('a\nb\n'))).toBe(2); // written at once; the transport backs up
     expect(stream.pushLines(1, lazy(''))).toBe(1);
     expect(stream.pushLines(2, lazy('c\n', () => stream.end('summary')))).toBe(2);

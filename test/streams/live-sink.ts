@@ -23,7 +23,7 @@ export function liveSink(room = Infinity): TestSink {
       return s.closed || taken >= s.room;
     },
     push(line: string) {
-      return s.pushLines(1, () => `${line}\n`) === 1;
+      return s.pushLines(1, () => ({ text: `${line}\n`, end: 1 })) === 1;
     },
     pushLines(count: number, lines: LazyLines) {
       if (s.closed) return 0;
@@ -31,7 +31,7 @@ export function liveSink(room = Infinity): TestSink {
       if (take <= 0) return 0;
       taken += take;
       s.chunks++;
-      s.lines.push(...lines(take).split('\n').slice(0, -1));
+      s.lines.push(...lines(0, take, Infinity).text.split('\n').slice(0, -1));
       return take;
     },
     end(summary: string) {

@@ -26,7 +26,7 @@ const ROUNDS = Number(process.env['SIGMAD_BENCH_RUNS'] ?? 3);
 const WINDOW_MS = 3_000;
 /**
  * The filling phase: a session's buffer (daemon.tap.buffer_events, 8,192 lines) and its socket's
- * kernel buffers (about 4 MB on Linux loopback, about 3,800 lines of this lane) fill within it.
+ * buffers (a few hundred lines of this lane since the daemon sizes them, http/send-buffer.ts) fill within it.
  */
 const FILL_EVENTS = 16_000;
 
@@ -89,6 +89,8 @@ interface Round {
   readonly tapFull: Window;
   readonly tail: Window;
   readonly detectionsPerEvent: number;
+  /** Tap lines built per stalled session from its opening to the end of the full window: what its client's sockets took. */
+  readonly tapLinesBuilt: number;
 }
 
 /** One daemon, its windows in the order the header describes. */
@@ -102,9 +104,11 @@ async function runRound(bodies: readonly string[], entry: string): Promise<Round
     const detections0 = await gauge(port, 'svc_detection_matches_total');
     const events0 = await processed(port);
     const none = [await measure(port, pid)];
+    const streamed0 = await gauge(port, 'svc_tap_events_streamed_total');
     let close = await stalledSessions(port, TAP_PATHS, 'svc_tap_active_sessions');
     const tapFilling = await measure(port, pid, FILL_EVENTS);
     const tapFull = await measure(port, pid);
+    const tapLinesBuilt = ((await gauge(port, 'svc_tap_events_streamed_total')) - streamed0) / STALLED;
     await close();
     none.push(await measure(port, pid));
     close = await stalledSessions(port, TAIL_PATHS, 'svc_tail_active_sessions');
@@ -112,7 +116,7 @@ async function runRound(bodies: readonly string[], entry: string): Promise<Round
     await close();
     none.push(await measure(port, pid));
     const detectionsPerEvent = ((await gauge(port, 'svc_detection_matches_total')) - detections0) / ((await processed(port)) - events0);
-    return { none, tapFilling, tapFull, tail, detectionsPerEvent };
+    return { none, tapFilling, tapFull, tail, detectionsPerEvent, tapLinesBuilt };
   } finally {
     await stopPosters();
     await daemon.stop();
@@ -188,6 +192,7 @@ function roundRows(prefix: string, rounds: readonly Round[]): BenchRow[] {
     { name: `${prefix}daemon over HTTP, tap and tail enabled, no session`, value: Math.round(median(noneRates)), unit: `events/s (windows ${noneRates.join('/')})` },
     ...ratioRows(`${prefix}${STALLED} stalled tap sessions, filling (first ${FILL_EVENTS} events)`, rounds, (r) => ({ stalled: r.tapFilling, none: mean(r.none[0] as Window, r.none[1] as Window) })),
     ...ratioRows(`${prefix}${STALLED} stalled tap sessions, buffers full`, rounds, (r) => ({ stalled: r.tapFull, none: mean(r.none[0] as Window, r.none[1] as Window) })),
+    { name: `${prefix}  tap lines built per stalled session (what its sockets took)`, value: median(rounds.map((r) => r.tapLinesBuilt)), unit: `lines (rounds ${rounds.map((r) => r.tapLinesBuilt).join('/')})` },
     ...ratioRows(`${prefix}${STALLED} stalled tail sessions`, rounds, (r) => ({ stalled: r.tail, none: mean(r.none[1] as Window, r.none[2] as Window) })),
     { name: `${prefix}  detections per event (what the tail offers)`, value: fixed2(median(rounds.map((r) => r.detectionsPerEvent))), unit: '' },
   ];

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { LazyLines, LiveSink } from '../../protocol/index.js';
 
 export type TestSink = Omit<LiveSink, 'closed'> & {
@@ -5,14 +6,17 @@ export type TestSink = Omit<LiveSink, 'closed'> & {
   /** Lines it has room for in all (a stalled client once they are taken); may be raised. */
   room: number;
   readonly lines: string[];
-  /** Chunks built (writes the stream would make). */
+  /** Offers that took lines (each a batch's share, counted in one step). */
   chunks: number;
   /** The summary record's body (`svc_tap_summary` or `svc_tail_summary`). */
   summary?: Record<string, unknown>;
 };
 
-/** A session sink that takes `room` lines, counted as offered like a stream's buffer counts them, and builds what it takes at once (a client that reads). */
-export function liveSink(room = Infinity): TestSink {
+/**
+ * A session sink that takes `room` lines, counted as offered like a stream's buffer counts them, and builds
+ * what it takes at once (a client that reads), in pieces of `pieceChars` as the HTTP stream writes them.
+ */
+export function liveSink(room = Infinity, pieceChars = Infinity): TestSink {
   let taken = 0;
   const s: TestSink = {
     room,
@@ -31,7 +35,12 @@ export function liveSink(room = Infinity): TestSink {
       if (take <= 0) return 0;
       taken += take;
       s.chunks++;
-      s.lines.push(...lines(0, take, Infinity).text.split('\n').slice(0, -1));
+      for (let at = 0; at < take; ) {
+        const piece = lines(at, take, pieceChars);
+        expect(piece.end).toBeGreaterThan(at);
+        s.lines.push(...piece.text.split('\n').slice(0, -1));
+        at = piece.end;
+      }
       return take;
     },
     end(summary: string) {

@@ -46,7 +46,7 @@ describe('detection tail', () => {
     expect(tail.open({}, liveSink()).ok).toBe(true);
   });
 
-  it("writes each session's share of a commit as one chunk; a stalled session drops and counts it", async () => {
+  it("offers each session its share of a commit in one step; a stalled session drops and counts it", async () => {
     const ctx = testContext();
     const tail = createTailFanout({ max_sessions: 2, buffer_events: 8 }, ctx);
     const reading = liveSink();
@@ -64,7 +64,7 @@ describe('detection tail', () => {
     expect(await metricValue(ctx.registry, 'svc_tail_detections_dropped_total')).toBe(3);
   });
 
-  it('streams and drops what offering results one by one would, whatever the room, filters and limit (property)', () => {
+  it('streams and drops what offering results one by one would, whatever the room, filters, limit and piece size (property)', () => {
     const levels = ['informational', 'low', 'medium', 'high', 'critical', null] as const;
     const arbResult = fc.record({ title: fc.constantFrom('Whoami Exec', 'Other'), level: fc.constantFrom(...levels) });
     const arbRequest = fc.record(
@@ -72,16 +72,16 @@ describe('detection tail', () => {
       { requiredKeys: [] },
     );
     fc.assert(
-      fc.property(fc.array(fc.array(arbResult, { maxLength: 6 }), { maxLength: 6 }), fc.integer({ min: 0, max: 10 }), arbRequest, (commits, room, request: TailRequest) => {
-        const run = (publish: (tail: ReturnType<typeof createTailFanout>, rs: CommittedResult[]) => void) => {
+      fc.property(fc.array(fc.array(arbResult, { maxLength: 6 }), { maxLength: 6 }), fc.integer({ min: 0, max: 10 }), arbRequest, fc.integer({ min: 1, max: 200 }), (commits, room, request: TailRequest, pieceChars) => {
+        const run = (publish: (tail: ReturnType<typeof createTailFanout>, rs: CommittedResult[]) => void, piece = Infinity) => {
           const tail = createTailFanout({ max_sessions: 1, buffer_events: 8 }, testContext());
-          const s = liveSink(room);
+          const s = liveSink(room, piece);
           tail.open(request, s);
           for (const c of commits) publish(tail, c.map((r) => result(r.title, r.level)));
           tail.closeAll();
           return { lines: s.lines, summary: s.summary };
         };
-        const batched = run((tail, rs) => tail.publish(rs));
+        const batched = run((tail, rs) => tail.publish(rs), pieceChars);
         // The reference: each result offered on its own, as the tail did before it took commits whole.
         expect(batched).toEqual(run((tail, rs) => rs.forEach((r) => tail.publish([r]))));
         const summary = batched.summary as { streamed: number; dropped: number };

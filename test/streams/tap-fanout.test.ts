@@ -86,7 +86,7 @@ describe('event tap', () => {
     expect(await metricValue(ctx.registry, 'svc_tap_active_sessions')).toBe(0);
   });
 
-  it("writes each session's share of a batch as one chunk, decoding each line once for all sessions", () => {
+  it("offers each session its share of a batch in one step, decoding each line once for all sessions", () => {
     const decodes = { n: 0 };
     const { tap: t } = tap(new SimulatedClock(), decodes);
     const plain = liveSink();
@@ -223,20 +223,42 @@ describe('event tap', () => {
     );
   });
 
-  it('counts per session what publishing line by line counts, when whole batches meet full sessions (property)', () => {
+  it('a session reaching its limit inside a piece builds no line past it, whatever the piece size (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 40 }), (sizes, limit, pieceChars) => {
+        const run = (piece: number) => {
+          const decodes = { n: 0 };
+          const { tap: t } = tap(new SimulatedClock(), decodes);
+          const s = liveSink(Infinity, piece);
+          t.open(request({ limit }), s);
+          let n = 0;
+          for (const size of sizes) t.publish(Array.from({ length: size }, () => `{"n":${String(n++)}}`));
+          t.closeAll();
+          return { lines: s.lines, summary: s.summary, decoded: decodes.n };
+        };
+        const pieces = run(pieceChars);
+        expect(pieces).toEqual(run(Infinity));
+        const offered = sizes.reduce((a, b) => a + b, 0);
+        expect(pieces.lines).toHaveLength(Math.min(limit, offered));
+        expect(pieces.decoded).toBe(Math.min(limit, offered));
+      }),
+    );
+  });
+
+  it('counts per session what publishing line by line counts, when whole batches meet full sessions and are built in pieces (property)', () => {
     const lines = fc.array(fc.constantFrom('{"a":1}', 'x', '  ', ''), { maxLength: 8 });
     fc.assert(
-      fc.property(fc.array(lines, { maxLength: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), (batches, roomA, roomB) => {
-        const summaries = (publish: (t: ReturnType<typeof tap>['tap'], batch: string[]) => void) => {
+      fc.property(fc.array(lines, { maxLength: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 1, max: 24 }), (batches, roomA, roomB, pieceChars) => {
+        const summaries = (publish: (t: ReturnType<typeof tap>['tap'], batch: string[]) => void, piece = Infinity) => {
           const { tap: t } = tap();
-          const sinks = [liveSink(roomA), liveSink(roomB)];
+          const sinks = [liveSink(roomA, piece), liveSink(roomB, piece)];
           t.open(request({}), sinks[0] as LiveSink);
           t.open(request({ stage: 'raw' }), sinks[1] as LiveSink);
           for (const batch of batches) publish(t, batch);
           t.closeAll();
           return sinks.map((k) => ({ lines: k.lines, summary: k.summary }));
         };
-        const batched = summaries((t, batch) => t.publish(batch));
+        const batched = summaries((t, batch) => t.publish(batch), pieceChars);
         expect(batched).toEqual(summaries((t, batch) => batch.forEach((l) => t.publish([l]))));
         const events = batches.flat().filter((l) => l.trim() !== '').length;
         expect(batched[1]?.summary).toMatchObject({ captured: Math.min(roomB, events), dropped: events - Math.min(roomB, events) });

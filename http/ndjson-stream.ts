@@ -17,8 +17,8 @@ export interface NdjsonStreamOptions {
 }
 
 /**
- * What one write of a batch's lines builds: the transport holds at most this beyond what the kernel
- * took when a client stops reading, so at most this much of a batch is built for nothing.
+ * What one write of a batch's lines builds: when a client stops reading, the transport holds at most
+ * this beyond what its socket buffers took, so at most this much of a batch is built for nothing.
  */
 export const PIECE_CHARS = 32_768;
 
@@ -44,7 +44,8 @@ interface Queued {
  */
 export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): NdjsonStream {
   res.status(200).header('content-type', NDJSON_CONTENT_TYPE);
-  const pieceChars = options.pieceChars ?? PIECE_CHARS;
+  // At least one character, so that every piece builds at least one line.
+  const pieceChars = Math.max(1, options.pieceChars ?? PIECE_CHARS);
   const pending: Queued[] = [];
   let head = 0;
   /** Lines in `pending` from `head` on not built yet: the buffer's fill, kept as a count. */

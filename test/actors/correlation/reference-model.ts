@@ -125,8 +125,10 @@ export class RefGroup {
         const s = [...nums].sort((a, b) => a - b);
         if (s.length > 0) {
           const rank = (def.percentile / 100) * (s.length - 1);
-          const f = rank - Math.floor(rank);
-          value = (s[Math.floor(rank)] as number) * (1 - f) + (s[Math.ceil(rank)] as number) * f;
+          const [lo, hi] = [s[Math.floor(rank)] as number, s[Math.ceil(rank)] as number];
+          // lo + (hi − lo)·f, the engine's arithmetic (sigma/correlation/aggregate.ts): lo·(1 − f) + hi·f rounds
+          // differently, and a value on the threshold (p90 of 6 and 26 against `gt: 24`) fired in one only.
+          value = lo + (hi - lo) * (rank - Math.floor(rank));
         }
         break;
       }

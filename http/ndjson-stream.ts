@@ -27,7 +27,7 @@ interface Queued {
   /** Lines it counts in the buffer (the summary counts 0). */
   readonly count: number;
   readonly lines: string | LazyLines;
-  /** Lazy lines: how many of them are built. */
+  /** How many of its lines are written (a text's all at once). */
   at: number;
   done: boolean;
 }
@@ -60,6 +60,7 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
   /** The next chunk of `item` (a text whole, lazy lines a piece); a session ended while building builds no more of it. */
   const piece = (item: Queued): string => {
     if (typeof item.lines === 'string') {
+      item.at = item.count;
       item.done = true;
       return item.lines;
     }
@@ -85,7 +86,7 @@ export function createNdjsonStream(res: Res, options: NdjsonStreamOptions): Ndjs
       const item = pending[head] as Queued;
       const before = item.at;
       const chunk = piece(item);
-      queued -= typeof item.lines === 'string' ? item.count : item.at - before;
+      queued -= item.at - before;
       if (item.done) head += 1;
       if (summaryAfter !== undefined) {
         queue({ count: 0, lines: summaryAfter + '\n', at: 0, done: false });

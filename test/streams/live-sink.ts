@@ -7,7 +7,7 @@ export type TestSink = Omit<LiveSink, 'closed'> & {
   room: number;
   readonly lines: string[];
   /** Offers that took lines (each a batch's share, counted in one step). */
-  chunks: number;
+  offers: number;
   /** The summary record's body (`svc_tap_summary` or `svc_tail_summary`). */
   summary?: Record<string, unknown>;
 };
@@ -21,7 +21,7 @@ export function liveSink(room = Infinity, pieceChars = Infinity): TestSink {
   const s: TestSink = {
     room,
     lines: [],
-    chunks: 0,
+    offers: 0,
     closed: false,
     get full() {
       return s.closed || taken >= s.room;
@@ -34,7 +34,7 @@ export function liveSink(room = Infinity, pieceChars = Infinity): TestSink {
       const take = Math.min(count, s.room - taken);
       if (take <= 0) return 0;
       taken += take;
-      s.chunks++;
+      s.offers++;
       for (let at = 0; at < take; ) {
         const piece = lines(at, take, pieceChars);
         expect(piece.end).toBeGreaterThan(at);

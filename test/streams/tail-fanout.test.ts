@@ -55,9 +55,9 @@ describe('detection tail', () => {
     tail.open({}, stalled);
     tail.publish([result('a', 'low'), result('b', 'high')]);
     tail.publish([result('c', 'low')]);
-    expect(reading.chunks).toBe(2);
+    expect(reading.offers).toBe(2);
     expect(reading.lines.map((l) => (JSON.parse(l) as { rule_title: string }).rule_title)).toEqual(['a', 'b', 'c']);
-    expect(stalled.chunks).toBe(0);
+    expect(stalled.offers).toBe(0);
     tail.closeAll();
     expect(stalled.summary).toEqual({ streamed: 0, dropped: 3 });
     expect(reading.summary).toEqual({ streamed: 3, dropped: 0 });

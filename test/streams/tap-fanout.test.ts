@@ -95,7 +95,7 @@ describe('event tap', () => {
     t.open(request({ redact: ['a'] }), redacted);
     t.publish(['{"a":1}', '', '{"a":2}', 'x']);
     expect(decodes.n).toBe(3);
-    expect([plain.chunks, redacted.chunks]).toEqual([1, 1]);
+    expect([plain.offers, redacted.offers]).toEqual([1, 1]);
     expect(plain.lines).toEqual(['{"a":1}', '{"a":2}']);
     expect(redacted.lines).toEqual([`{"a":"${redactionToken(SALT, 1)}"}`, `{"a":"${redactionToken(SALT, 2)}"}`]);
   });
